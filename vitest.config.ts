@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'scenarios/**/*.test.ts', 'conformance/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    // Two cores: files run in parallel forks, each starting its own anvils and service.
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
