@@ -1,0 +1,59 @@
+/**
+ * The shape of `sandbox.json`: one file that lists every URL, address, key and secret of a running sandbox.
+ * Scripts, scenarios and conformance read it; later parts add fields (never rename existing ones).
+ */
+export type Address = `0x${string}`;
+export type Hex = `0x${string}`;
+
+export type Environment = 'sandbox' | 'production';
+
+export interface TokenInfo {
+  symbol: string;
+  name: string;
+  address: Address;
+  decimals: number;
+  /** True when the token implements ERC-3009 (receiveWithAuthorization): EIP3009Escrow is offered for it. */
+  eip3009: boolean;
+}
+
+export interface ChainInfo {
+  /** Short name used in corridor ids, e.g. `alpha` in `alpha:USDC-beta:USDC`. */
+  name: string;
+  chainId: number;
+  rpcUrl: string;
+  wsUrl: string;
+  /** Contract name → address; the same on every chain (CREATE2), Permit2 at its canonical address. */
+  contracts: Record<string, Address>;
+  tokens: TokenInfo[];
+}
+
+export interface AccountInfo {
+  address: Address;
+  privateKey: Hex;
+}
+
+/** Roles of the deterministic accounts derived from the mnemonic. */
+export type AccountRole = 'deployer' | 'serviceRelayer' | 'oracleRelayer' | 'solvers' | 'takers';
+
+export interface ApiInfo {
+  url: string;
+  wsUrl: string;
+  /** Workspace created by `sandbox up`. */
+  workspaceId: string;
+  /** API keys of that workspace (`svc_test_…` in the sandbox). */
+  apiKeys: string[];
+}
+
+export interface SandboxManifest {
+  environment: Environment;
+  /** Schema version of this file, bumped only on incompatible changes. */
+  manifestVersion: 1;
+  stateDir: string;
+  chains: ChainInfo[];
+  accounts: Record<AccountRole, AccountInfo[]>;
+  /** Present once the service runs (`sandbox up` starts it). */
+  api?: ApiInfo;
+  /** Supervisor process of a detached sandbox. */
+  pid?: number;
+  startedAt: string;
+}
