@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.30;
+
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+
+import {SolveParams, StandardOrder} from "../../types/StandardOrder.sol";
+import {OrderHashLib} from "../../libraries/OrderHashLib.sol";
+import {Permit2WitnessLib} from "../../libraries/Permit2WitnessLib.sol";
+import {InputSettlerBase} from "../InputSettlerBase.sol";
+import {IERC3009Receive} from "./IERC3009Receive.sol";
+import {IInputCallback} from "./IInputCallback.sol";
+import {IPermit2BatchWitnessTransfer} from "./IPermit2BatchWitnessTransfer.sol";
+
+/// @title InputSettlerEscrow
+/// @notice Origin-chain escrow for StandardOrders (OIF-compatible ABI). A taker's inputs are pulled in at open
+/// (directly, through a Permit2 batch witness signature or through ERC-3009 authorisations), paid to the solver
+/// that filled output 0 once every output is proven by the order's input oracle, or returned to the order's
+/// user after `expires`. Each order moves None → Deposited → Claimed | Refunded, once.
+/// @dev Inputs are ERC-20 only: `tokenId = uint256(uint160(token))`. The escrow never holds ETH.
+contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
+    using SafeERC20 for IERC20;
+
+    enum OrderStatus {
+        None,
+        Deposited,
+        Claimed,
+        Refunded
+    }
+
+    /// @notice Canonical Permit2 address; the devnet places a compatible SignatureTransfer there.
+    address public constant PERMIT2 = 0x000000000022D473030F116dDEE9F6B43aC78BA3;
+
+    /// @dev First byte of `openFor`'s signature selects how the sponsor authorised the pull.
+    bytes1 internal constant SIGNATURE_TYPE_PERMIT2 = 0x00;
+    bytes1 internal constant SIGNATURE_TYPE_ERC3009 = 0x01;
+    bytes1 internal constant SIGNATURE_TYPE_SELF = 0xff;
+
+    /// @notice Lifecycle state of each order id.
+    mapping(bytes32 orderId => OrderStatus) public orderStatus;
+
+    /// @notice The inputs of `orderId` are held; `order` is the ABI-encoded StandardOrder.
+    event Open(bytes32 indexed orderId, bytes order);
+    /// @notice The inputs of `orderId` went back to the order's user.
+    event Refunded(bytes32 indexed orderId);
+
+    /// @notice Opening needs `now < fillDeadline`.
+    error FillDeadlinePassed(uint32 fillDeadline);
+    /// @notice Opening needs `now < expires`.
+    error OrderExpired(uint32 expires);
+    /// @notice A fill deadline after the refund time would let a refund race a legitimate fill.
+    error FillDeadlineAfterExpiry(uint32 fillDeadline, uint32 expires);
+    /// @notice `user` receives refunds; address(0) would burn them.
+    error ZeroUser();
+    /// @notice An order without inputs locks nothing, and its ERC-3009 open would check no signature.
+    error NoInputs();
+    /// @notice The order is not in the state this step starts from.
+    error InvalidOrderStatus(bytes32 orderId, OrderStatus status);
+    /// @notice An input token id carries bits above the 20-byte address.
+    error DirtyTokenId(uint256 tokenId);
+    /// @notice An input token id names an account without code.
+    error TokenHasNoCode(address token);
+    /// @notice The escrow received less than the inputs name (fee-on-transfer or no-op token).
+    error InsufficientDeposit(address token, uint256 expected, uint256 received);
+    /// @notice The order's status changed while its inputs were pulled.
+    error StatusChangedDuringOpen(bytes32 orderId);
+    /// @notice `openFor`'s signature is empty or starts with an unknown type byte.
+    error UnknownSignatureType();
+    /// @notice A self-authorised `openFor` (0xff) must come from the sponsor.
+    error SponsorIsNotCaller();
+    /// @notice ERC-3009 opens need exactly one signature per input.
+    error SignatureCountMismatch(uint256 inputs, uint256 signatures);
+    /// @notice Refunds need `now > expires`.
+    error RefundTooEarly(uint32 expires);
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Open
+    // ---------------------------------------------------------------------------------------------------------
+
+    /// @notice Opens `order` (ABI-encoded StandardOrder) with inputs pulled from the caller, who must have
+    /// approved this escrow. Refunds still go to `order.user`.
+    function open(bytes calldata order) external nonReentrant {
+        StandardOrder memory decoded = abi.decode(order, (StandardOrder));
+        bytes32 orderId = _markDeposited(decoded);
+        uint256[] memory balancesBefore = _balancesOf(decoded.inputs);
+        _pullFrom(msg.sender, decoded.inputs);
+        _confirmDeposit(decoded, orderId, balancesBefore);
+    }
+
+    /// @notice Opens `order` with inputs pulled from `sponsor` under the sponsor's authorisation.
+    /// @param order ABI-encoded StandardOrder.
+    /// @param signature Type byte, then:
+    ///  0x00 Permit2: the sponsor's signature over PermitBatchWitnessTransferFrom{permitted = inputs,
+    ///       spender = this, nonce = order.nonce, deadline = order.fillDeadline, witness = Permit2Witness}.
+    ///  0x01 ERC-3009: one ReceiveWithAuthorization signature per input (from = sponsor, to = this,
+    ///       value = amount, validAfter = 0, validBefore = fillDeadline, nonce = orderId); a single input
+    ///       carries the raw signature, several carry abi.encode(bytes[]).
+    ///  0xff self: no signature; the caller must be the sponsor, who approved this escrow.
+    function openFor(bytes calldata order, address sponsor, bytes calldata signature) external nonReentrant {
+        StandardOrder memory decoded = abi.decode(order, (StandardOrder));
+        if (signature.length == 0) revert UnknownSignatureType();
+        bytes1 signatureType = signature[0];
+
+        bytes32 orderId = _markDeposited(decoded);
+        uint256[] memory balancesBefore = _balancesOf(decoded.inputs);
+        if (signatureType == SIGNATURE_TYPE_PERMIT2) {
+            _pullWithPermit2(decoded, sponsor, signature[1:]);
+        } else if (signatureType == SIGNATURE_TYPE_ERC3009) {
+            _pullWithErc3009(decoded, orderId, sponsor, signature[1:]);
+        } else if (signatureType == SIGNATURE_TYPE_SELF) {
+            if (msg.sender != sponsor) revert SponsorIsNotCaller();
+            _pullFrom(sponsor, decoded.inputs);
+        } else {
+            revert UnknownSignatureType();
+        }
+        _confirmDeposit(decoded, orderId, balancesBefore);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Claim and refund
+    // ---------------------------------------------------------------------------------------------------------
+
+    /// @notice Pays the inputs of a Deposited order to `destination` once every output is proven filled at or
+    /// before the fill deadline. Only the solver of output 0 (the order's owner) may call it.
+    /// @dev No upper time bound: after `expires` a late claim races `refund`, and whichever lands first wins.
+    /// A non-empty `call` invokes `IInputCallback(destination).orderFinalised(inputs, call)` after the payout;
+    /// it runs under the re-entrancy lock, so it cannot call back into this escrow, and its revert undoes the
+    /// claim.
+    /// @param solveParams One `(timestamp, solver)` per output, as recorded by the output settler.
+    /// @param destination Payout address, left-padded to bytes32 with clean upper bits.
+    function finalise(
+        StandardOrder calldata order,
+        SolveParams[] calldata solveParams,
+        bytes32 destination,
+        bytes calldata call
+    ) external nonReentrant {
+        _validateInputChain(order.originChainId);
+        _orderOwnerIsCaller(solveParams);
+        address payee = _validateDestination(destination);
+        bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+
+        _transition(orderId, OrderStatus.Claimed);
+        _validateFills(order, orderId, solveParams);
+        _payOut(order.inputs, payee);
+        emit Finalised(orderId, solveParams[0].solver, destination);
+
+        if (call.length != 0) IInputCallback(payee).orderFinalised(order.inputs, call);
+    }
+
+    /// @notice Returns the inputs of a Deposited order to `order.user`; anyone may call it strictly after
+    /// `expires`.
+    function refund(StandardOrder calldata order) external nonReentrant {
+        _validateInputChain(order.originChainId);
+        if (block.timestamp <= order.expires) revert RefundTooEarly(order.expires);
+        bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+
+        _transition(orderId, OrderStatus.Refunded);
+        _payOut(order.inputs, order.user);
+        emit Refunded(orderId);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Views
+    // ---------------------------------------------------------------------------------------------------------
+
+    /// @notice Order id of `order` on this escrow and chain.
+    function orderIdentifier(StandardOrder calldata order) external view returns (bytes32) {
+        return OrderHashLib.orderIdentifier(order, address(this));
+    }
+
+    /// @notice Order id of an ABI-encoded StandardOrder on this escrow and chain.
+    function orderIdentifier(bytes calldata order) external view returns (bytes32) {
+        return OrderHashLib.orderIdentifierMemory(abi.decode(order, (StandardOrder)), address(this));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Internals
+    // ---------------------------------------------------------------------------------------------------------
+
+    /// @dev Runs every open check and marks the order Deposited before any token is touched, so a token that
+    /// calls back cannot open the same order twice.
+    function _markDeposited(StandardOrder memory order) private returns (bytes32 orderId) {
+        _validateInputChain(order.originChainId);
+        if (block.timestamp >= order.fillDeadline) revert FillDeadlinePassed(order.fillDeadline);
+        if (block.timestamp >= order.expires) revert OrderExpired(order.expires);
+        if (order.fillDeadline > order.expires) revert FillDeadlineAfterExpiry(order.fillDeadline, order.expires);
+        if (order.user == address(0)) revert ZeroUser();
+        uint256 inputCount = order.inputs.length;
+        if (inputCount == 0) revert NoInputs();
+        for (uint256 i; i < inputCount; ++i) {
+            _checkedToken(order.inputs[i][0]);
+        }
+
+        orderId = OrderHashLib.orderIdentifierMemory(order, address(this));
+        OrderStatus status = orderStatus[orderId];
+        if (status != OrderStatus.None) revert InvalidOrderStatus(orderId, status);
+        orderStatus[orderId] = OrderStatus.Deposited;
+    }
+
+    /// @dev Refuses the order unless the escrow's balance of every token grew by at least the sum of that
+    /// token's inputs (inputs may repeat a token), then re-reads the status the pulls could have touched.
+    function _confirmDeposit(StandardOrder memory order, bytes32 orderId, uint256[] memory balancesBefore)
+        private
+    {
+        uint256[2][] memory inputs = order.inputs;
+        for (uint256 i; i < inputs.length; ++i) {
+            address token = address(uint160(inputs[i][0]));
+            uint256 expected;
+            for (uint256 j; j < inputs.length; ++j) {
+                if (inputs[j][0] == inputs[i][0]) expected += inputs[j][1];
+            }
+            uint256 balanceAfter = IERC20(token).balanceOf(address(this));
+            uint256 received = balanceAfter > balancesBefore[i] ? balanceAfter - balancesBefore[i] : 0;
+            if (received < expected) revert InsufficientDeposit(token, expected, received);
+        }
+        if (orderStatus[orderId] != OrderStatus.Deposited) revert StatusChangedDuringOpen(orderId);
+        emit Open(orderId, abi.encode(order));
+    }
+
+    function _balancesOf(uint256[2][] memory inputs) private view returns (uint256[] memory balances) {
+        balances = new uint256[](inputs.length);
+        for (uint256 i; i < inputs.length; ++i) {
+            balances[i] = IERC20(address(uint160(inputs[i][0]))).balanceOf(address(this));
+        }
+    }
+
+    function _pullFrom(address from, uint256[2][] memory inputs) private {
+        for (uint256 i; i < inputs.length; ++i) {
+            IERC20(address(uint160(inputs[i][0]))).safeTransferFrom(from, address(this), inputs[i][1]);
+        }
+    }
+
+    /// @dev The witness binds user, expires, oracle and outputs; permitted, nonce and deadline bind the rest,
+    /// so the signature covers every field of the order (the chain through Permit2's domain).
+    function _pullWithPermit2(StandardOrder memory order, address sponsor, bytes calldata signature) private {
+        uint256 inputCount = order.inputs.length;
+        IPermit2BatchWitnessTransfer.TokenPermissions[] memory permitted =
+            new IPermit2BatchWitnessTransfer.TokenPermissions[](inputCount);
+        IPermit2BatchWitnessTransfer.SignatureTransferDetails[] memory transfers =
+            new IPermit2BatchWitnessTransfer.SignatureTransferDetails[](inputCount);
+        for (uint256 i; i < inputCount; ++i) {
+            uint256 amount = order.inputs[i][1];
+            permitted[i] = IPermit2BatchWitnessTransfer.TokenPermissions(address(uint160(order.inputs[i][0])), amount);
+            transfers[i] = IPermit2BatchWitnessTransfer.SignatureTransferDetails(address(this), amount);
+        }
+        IPermit2BatchWitnessTransfer(PERMIT2).permitWitnessTransferFrom(
+            IPermit2BatchWitnessTransfer.PermitBatchTransferFrom(permitted, order.nonce, order.fillDeadline),
+            transfers,
+            sponsor,
+            Permit2WitnessLib.witnessHashMemory(order),
+            Permit2WitnessLib.PERMIT2_WITNESS_TYPE_STRING,
+            signature
+        );
+    }
+
+    /// @dev The authorisation nonce is the order id, which commits to every order field but the origin chain
+    /// (checked separately and bound by the token's domain): one signature, one order. An order that repeats a
+    /// token cannot use this path, since the token refuses the second use of the nonce.
+    function _pullWithErc3009(StandardOrder memory order, bytes32 orderId, address sponsor, bytes calldata signatures)
+        private
+    {
+        uint256 inputCount = order.inputs.length;
+        if (inputCount == 1) {
+            _receiveWithAuthorization(order, 0, orderId, sponsor, signatures);
+            return;
+        }
+        bytes[] memory perInput = abi.decode(signatures, (bytes[]));
+        if (perInput.length != inputCount) revert SignatureCountMismatch(inputCount, perInput.length);
+        for (uint256 i; i < inputCount; ++i) {
+            _receiveWithAuthorization(order, i, orderId, sponsor, perInput[i]);
+        }
+    }
+
+    function _receiveWithAuthorization(
+        StandardOrder memory order,
+        uint256 index,
+        bytes32 orderId,
+        address sponsor,
+        bytes memory signature
+    ) private {
+        IERC3009Receive(address(uint160(order.inputs[index][0]))).receiveWithAuthorization(
+            sponsor, address(this), order.inputs[index][1], 0, order.fillDeadline, orderId, signature
+        );
+    }
+
+    /// @dev The only way out of Deposited; terminal states are exclusive because both start from Deposited.
+    function _transition(bytes32 orderId, OrderStatus next) private {
+        OrderStatus status = orderStatus[orderId];
+        if (status != OrderStatus.Deposited) revert InvalidOrderStatus(orderId, status);
+        orderStatus[orderId] = next;
+    }
+
+    function _payOut(uint256[2][] calldata inputs, address to) private {
+        for (uint256 i; i < inputs.length; ++i) {
+            IERC20(address(uint160(inputs[i][0]))).safeTransfer(to, inputs[i][1]);
+        }
+    }
+
+    function _checkedToken(uint256 tokenId) private view returns (address token) {
+        if (tokenId >> 160 != 0) revert DirtyTokenId(tokenId);
+        token = address(uint160(tokenId));
+        if (token.code.length == 0) revert TokenHasNoCode(token);
+    }
+}
