@@ -8,10 +8,10 @@ import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/Reentrancy
 import {SolveParams, StandardOrder} from "../../types/StandardOrder.sol";
 import {OrderHashLib} from "../../libraries/OrderHashLib.sol";
 import {Permit2WitnessLib} from "../../libraries/Permit2WitnessLib.sol";
+import {ISignatureTransfer} from "../../permit2/ISignatureTransfer.sol";
+import {IERC3009} from "../../tokens/IERC3009.sol";
 import {InputSettlerBase} from "../InputSettlerBase.sol";
-import {IERC3009Receive} from "./IERC3009Receive.sol";
 import {IInputCallback} from "./IInputCallback.sol";
-import {IPermit2BatchWitnessTransfer} from "./IPermit2BatchWitnessTransfer.sol";
 
 /// @title InputSettlerEscrow
 /// @notice Origin-chain escrow for StandardOrders (OIF-compatible ABI). A taker's inputs are pulled in at open
@@ -235,17 +235,17 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     /// so the signature covers every field of the order (the chain through Permit2's domain).
     function _pullWithPermit2(StandardOrder memory order, address sponsor, bytes calldata signature) private {
         uint256 inputCount = order.inputs.length;
-        IPermit2BatchWitnessTransfer.TokenPermissions[] memory permitted =
-            new IPermit2BatchWitnessTransfer.TokenPermissions[](inputCount);
-        IPermit2BatchWitnessTransfer.SignatureTransferDetails[] memory transfers =
-            new IPermit2BatchWitnessTransfer.SignatureTransferDetails[](inputCount);
+        ISignatureTransfer.TokenPermissions[] memory permitted =
+            new ISignatureTransfer.TokenPermissions[](inputCount);
+        ISignatureTransfer.SignatureTransferDetails[] memory transfers =
+            new ISignatureTransfer.SignatureTransferDetails[](inputCount);
         for (uint256 i; i < inputCount; ++i) {
             uint256 amount = order.inputs[i][1];
-            permitted[i] = IPermit2BatchWitnessTransfer.TokenPermissions(address(uint160(order.inputs[i][0])), amount);
-            transfers[i] = IPermit2BatchWitnessTransfer.SignatureTransferDetails(address(this), amount);
+            permitted[i] = ISignatureTransfer.TokenPermissions(address(uint160(order.inputs[i][0])), amount);
+            transfers[i] = ISignatureTransfer.SignatureTransferDetails(address(this), amount);
         }
-        IPermit2BatchWitnessTransfer(PERMIT2).permitWitnessTransferFrom(
-            IPermit2BatchWitnessTransfer.PermitBatchTransferFrom(permitted, order.nonce, order.fillDeadline),
+        ISignatureTransfer(PERMIT2).permitWitnessTransferFrom(
+            ISignatureTransfer.PermitBatchTransferFrom(permitted, order.nonce, order.fillDeadline),
             transfers,
             sponsor,
             Permit2WitnessLib.witnessHashMemory(order),
@@ -279,7 +279,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
         address sponsor,
         bytes memory signature
     ) private {
-        IERC3009Receive(address(uint160(order.inputs[index][0]))).receiveWithAuthorization(
+        IERC3009(address(uint160(order.inputs[index][0]))).receiveWithAuthorization(
             sponsor, address(this), order.inputs[index][1], 0, order.fillDeadline, orderId, signature
         );
     }
