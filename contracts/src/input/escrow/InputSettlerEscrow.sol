@@ -182,8 +182,8 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     /// calls back cannot open the same order twice.
     function _markDeposited(StandardOrder memory order) private returns (bytes32 orderId) {
         _validateInputChain(order.originChainId);
-        if (block.timestamp >= order.fillDeadline) revert FillDeadlinePassed(order.fillDeadline);
         if (block.timestamp >= order.expires) revert OrderExpired(order.expires);
+        if (block.timestamp >= order.fillDeadline) revert FillDeadlinePassed(order.fillDeadline);
         if (order.fillDeadline > order.expires) revert FillDeadlineAfterExpiry(order.fillDeadline, order.expires);
         if (order.user == address(0)) revert ZeroUser();
         uint256 inputCount = order.inputs.length;
