@@ -14,8 +14,10 @@ interface IOutputSettler {
     /// @notice Delivers `output` for `orderId`. `fillerData`'s first word is the solver identifier (non-zero).
     /// A second fill of the same output is a no-op that transfers nothing and returns the existing record.
     /// @return fillRecordHash keccak256(abi.encodePacked(solver, timestamp)) of the (first) fill.
+    /// Native outputs (token bytes32(0)) are paid from msg.value, hence payable.
     function fill(bytes32 orderId, MandateOutput calldata output, uint48 fillDeadline, bytes calldata fillerData)
         external
+        payable
         returns (bytes32 fillRecordHash);
 
     /// @notice Fills every output of an order; the solver of output 0 owns the order on the origin chain.
@@ -24,7 +26,7 @@ interface IOutputSettler {
         MandateOutput[] calldata outputs,
         uint48 fillDeadline,
         bytes calldata fillerData
-    ) external;
+    ) external payable;
 
     /// @notice The fill record hash of an output (bytes32(0) when not filled).
     /// @param outputHash keccak256 of FillDescriptionLib.encodeMandateOutput(output).
