@@ -1,0 +1,130 @@
+import type { MigrationSet } from '../store/migrations.js';
+import type { Store } from '../store/store.js';
+import type { CanonicalValue } from './canonical.js';
+import { type LedgerEntry, type LedgerRecord, sealEntry, verifyChain, type VerifyResult } from './chain.js';
+
+/**
+ * The WORM evidence ledger table. Triggers refuse UPDATE and DELETE, so even a bug in the service cannot rewrite
+ * history through SQL; only someone editing the file by hand can, and `verify` names the first broken entry.
+ */
+export const ledgerMigrations: MigrationSet = {
+  module: 'ledger',
+  migrations: [
+    {
+      name: '001_ledger_entries',
+      up: (db) =>
+        db.exec(`
+          CREATE TABLE ledger_entries (
+            sequence INTEGER PRIMARY KEY,
+            prev_hash TEXT NOT NULL,
+            hash TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            trade_id TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            payload TEXT NOT NULL
+          );
+          CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, sequence);
+          CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+          CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+        `),
+    },
+  ],
+};
+
+interface LedgerRow {
+  sequence: number;
+  prev_hash: string;
+  hash: string;
+  type: string;
+  trade_id: string;
+  recorded_at: string;
+  payload: string;
+}
+
+function fromRow(row: LedgerRow): LedgerEntry {
+  let payload: LedgerEntry['payload'];
+  try {
+    payload = JSON.parse(row.payload) as { [key: string]: CanonicalValue };
+  } catch {
+    // A hand-edited row may not even parse: keep the raw text so verification reports it instead of crashing.
+    payload = { unparseable: row.payload };
+  }
+  return {
+    sequence: row.sequence,
+    prevHash: row.prev_hash,
+    hash: row.hash,
+    type: row.type,
+    tradeId: row.trade_id,
+    recordedAt: row.recorded_at,
+    payload,
+  };
+}
+
+export type LedgerListener = (entry: LedgerEntry) => void;
+
+export class LedgerRepository {
+  private readonly listeners = new Set<LedgerListener>();
+
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Appends one entry after the current head. Call it inside the `store.transaction` that makes the state change
+   * it records, so the evidence and the change commit together.
+   */
+  append(record: LedgerRecord): LedgerEntry {
+    const head = this.head();
+    const entry = sealEntry(record, head);
+    this.store.db
+      .prepare(
+        'INSERT INTO ledger_entries (sequence, prev_hash, hash, type, trade_id, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(entry.sequence, entry.prevHash, entry.hash, entry.type, entry.tradeId, entry.recordedAt, JSON.stringify(entry.payload));
+    for (const listener of this.listeners) listener(entry);
+    return entry;
+  }
+
+  /** Called for each appended entry, inside the appending transaction (e.g. to add an `audit.recorded` event). */
+  onAppend(listener: LedgerListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  head(): LedgerEntry | undefined {
+    const row = this.store.db.prepare('SELECT * FROM ledger_entries ORDER BY sequence DESC LIMIT 1').get() as LedgerRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  get(sequence: number): LedgerEntry | undefined {
+    const row = this.store.db.prepare('SELECT * FROM ledger_entries WHERE sequence = ?').get(sequence) as LedgerRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  forTrade(tradeId: string): LedgerEntry[] {
+    return (this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[]).map(fromRow);
+  }
+
+  /** Latest entry of a trade: its hash is the trade's evidence head (`evidenceHash`). */
+  latestForTrade(tradeId: string): LedgerEntry | undefined {
+    const row = this.store.db
+      .prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence DESC LIMIT 1')
+      .get(tradeId) as LedgerRow | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  *iterate(): Generator<LedgerEntry> {
+    for (const row of this.store.db.prepare('SELECT * FROM ledger_entries ORDER BY sequence').iterate() as Iterable<LedgerRow>) {
+      yield fromRow(row);
+    }
+  }
+
+  count(): number {
+    return (this.store.db.prepare('SELECT COUNT(*) AS n FROM ledger_entries').get() as { n: number }).n;
+  }
+
+  /** Recomputes the whole chain from the genesis hash. */
+  verify(): VerifyResult {
+    return verifyChain(this.iterate());
+  }
+}
