@@ -1,0 +1,333 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import express, { type Express } from 'express';
+import pino, { type Logger } from 'pino';
+import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
+import type { ApiInfo, ChainInfo } from '../devnet/manifest.js';
+import { AccessService } from './auth/access.js';
+import { Authenticator } from './auth/authenticator.js';
+import { authenticate } from './auth/middleware.js';
+import { MfaService } from './auth/mfa.js';
+import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
+import { SessionTokens } from './auth/session-tokens.js';
+import { WalletSignIn } from './auth/wallet-sign-in.js';
+import { resolveServiceConfig, type ChainTime, type ResolvedServiceConfig, type ServiceConfig } from './config.js';
+import { CorridorCatalogue } from './corridors/catalogue.js';
+import { mountCorridorRoutes } from './corridors/routes.js';
+import { ApiRouter } from './http/api-router.js';
+import { errorDocsPage } from './http/docs-page.js';
+import { answerClientError, ErrorFormatRoutes, errorHandler, notFoundHandler, type ErrorFormat } from './http/error-handler.js';
+import { HealthProbe } from './http/health.js';
+import { idempotency } from './http/idempotency.js';
+import { OpenApiRegistry } from './http/openapi.js';
+import { mountPlatformRoutes } from './http/platform-routes.js';
+import { CredentialRateLimiter, rateLimit } from './http/rate-limit.js';
+import { requestContext } from './http/request-context.js';
+import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
+import type { RunningContext, ServiceContext, ServiceModule } from './http/service-module.js';
+import './http/types.js';
+import { UpgradeRouter } from './http/upgrade.js';
+import { platformMigrations } from './store/platform-migrations.js';
+import { createRepositories, type PlatformRepositories } from './store/repositories.js';
+import { Store } from './store/store.js';
+
+export const API_BASE = '/api/v1';
+/** Housekeeping (expired idempotency records and sign-in challenges) runs once per clock hour. */
+const SWEEP_INTERVAL_MS = 3_600_000;
+
+/**
+ * Modules of later issues (quotes, orders, settlement, webhooks, solvers, ledger…) are appended here,
+ * in dependency order. Each brings its migrations, routes, WebSocket endpoints and jobs.
+ */
+const builtinModules: ServiceModule[] = [];
+
+export interface Service {
+  app: Express;
+  server: Server;
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** `ws://127.0.0.1:<port>/api/v1/ws` */
+  wsUrl: string;
+  clock: Clock;
+  store: Store;
+  config: ResolvedServiceConfig;
+  repos: PlatformRepositories;
+  access: AccessService;
+  corridors: CorridorCatalogue;
+  openapi: OpenApiRegistry;
+  logger: Logger;
+  /** Creates a workspace and its first API key (what `sandbox up` does). */
+  bootstrapWorkspace(name: string): { workspaceId: string; apiKey: string };
+  /** Stops modules, closes connections and the store. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+function createLogger(option: ServiceConfig['logger']): Logger {
+  if (option !== undefined && 'child' in option && typeof option.child === 'function') return option as Logger;
+  const settings = (option ?? {}) as { level?: string; file?: string };
+  const level = settings.level ?? 'info';
+  const options = { level, base: { service: 'settlement' } };
+  if (settings.file !== undefined) return pino(options, pino.destination({ dest: settings.file, mkdir: true, sync: false }));
+  return pino(options);
+}
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * The composition root: opens the store, builds the platform services, mounts every route and module,
+ * and listens (127.0.0.1, port 0 unless configured).
+ */
+export async function createService(input: ServiceConfig): Promise<Service> {
+  const config = resolveServiceConfig(input);
+  const logger = createLogger(input.logger);
+  const ownClock = input.clock === undefined;
+  const clock: Clock = input.clock ?? (config.environment === 'sandbox' ? new TestClock({ ticking: true }) : new RealClock());
+  clock.onJobError((error, job) => logger.error({ err: error, job: job.name }, 'scheduled job failed'));
+  const chainSync =
+    input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
+
+  const modules = [...builtinModules, ...(input.modules ?? [])];
+  const store = Store.open({
+    path: config.storePath,
+    migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],
+  });
+  const repos = createRepositories(store);
+
+  const access = new AccessService(store, repos, clock, {
+    environment: config.environment,
+    rotationGraceMs: config.keyRotationGraceMs,
+  });
+  const secret =
+    config.auth.jwtSecret !== undefined
+      ? Buffer.from(config.auth.jwtSecret, 'utf8')
+      : repos.secrets.getOrCreate('jwt-signing-key', () => randomBytes(32), clock.now());
+  const tokens = new SessionTokens(secret, clock);
+  const authenticator = new Authenticator(access, tokens, repos, clock);
+  const mfa = new MfaService(store, repos, clock, 'Settlement Sandbox');
+  const corridors = new CorridorCatalogue(config.chains, config.corridors);
+  const health = new HealthProbe(store, config.chains, { environment: config.environment, version: config.version });
+  const openapi = new OpenApiRegistry();
+  const formats = new ErrorFormatRoutes();
+  const upgrades = new UpgradeRouter();
+
+  const app = express();
+  app.disable('x-powered-by');
+  // Replays must be byte-identical and fresh; conditional GETs would answer 304 instead.
+  app.set('etag', false);
+  app.locals.publicUrl = config.publicUrl;
+
+  app.use(formats.middleware());
+  app.use(requestContext(logger));
+  app.use(authenticate(authenticator));
+  app.use(
+    rateLimit({
+      credential: new CredentialRateLimiter(config.rateLimit.credential, 'credential'),
+      anonymous: new CredentialRateLimiter(config.rateLimit.anonymous, 'anonymous'),
+    }),
+  );
+  app.use(
+    express.json({
+      limit: config.bodyLimitBytes,
+      type: ['application/json', 'application/*+json'],
+      verify: (req, _res, buffer) => {
+        (req as express.Request).rawBody = buffer;
+      },
+    }),
+  );
+  app.get('/docs/errors', errorDocsPage);
+
+  const idempotencyMiddleware = idempotency({ repository: repos.idempotency, clock, ttlMs: config.idempotencyTtlMs });
+  const routes = (options: { base?: string; errorFormat?: ErrorFormat } = {}): ApiRouter => {
+    const router = new ApiRouter({
+      base: options.base ?? API_BASE,
+      openapi,
+      idempotency: idempotencyMiddleware,
+      formats,
+      ...(options.errorFormat === undefined ? {} : { errorFormat: options.errorFormat }),
+    });
+    app.use(router.base, router.router);
+    return router;
+  };
+
+  let url = '';
+  let wsUrl = '';
+  let signInOrigin = { domain: 'localhost', uri: 'http://localhost' };
+  const api = routes();
+  mountPlatformRoutes(api, openapi, {
+    health,
+    document: () =>
+      openapi.document(
+        {
+          title: 'Settlement service',
+          version: config.version,
+          description: `Cross-chain RFQ stablecoin settlement service (${config.environment}).`,
+        },
+        `${config.publicUrl ?? url}${API_BASE}`,
+      ),
+  });
+  mountCorridorRoutes(api, openapi, corridors);
+  mountAuthRoutes(api, openapi, {
+    signIn: new WalletSignIn(store, repos, clock, tokens, {
+      // Sign-in messages name the service's own origin, known once the server listens.
+      origin: () => signInOrigin,
+      challengeTtlMs: config.auth.challengeTtlMs,
+      sessionTtlMs: config.auth.sessionTtlMs,
+      statement: 'Sign in to the settlement service dashboard.',
+    }),
+    mfa,
+    repos,
+    now: () => clock.now(),
+    defaultChainId: config.chains[0]?.chainId ?? 1,
+  });
+  if (config.environment === 'sandbox') {
+    mountSandboxKeyRoutes(api, openapi, access);
+    mountSandboxClockRoutes(api, openapi, { clock, chainTime: input.chainTime });
+  }
+
+  const context: ServiceContext = {
+    config,
+    clock,
+    store,
+    repos,
+    logger,
+    corridors,
+    access,
+    authenticator,
+    openapi,
+    routes,
+    upgrades,
+    app,
+  };
+  for (const module of modules) await module.setup?.(context);
+
+  app.use(notFoundHandler());
+  app.use(errorHandler());
+
+  const server = createServer(app);
+  server.on('clientError', answerClientError);
+  upgrades.attach(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  url = `http://${hostForUrl(config.host)}:${port}`;
+  wsUrl = `ws://${hostForUrl(config.host)}:${port}${API_BASE}/ws`;
+  const publicUrl = config.publicUrl ?? url;
+  app.locals.publicUrl = publicUrl;
+  signInOrigin = { domain: new URL(publicUrl).host, uri: publicUrl };
+
+  let sweepJob: ScheduledJob | undefined;
+  const sweep = () => {
+    const now = clock.now();
+    const idempotent = repos.idempotency.deleteExpired(now);
+    const challenges = repos.challenges.deleteExpired(now);
+    if (idempotent + challenges > 0) logger.debug({ idempotent, challenges }, 'expired records removed');
+    sweepJob = clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep' });
+  };
+  sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep' });
+
+  const running: RunningContext = { ...context, url, wsUrl };
+  const started: ServiceModule[] = [];
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    for (const module of [...started].reverse()) {
+      try {
+        await module.stop?.();
+      } catch (error) {
+        logger.error({ err: error, module: module.name }, 'module failed to stop');
+      }
+    }
+    if (sweepJob !== undefined) clock.cancel(sweepJob);
+    chainSync?.detach();
+    if (ownClock) clock.stop();
+    upgrades.closeAll();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    store.close();
+    logger.flush?.();
+  };
+  try {
+    for (const module of modules) {
+      started.push(module);
+      await module.start?.(running);
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  logger.info({ url, environment: config.environment, chains: config.chains.map((c) => c.name) }, 'service listening');
+
+  return {
+    app,
+    server,
+    url,
+    wsUrl,
+    clock,
+    store,
+    config,
+    repos,
+    access,
+    corridors,
+    openapi,
+    logger,
+    bootstrapWorkspace(name: string) {
+      return store.transaction(() => {
+        const workspace = access.createWorkspace(name);
+        return { workspaceId: workspace.id, apiKey: access.createApiKey(workspace.id).key };
+      });
+    },
+    stop,
+  };
+}
+
+export interface SandboxServiceOptions {
+  stateDir: string;
+  chains: ChainInfo[];
+  chainTime?: ChainTime;
+  port?: number;
+  /** The `api` block of an earlier sandbox.json in this state folder: its keys are reused if still valid. */
+  previous?: ApiInfo;
+  logger?: ServiceConfig['logger'];
+  modules?: ServiceModule[];
+}
+
+/**
+ * What `sandbox up` calls: the service on a test clock, its store in the state folder, and a workspace
+ * with an API key, returned as the `api` block of sandbox.json.
+ */
+export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
+  const service = await createService({
+    environment: 'sandbox',
+    chains: options.chains,
+    storePath: join(options.stateDir, 'service.sqlite'),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
+    logger: options.logger ?? { file: join(options.stateDir, 'service.log') },
+    ...(options.modules === undefined ? {} : { modules: options.modules }),
+  });
+  const reusable = (options.previous?.apiKeys ?? []).filter((key) => {
+    try {
+      return service.access.verifyApiKey(key).workspaceId === options.previous?.workspaceId;
+    } catch {
+      return false;
+    }
+  });
+  if (options.previous !== undefined && reusable.length > 0) {
+    return {
+      service,
+      api: { url: service.url, wsUrl: service.wsUrl, workspaceId: options.previous.workspaceId, apiKeys: reusable },
+    };
+  }
+  const { workspaceId, apiKey } = service.bootstrapWorkspace('Sandbox workspace');
+  return { service, api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] } };
+}

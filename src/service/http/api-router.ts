@@ -1,0 +1,173 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { z } from 'zod';
+import type { AuthContext } from '../auth/context.js';
+import { optionalAuth, requireAuth } from '../auth/middleware.js';
+import type { ErrorFormat, ErrorFormatRoutes } from './error-handler.js';
+import { InternalError } from './errors.js';
+import type { OpenApiRegistry, ResponseSpec, Security } from './openapi.js';
+import { jsonBody, parseInput } from './validate.js';
+
+type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteInput<Body, Query, Params> {
+  body: Body;
+  query: Query;
+  params: Params;
+  auth: AuthContext | undefined;
+  req: Request;
+  res: Response;
+}
+
+/** What a handler returns; the router checks `body` against the declared schema of `status`. */
+export interface RouteResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteDefinition<
+  B extends z.ZodType | undefined,
+  Q extends z.ZodObject | undefined,
+  P extends z.ZodObject | undefined,
+> {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** Express path relative to the router's base, e.g. `/orders/:orderId`. */
+  path: string;
+  /** Unique, camelCase: names the operation and its schemas in the OpenAPI document. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /** `public`, `optional` (a present credential must be valid), `required`, `apiKey` or `jwt` only. */
+  auth: Security;
+  /** JWT sessions that still owe an MFA code may call this route. */
+  allowMfaPending?: boolean;
+  body?: B;
+  query?: Q;
+  params?: P;
+  responses: Record<number, ResponseSpec>;
+  /** Honour `Idempotency-Key`; default true for POST (every creating POST), false otherwise. */
+  idempotent?: boolean;
+  /**
+   * Returns the response, or writes to `res` itself and returns nothing (streams, redirects). Errors
+   * thrown here (ApiError subclasses) render in the route's error format.
+   */
+  handler(input: RouteInput<Infer<B>, Infer<Q>, Infer<P>>): RouteResult | void | Promise<RouteResult | void>;
+}
+
+export interface ApiRouterDeps {
+  /** Mount path, e.g. `/api/v1`; prefixes the OpenAPI paths. */
+  base: string;
+  openapi: OpenApiRegistry;
+  idempotency: RequestHandler;
+  /** Where Format B routes are registered, so early errors on them render in B too. */
+  formats: ErrorFormatRoutes;
+  errorFormat?: ErrorFormat;
+}
+
+function guardFor(security: Security, allowMfaPending: boolean): RequestHandler[] {
+  switch (security) {
+    case 'public':
+      return [];
+    case 'optional':
+      return [optionalAuth({ allowMfaPending })];
+    case 'required':
+      return [requireAuth({ allowMfaPending })];
+    case 'apiKey':
+      return [requireAuth({ kinds: ['apiKey'], allowMfaPending })];
+    case 'jwt':
+      return [requireAuth({ kinds: ['jwt'], allowMfaPending })];
+  }
+}
+
+/**
+ * An express Router whose routes are declared once, with zod schemas that validate the request, check
+ * the response and document both in the OpenAPI document. Order per route: auth guard → body, query and
+ * path validation → idempotency → handler.
+ */
+export class ApiRouter {
+  readonly router = Router({ mergeParams: true });
+  readonly base: string;
+  readonly errorFormat: ErrorFormat;
+
+  constructor(private readonly deps: ApiRouterDeps) {
+    this.base = deps.base;
+    this.errorFormat = deps.errorFormat ?? 'A';
+  }
+
+  route<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
+    definition: RouteDefinition<B, Q, P>,
+  ): this {
+    const idempotent = definition.idempotent ?? definition.method === 'post';
+    this.deps.openapi.add({
+      method: definition.method,
+      path: `${this.base}${definition.path}`.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}'),
+      operationId: definition.operationId,
+      summary: definition.summary,
+      description: definition.description,
+      tags: definition.tags,
+      security: definition.auth,
+      body: definition.body,
+      query: definition.query,
+      params: definition.params,
+      responses: definition.responses,
+      idempotent,
+      errorFormat: this.errorFormat,
+    });
+
+    this.deps.formats.add(definition.method, `${this.base}${definition.path}`, this.errorFormat);
+    const format: ErrorFormat = this.errorFormat;
+    const markFormat: RequestHandler = (_req, res, next) => {
+      res.locals.errorFormat = format;
+      next();
+    };
+
+    const parse: RequestHandler = (req, res, next) => {
+      res.locals.input = {
+        body: definition.body === undefined ? undefined : parseInput(definition.body, jsonBody(req), 'body'),
+        query: definition.query === undefined ? undefined : parseInput(definition.query, req.query, 'query'),
+        params: definition.params === undefined ? undefined : parseInput(definition.params, req.params, 'params'),
+      };
+      next();
+    };
+
+    const handle: RequestHandler = async (req, res) => {
+      const input = res.locals.input as { body: unknown; query: unknown; params: unknown };
+      const result = await definition.handler({
+        body: input.body as Infer<B>,
+        query: input.query as Infer<Q>,
+        params: input.params as Infer<P>,
+        auth: req.auth,
+        req,
+        res,
+      });
+      if (result === undefined || res.headersSent) return;
+      const declared = definition.responses[result.status];
+      if (declared === undefined) {
+        throw new InternalError({ cause: new Error(`${definition.operationId} answered undeclared status ${result.status}`) });
+      }
+      let body = result.body;
+      if (declared.schema !== undefined) {
+        const checked = declared.schema.safeParse(result.body);
+        if (!checked.success) {
+          throw new InternalError({
+            cause: new Error(`${definition.operationId} ${result.status} response breaks its schema: ${checked.error.message}`),
+          });
+        }
+        body = checked.data;
+      }
+      for (const [name, value] of Object.entries(result.headers ?? {})) res.setHeader(name, value);
+      res.status(result.status).json(body);
+    };
+
+    const chain: RequestHandler[] = [
+      markFormat,
+      ...guardFor(definition.auth, definition.allowMfaPending ?? false),
+      parse,
+      ...(idempotent ? [this.deps.idempotency] : []),
+      handle,
+    ];
+    this.router[definition.method](definition.path, ...chain);
+    return this;
+  }
+}

@@ -1,0 +1,155 @@
+import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import type { Socket } from 'node:net';
+import { ApiError, formatBCode, InternalError, InvalidRequestError, NotFoundError } from './errors.js';
+
+export type ErrorFormat = 'A' | 'B';
+
+/**
+ * Which routes answer errors in Format B (Reference B). Known before routing, so that errors raised
+ * ahead of the route (rate limit, malformed JSON, bad credentials) already use the route's format.
+ */
+export class ErrorFormatRoutes {
+  readonly #routes: Array<{ method: string; pattern: RegExp }> = [];
+
+  /** `path` in express form, e.g. `/api/v1/settlements/:id`. */
+  add(method: string, path: string, format: ErrorFormat): void {
+    if (format === 'A') return;
+    const pattern = path
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`) });
+  }
+
+  formatFor(method: string, path: string): ErrorFormat {
+    return this.#routes.some((route) => route.method === method && route.pattern.test(path)) ? 'B' : 'A';
+  }
+
+  /** Early middleware: records the format of the route this request is heading to. */
+  middleware() {
+    return (req: Request, res: Response, next: NextFunction): void => {
+      res.locals.errorFormat = this.formatFor(req.method, req.path);
+      next();
+    };
+  }
+}
+
+interface HttpLikeError {
+  status?: unknown;
+  statusCode?: unknown;
+  type?: unknown;
+  expose?: unknown;
+  message?: unknown;
+}
+
+/** Errors of body-parser, the router and node itself, mapped onto the typed errors. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = (typeof error === 'object' && error !== null ? error : {}) as HttpLikeError;
+  const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return new InvalidRequestError({ code: 'invalid_json', param: 'body', message: 'The request body is not valid JSON.' });
+    case 'entity.too.large':
+      return new InvalidRequestError({
+        code: 'body_too_large',
+        param: 'body',
+        status: 413,
+        message: 'The request body is larger than this endpoint accepts.',
+      });
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new InvalidRequestError({
+        code: 'invalid_content_type',
+        param: 'Content-Type',
+        message: 'The body must be UTF-8 JSON (Content-Type: application/json).',
+      });
+    case 'request.size.invalid':
+    case 'request.aborted':
+      return new InvalidRequestError({ code: 'invalid_json', param: 'body', message: 'The request body was incomplete.' });
+    default:
+      break;
+  }
+  if (error instanceof URIError) {
+    return new InvalidRequestError({ code: 'parameter_invalid', param: 'path', message: 'The URL is not validly percent-encoded.' });
+  }
+  if (status !== undefined && status >= 400 && status < 500) {
+    return new InvalidRequestError({
+      code: 'parameter_invalid',
+      message: e.expose === true && typeof e.message === 'string' ? e.message : 'The request is malformed.',
+    });
+  }
+  return new InternalError({ cause: error });
+}
+
+function docBase(req: Request): string {
+  const configured = req.app.locals.publicUrl as string | undefined;
+  return configured ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+export function errorBody(error: ApiError, format: ErrorFormat, docUrlBase: string): unknown {
+  if (format === 'B') return { error: { code: formatBCode(error), message: error.message } };
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      doc_url: `${docUrlBase}/docs/errors#${error.code}`,
+    },
+  };
+}
+
+/** The last middleware: every error leaves as a typed 4xx/5xx in the route's format. */
+export function errorHandler(): ErrorRequestHandler {
+  return (error: unknown, req, res, next) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) req.log?.error({ err: error }, 'unhandled error');
+    else req.log?.debug({ code: apiError.code, param: apiError.param }, 'request rejected');
+    if (res.headersSent) {
+      next(error);
+      return;
+    }
+    const format: ErrorFormat = res.locals.errorFormat === 'B' ? 'B' : 'A';
+    res.status(apiError.status);
+    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+    res.json(errorBody(apiError, format, docBase(req)));
+  };
+}
+
+/** Unknown routes: a 404 in format, never express's HTML page. */
+export function notFoundHandler() {
+  return (req: Request, _res: Response, next: NextFunction): void => {
+    next(
+      new NotFoundError({
+        code: 'route_not_found',
+        message: `No endpoint ${req.method} ${req.path}.`,
+      }),
+    );
+  };
+}
+
+/**
+ * Requests node rejects before express sees them (oversized headers, broken HTTP) still get a typed
+ * JSON answer instead of a bare status line.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable || (error as { code?: string }).code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : 400;
+  const body = JSON.stringify({
+    error: {
+      type: 'invalid_request',
+      code: tooLarge ? 'headers_too_large' : 'malformed_request',
+      message: tooLarge ? 'The request headers are too large.' : 'The HTTP request is malformed.',
+    },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,33 @@
+import { z } from 'zod';
+
+/** Wire primitives shared by every module's schemas. */
+
+export const Address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+  .meta({ description: 'EVM address, 0x + 40 hex digits.' });
+
+export const HexBytes = z
+  .string()
+  .regex(/^0x([0-9a-fA-F]{2})*$/, 'must be 0x-prefixed hex bytes')
+  .meta({ description: '0x-prefixed hex bytes.' });
+
+/** Amounts are integer strings in the token's smallest unit (they exceed 2^53). */
+export const UintString = z
+  .string()
+  .regex(/^(0|[1-9][0-9]*)$/, 'must be a non-negative integer string')
+  .max(78)
+  .meta({ description: 'Unsigned integer as a decimal string, smallest token unit.' });
+
+export const PositiveUintString = UintString.refine((v) => v !== '0', 'must be a positive integer string').meta({
+  description: 'Positive integer as a decimal string, smallest token unit.',
+});
+
+export const ChainId = z.number().int().positive().max(2 ** 53 - 1).meta({ description: 'EVM chain id.' });
+
+export const IsoTimestamp = z.iso.datetime({ offset: false }).meta({ description: 'ISO-8601 UTC timestamp.' });
+
+/** Clock milliseconds → the ISO string used on the wire. */
+export function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,14 @@
+export { Store, type SqliteDatabase, type StoreOptions } from './store.js';
+export { MigrationError, runMigrations, type Migration, type MigrationSet } from './migrations.js';
+export { platformMigrations } from './platform-migrations.js';
+export { keysetPage, type KeysetQuery, type Page, type PageGap, type PagePosition, type PageRequest } from './pagination.js';
+export { hasPrefix, newId, type IdPrefix } from './ids.js';
+export { WorkspaceRepository, type Workspace } from './workspaces.js';
+export { ApiKeyRepository, type ApiKeyRecord, type KeyEnvironment } from './api-keys.js';
+export { UserRepository, type User } from './users.js';
+export { SessionRepository, type Session } from './sessions.js';
+export { AuthChallengeRepository, type AuthChallenge } from './auth-challenges.js';
+export { MfaRepository, type TotpEnrolment } from './mfa.js';
+export { IdempotencyRepository, type IdempotencyRecord, type IdempotencyState } from './idempotency.js';
+export { SecretRepository } from './secrets.js';
+export { createRepositories, type PlatformRepositories } from './repositories.js';

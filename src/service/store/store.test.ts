@@ -1,0 +1,131 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MigrationError, type MigrationSet } from './migrations.js';
+import { platformMigrations } from './platform-migrations.js';
+import { Store } from './store.js';
+
+const notes: MigrationSet = {
+  module: 'notes',
+  migrations: [
+    { name: '001_notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)') },
+  ],
+};
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'store-test-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Store', () => {
+  it('opens a file database in WAL mode and applies each migration once', () => {
+    const path = join(tempDir(), 'state', 'service.sqlite');
+    const first = Store.open({ path, migrations: [platformMigrations, notes] });
+    expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const ids = (first.db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as Array<{ id: string }>).map(
+      (row) => row.id,
+    );
+    expect(ids).toEqual([
+      'platform/001_workspaces_and_keys',
+      'platform/002_wallet_users_and_sessions',
+      'platform/003_idempotency_and_secrets',
+      'notes/001_notes',
+    ]);
+    first.db.prepare('INSERT INTO notes (text) VALUES (?)').run('kept');
+    first.close();
+
+    const extended: MigrationSet = {
+      module: 'notes',
+      migrations: [...notes.migrations, { name: '002_tag', up: (db) => db.exec('ALTER TABLE notes ADD COLUMN tag TEXT') }],
+    };
+    const second = Store.open({ path, migrations: [platformMigrations, extended] });
+    expect(second.db.prepare('SELECT text, tag FROM notes').all()).toEqual([{ text: 'kept', tag: null }]);
+    second.close();
+  });
+
+  it('refuses a database migrated by a newer version', () => {
+    const path = join(tempDir(), 'service.sqlite');
+    Store.open({ path, migrations: [platformMigrations, notes] }).close();
+    expect(() => Store.open({ path, migrations: [platformMigrations] })).toThrow(/notes\/001_notes/);
+  });
+
+  it('refuses duplicate migration ids and bad module names', () => {
+    const twice: MigrationSet = { module: 'notes', migrations: [notes.migrations[0]!, notes.migrations[0]!] };
+    expect(() => Store.open({ path: ':memory:', migrations: [twice] })).toThrow(MigrationError);
+    expect(() => Store.open({ path: ':memory:', migrations: [{ module: 'Bad Name', migrations: [] }] })).toThrow(
+      MigrationError,
+    );
+  });
+
+  it('rolls a failing migration back entirely and records nothing', () => {
+    const path = join(tempDir(), 'service.sqlite');
+    const broken: MigrationSet = {
+      module: 'broken',
+      migrations: [
+        {
+          name: '001_half',
+          up: (db) => {
+            db.exec('CREATE TABLE half (id INTEGER)');
+            db.exec('THIS IS NOT SQL');
+          },
+        },
+      ],
+    };
+    expect(() => Store.open({ path, migrations: [broken] })).toThrow();
+    const store = Store.open({ path, migrations: [] });
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE name = 'half'").get()).toBeUndefined();
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it('commits a transaction as a whole or not at all, with nested savepoints', () => {
+    const store = Store.open({ path: ':memory:', migrations: [notes] });
+    const insert = store.db.prepare('INSERT INTO notes (text) VALUES (?)');
+    const count = () => (store.db.prepare('SELECT COUNT(*) AS n FROM notes').get() as { n: number }).n;
+
+    expect(store.transaction(() => insert.run('a').changes)).toBe(1);
+    expect(() =>
+      store.transaction(() => {
+        insert.run('b');
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(count()).toBe(1);
+
+    store.transaction(() => {
+      insert.run('c');
+      expect(() =>
+        store.transaction(() => {
+          insert.run('d');
+          throw new Error('inner');
+        }),
+      ).toThrow('inner');
+    });
+    expect(store.db.prepare('SELECT text FROM notes ORDER BY id').all()).toEqual([{ text: 'a' }, { text: 'c' }]);
+    store.close();
+  });
+
+  it('refuses an async transaction body and rolls it back', () => {
+    const store = Store.open({ path: ':memory:', migrations: [notes] });
+    expect(() =>
+      store.transaction((async () => {
+        store.db.prepare('INSERT INTO notes (text) VALUES (?)').run('x');
+      }) as unknown as () => void),
+    ).toThrow(/synchronous/);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM notes').get()).toEqual({ n: 0 });
+    store.close();
+  });
+
+  it('pings while open and not after close', () => {
+    const store = Store.open({ path: ':memory:', migrations: [] });
+    expect(store.ping()).toBe(true);
+    store.close();
+    expect(store.ping()).toBe(false);
+  });
+});
