@@ -98,6 +98,8 @@ contract SignatureTransfer is ISignatureTransfer {
         bytes calldata signature
     ) private {
         uint256 requestedAmount = transferDetails.requestedAmount;
+        // Deadlines are minutes to hours long: a validator's few seconds of timestamp leeway do not matter.
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp > permit.deadline) revert SignatureExpired(permit.deadline);
         if (requestedAmount > permit.permitted.amount) revert InvalidAmount(permit.permitted.amount);
 
@@ -114,6 +116,7 @@ contract SignatureTransfer is ISignatureTransfer {
         bytes32 structHash,
         bytes calldata signature
     ) private {
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp > permit.deadline) revert SignatureExpired(permit.deadline);
         uint256 count = permit.permitted.length;
         if (count != transferDetails.length) revert LengthMismatch();
@@ -134,6 +137,7 @@ contract SignatureTransfer is ISignatureTransfer {
     /// @dev Flips the nonce's bit; finding it already set means a replay or an invalidated nonce.
     function _useUnorderedNonce(address owner, uint256 nonce) private {
         uint256 wordPos = nonce >> 8;
+        // forge-lint: disable-next-line(incorrect-shift)
         uint256 bit = 1 << (nonce & 0xff);
         uint256 flipped = nonceBitmap[owner][wordPos] ^= bit;
         if (flipped & bit == 0) revert InvalidNonce();

@@ -125,7 +125,9 @@ abstract contract ERC3009 is StablecoinBase, IERC3009 {
         bytes32 nonce,
         bytes memory signature
     ) private {
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp <= validAfter) revert AuthorizationNotYetValid(validAfter);
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp >= validBefore) revert AuthorizationExpired(validBefore);
         _requireUnused(from, nonce);
 

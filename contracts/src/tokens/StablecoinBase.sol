@@ -46,6 +46,7 @@ abstract contract StablecoinBase is ERC20, IERC20Permit, EIP712, Nonces, Ownable
     function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
         external
     {
+        // forge-lint: disable-next-line(block-timestamp)
         if (block.timestamp > deadline) revert PermitExpired(deadline);
         bytes32 structHash = keccak256(abi.encode(PERMIT_TYPEHASH, owner, spender, value, _useNonce(owner), deadline));
         if (!_isValidSignature(owner, structHash, abi.encodePacked(r, s, v))) revert InvalidPermitSignature();

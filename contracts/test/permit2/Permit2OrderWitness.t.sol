@@ -30,7 +30,7 @@ contract Permit2OrderWitnessTest is Permit2TestBase {
 
         assertEq(usdc.balanceOf(escrow), 100e6);
         assertEq(eurc.balanceOf(escrow), 50e6);
-        assertEq(permit2.nonceBitmap(owner, order.nonce >> 8), 1 << (order.nonce & 0xff));
+        assertEq(permit2.nonceBitmap(owner, order.nonce >> 8), 2 ** (order.nonce & 0xff));
     }
 
     function test_orderSignature_openForPrefixIsZeroByte() public view {

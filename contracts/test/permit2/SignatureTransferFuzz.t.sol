@@ -18,7 +18,7 @@ contract SignatureTransferFuzzTest is Permit2TestBase {
 
         vm.startPrank(spender);
         permit2.permitTransferFrom(permit, details(recipient, amount), owner, sig);
-        assertEq(permit2.nonceBitmap(owner, nonce >> 8), 1 << (nonce & 0xff));
+        assertEq(permit2.nonceBitmap(owner, nonce >> 8), 2 ** (nonce & 0xff));
 
         vm.expectRevert(ISignatureTransfer.InvalidNonce.selector);
         permit2.permitTransferFrom(permit, details(recipient, amount), owner, sig);
@@ -44,7 +44,7 @@ contract SignatureTransferFuzzTest is Permit2TestBase {
     function testFuzz_invalidatedNonceReverts(uint248 wordPos, uint8 bitPos) public {
         uint256 nonce = (uint256(wordPos) << 8) | bitPos;
         vm.prank(owner);
-        permit2.invalidateUnorderedNonces(wordPos, 1 << bitPos);
+        permit2.invalidateUnorderedNonces(wordPos, 2 ** uint256(bitPos));
 
         ISignatureTransfer.PermitTransferFrom memory permit = singlePermit(address(usdc), 1, nonce, DEADLINE);
         bytes memory sig = signDigest(OWNER_KEY, singleDigest(permit, spender));
@@ -119,12 +119,15 @@ contract SignatureTransferFuzzTest is Permit2TestBase {
         address from = owner;
 
         field = field % 6;
+        // salt is bounded to uint32, so the narrowing casts below keep it whole.
+        // forge-lint: disable-start(unsafe-typecast)
         if (field == 0) permit.permitted.token = address(eurc);
         else if (field == 1) permit.permitted.amount += salt;
         else if (field == 2) permit.nonce ^= salt;
         else if (field == 3) permit.deadline += salt;
         else if (field == 4) caller = address(uint160(spender) ^ uint160(salt));
         else from = address(uint160(owner) ^ uint160(salt));
+        // forge-lint: disable-end(unsafe-typecast)
 
         vm.prank(caller);
         vm.expectRevert(ISignatureTransfer.InvalidSigner.selector);
@@ -140,6 +143,8 @@ contract SignatureTransferFuzzTest is Permit2TestBase {
         bytes memory sig = signPermit2Order(OWNER_KEY, order, escrow);
 
         field = field % 15;
+        // salt is bounded to uint32, so the narrowing casts below keep it whole.
+        // forge-lint: disable-start(unsafe-typecast)
         if (field == 0) order.user = address(uint160(order.user) ^ uint160(salt));
         else if (field == 1) order.nonce ^= salt;
         else if (field == 2) order.expires ^= uint32(salt);
@@ -155,6 +160,7 @@ contract SignatureTransferFuzzTest is Permit2TestBase {
         else if (field == 12) order.outputs[0].recipient ^= bytes32(salt);
         else if (field == 13) order.outputs[0].callbackData = abi.encodePacked(salt);
         else order.outputs[0].context = abi.encodePacked(bytes1(0x01), salt);
+        // forge-lint: disable-end(unsafe-typecast)
 
         vm.prank(escrow);
         vm.expectRevert(ISignatureTransfer.InvalidSigner.selector);

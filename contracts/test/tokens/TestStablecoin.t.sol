@@ -153,6 +153,7 @@ contract TestStablecoinTest is Eip3009Signer {
     function test_transfer_revertsOverBalance() public {
         vm.prank(bob);
         vm.expectRevert(abi.encodeWithSelector(IERC20Errors.ERC20InsufficientBalance.selector, bob, 0, 1));
+        // forge-lint: disable-next-line(erc20-unchecked-transfer)
         token.transfer(alice, 1);
     }
 
