@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ApiError, AuthenticationError, InternalError } from '../http/errors.js';
+import { AuthenticationError } from '../http/errors.js';
 import type { Authenticator } from './authenticator.js';
 import type { AuthContext } from './context.js';
 
@@ -13,9 +13,8 @@ export function authenticate(authenticator: Authenticator): RequestHandler {
       const auth = await authenticator.fromAuthorizationHeader(req.headers.authorization);
       if (auth !== undefined) req.auth = auth;
     } catch (error) {
-      if (error instanceof AuthenticationError) req.authFailure = error;
-      else if (error instanceof ApiError) throw error;
-      else throw new InternalError({ cause: error });
+      if (!(error instanceof AuthenticationError)) throw error;
+      req.authFailure = error;
     }
     next();
   };

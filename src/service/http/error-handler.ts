@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
-import { ApiError, formatBCode, InternalError, InvalidRequestError, NotFoundError } from './errors.js';
+import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from './errors.js';
 
 export type ErrorFormat = 'A' | 'B';
 
@@ -42,6 +42,16 @@ interface HttpLikeError {
   message?: unknown;
 }
 
+const STORE_DOWN_CODES = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_IOERR', 'SQLITE_FULL', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+
+/** The store is closed, locked or failing on disk: a 503 the client may retry, not a bug. */
+function isStoreUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof TypeError && /database connection is not open/.test(error.message)) return true;
+  const code = (error as { code?: unknown }).code;
+  return error.name === 'SqliteError' && typeof code === 'string' && [...STORE_DOWN_CODES].some((c) => code.startsWith(c));
+}
+
 /** Errors of body-parser, the router and node itself, mapped onto the typed errors. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
@@ -69,6 +79,9 @@ export function toApiError(error: unknown): ApiError {
       return new InvalidRequestError({ code: 'invalid_json', param: 'body', message: 'The request body was incomplete.' });
     default:
       break;
+  }
+  if (isStoreUnavailable(error)) {
+    return new MaintenanceError({ code: 'store_unavailable', message: 'The database is unavailable; retry shortly.', cause: error });
   }
   if (error instanceof URIError) {
     return new InvalidRequestError({ code: 'parameter_invalid', param: 'path', message: 'The URL is not validly percent-encoded.' });

@@ -1,0 +1,137 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { createService, startSandboxService } from './app.js';
+import type { ServiceModule } from './http/service-module.js';
+import { startTestService } from './http/testing/service.js';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'service-app-'));
+  dirs.push(dir);
+  return dir;
+}
+
+describe('createService', () => {
+  it('listens on 127.0.0.1 with a free port and reports its URLs', async () => {
+    const t = await startTestService();
+    try {
+      expect(t.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(t.service.wsUrl).toBe(`${t.url.replace('http', 'ws')}/api/v1/ws`);
+      expect(t.service.server.listening).toBe(true);
+    } finally {
+      await t.stop();
+      await t.stop();
+    }
+    expect(t.service.server.listening).toBe(false);
+    expect(t.service.store.open).toBe(false);
+  });
+
+  it('runs module setup, start and stop in order, with their migrations', async () => {
+    const log: string[] = [];
+    const module = (name: string): ServiceModule => ({
+      name,
+      migrations: { module: name, migrations: [{ name: '001', up: (db) => db.exec(`CREATE TABLE ${name}_things (id TEXT)`) }] },
+      setup: (ctx) => void log.push(`setup ${name} ${ctx.store.db.prepare(`SELECT COUNT(*) AS n FROM ${name}_things`).get() ? 'tables' : ''}`),
+      start: (ctx) => void log.push(`start ${name} ${ctx.url.startsWith('http://') ? 'url' : ''}`),
+      stop: () => void log.push(`stop ${name}`),
+    });
+    const t = await startTestService({ modules: [module('first'), module('second')] });
+    await t.stop();
+    expect(log).toEqual(['setup first tables', 'setup second tables', 'start first url', 'start second url', 'stop second', 'stop first']);
+  });
+
+  it('a module that fails to start stops the ones started and closes everything', async () => {
+    const log: string[] = [];
+    await expect(
+      createService({
+        environment: 'sandbox',
+        chains: [],
+        logger: { level: 'silent' },
+        modules: [
+          { name: 'ok', stop: () => void log.push('stop ok') },
+          { name: 'broken', start: () => Promise.reject(new Error('cannot start')), stop: () => void log.push('stop broken') },
+        ],
+      }),
+    ).rejects.toThrow('cannot start');
+    expect(log).toEqual(['stop broken', 'stop ok']);
+  });
+
+  it('hosts WebSocket upgrades of modules on the same server; unknown paths get 404', async () => {
+    const sockets = new WebSocketServer({ noServer: true });
+    sockets.on('connection', (socket) => socket.send(JSON.stringify({ type: 'hello' })));
+    const t = await startTestService({
+      modules: [
+        {
+          name: 'echo-ws',
+          setup: (ctx) =>
+            ctx.upgrades.add('/api/v1/ws', (req, socket, head) =>
+              sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req)),
+            ),
+          stop: () => sockets.close(),
+        },
+      ],
+    });
+    try {
+      const message = await new Promise<string>((resolve, reject) => {
+        const client = new WebSocket(t.service.wsUrl);
+        client.on('message', (data) => {
+          resolve(data.toString());
+          client.close();
+        });
+        client.on('error', reject);
+      });
+      expect(JSON.parse(message)).toEqual({ type: 'hello' });
+      const refused = await new Promise<number>((resolve) => {
+        const client = new WebSocket(`${t.url.replace('http', 'ws')}/nowhere`);
+        client.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+        client.on('error', () => undefined);
+      });
+      expect(refused).toBe(404);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
+describe('startSandboxService', () => {
+  it('keeps its store in the state folder, creates a workspace and key, and reuses them on restart', async () => {
+    const stateDir = tempDir();
+    const first = await startSandboxService({ stateDir, chains: [], logger: { level: 'silent' } });
+    expect(existsSync(join(stateDir, 'service.sqlite'))).toBe(true);
+    expect(first.api.apiKeys).toHaveLength(1);
+    expect(first.api.apiKeys[0]).toMatch(/^svc_test_/);
+    expect(first.api.url).toBe(first.service.url);
+    expect(first.service.clock.kind).toBe('test');
+    await first.service.stop();
+
+    const second = await startSandboxService({ stateDir, chains: [], logger: { level: 'silent' }, previous: first.api });
+    try {
+      expect(second.api.workspaceId).toBe(first.api.workspaceId);
+      expect(second.api.apiKeys).toEqual(first.api.apiKeys);
+      const response = await fetch(`${second.api.url}/api/v1/sandbox/keys`, {
+        headers: { Authorization: `Bearer ${second.api.apiKeys[0]}` },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      await second.service.stop();
+    }
+
+    const fresh = await startSandboxService({
+      stateDir,
+      chains: [],
+      logger: { level: 'silent' },
+      previous: { ...first.api, apiKeys: ['svc_test_0000000000000000_' + '0'.repeat(64)] },
+    });
+    try {
+      expect(fresh.api.workspaceId).not.toBe(first.api.workspaceId);
+    } finally {
+      await fresh.service.stop();
+    }
+  });
+});

@@ -1,0 +1,98 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeCursor, encodeCursor } from './pagination.js';
+import { formatAError, startTestService, type TestService } from './testing/service.js';
+import { widgetsModule } from './testing/widgets.js';
+
+let t: TestService;
+const TOTAL = 23;
+
+beforeAll(async () => {
+  t = await startTestService({ modules: [widgetsModule()], rateLimit: { perSecond: 10_000, burst: 100_000 } });
+  for (let i = 0; i < TOTAL; i++) {
+    await t.request('POST', '/api/v1/test/widgets', { body: { name: `w${i}` } });
+    // Several widgets share a timestamp: ties are broken by id.
+    if (i % 3 === 0) await t.clock.advance(1_000);
+  }
+});
+afterAll(() => t.stop());
+
+const list = (query: string) => t.request('GET', `/api/v1/test/widgets${query}`);
+
+async function walk(limit: number, direction: 'after' | 'before', start?: string): Promise<string[]> {
+  const pages: string[][] = [];
+  let cursor = start;
+  for (;;) {
+    const query = `?limit=${limit}${cursor === undefined ? '' : `&${direction}=${cursor}`}`;
+    const page = await list(query);
+    expect(page.status).toBe(200);
+    expect(page.body.total_count).toBe(TOTAL);
+    expect(page.body.data.length).toBeLessThanOrEqual(limit);
+    expect(page.body.next_cursor === null).toBe(!page.body.has_more);
+    pages.push(page.body.data.map((w: { name: string }) => w.name));
+    if (!page.body.has_more) break;
+    cursor = page.body.next_cursor;
+  }
+  if (direction === 'before') pages.reverse();
+  return pages.flat();
+}
+
+describe('cursor pagination over HTTP', () => {
+  it('defaults to 25 and caps at 100', async () => {
+    const page = await list('');
+    expect(page.body.data).toHaveLength(TOTAL);
+    expect(page.body).toMatchObject({ has_more: false, next_cursor: null, total_count: TOTAL });
+    expect((await list('?limit=100')).status).toBe(200);
+  });
+
+  it('walking forward equals walking backward reversed, from every cursor, for several page sizes', async () => {
+    for (const limit of [1, 4, 7, 25]) {
+      const all = await walk(limit, 'after');
+      expect(all).toHaveLength(TOTAL);
+      expect(new Set(all).size).toBe(TOTAL);
+      // Newest first.
+      expect(all[0]).toBe(`w${TOTAL - 1}`);
+      let cursor: string | undefined;
+      for (;;) {
+        const page = await list(`?limit=${limit}${cursor === undefined ? '' : `&after=${cursor}`}`);
+        if (!page.body.has_more) break;
+        cursor = page.body.next_cursor as string;
+        expect([...(await walk(limit, 'before', cursor)), ...(await walk(limit, 'after', cursor))]).toEqual(all);
+      }
+    }
+  });
+
+  it.each([
+    ['?limit=0', 'limit'],
+    ['?limit=101', 'limit'],
+    ['?limit=-1', 'limit'],
+    ['?limit=abc', 'limit'],
+    ['?limit=1.5', 'limit'],
+    ['?limit=', 'limit'],
+    ['?limit=1&limit=2', 'limit'],
+    ['?after=garbage', 'after'],
+    ['?before=%7B%7D', 'before'],
+    ['?after=a&after=b', 'after'],
+  ])('%s → 400 naming %s', async (query, param) => {
+    const response = await list(query);
+    expect(response.status).toBe(400);
+    expect(formatAError(response)).toMatchObject({ type: 'invalid_request', param });
+  });
+
+  it('after and before together → 400', async () => {
+    const first = await list('?limit=2');
+    const cursor = first.body.next_cursor;
+    const response = await list(`?after=${cursor}&before=${cursor}`);
+    expect(response.status).toBe(400);
+    expect(formatAError(response)).toMatchObject({ code: 'parameter_invalid', param: 'before' });
+  });
+
+  it('cursors are opaque and only canonical encodings are accepted', () => {
+    const gap = { position: { key: 5, id: 'wdg_x' }, side: 'after' as const };
+    const text = encodeCursor(gap);
+    expect(decodeCursor(text)).toEqual(gap);
+    expect(decodeCursor(`${text}A`)).toBeUndefined();
+    expect(decodeCursor(Buffer.from('["c1","a",5]').toString('base64url'))).toBeUndefined();
+    expect(decodeCursor(Buffer.from('["c2","a",5,"x"]').toString('base64url'))).toBeUndefined();
+    expect(decodeCursor('')).toBeUndefined();
+  });
+});
