@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { createService, startSandboxService } from './app.js';
+import { createService } from './app.js';
+import { serviceLayout, startSandboxService } from './sandbox-component.js';
 import type { ServiceModule } from './http/service-module.js';
 import { startTestService } from './http/testing/service.js';
 
@@ -103,7 +104,7 @@ describe('startSandboxService', () => {
   it('keeps its store in the state folder, creates a workspace and key, and reuses them on restart', async () => {
     const stateDir = tempDir();
     const first = await startSandboxService({ stateDir, chains: [], logger: { level: 'silent' } });
-    expect(existsSync(join(stateDir, 'service.sqlite'))).toBe(true);
+    expect(existsSync(serviceLayout(stateDir).store)).toBe(true);
     expect(first.api.apiKeys).toHaveLength(1);
     expect(first.api.apiKeys[0]).toMatch(/^svc_test_/);
     expect(first.api.url).toBe(first.service.url);

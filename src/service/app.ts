@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { dirname } from 'node:path';
 import express, { type Express } from 'express';
 import pino, { type Logger } from 'pino';
 import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
-import type { ApiInfo, ChainInfo } from '../devnet/manifest.js';
 import { AccessService } from './auth/access.js';
 import { Authenticator } from './auth/authenticator.js';
 import { authenticate } from './auth/middleware.js';
@@ -13,7 +13,7 @@ import { MfaService } from './auth/mfa.js';
 import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
 import { SessionTokens } from './auth/session-tokens.js';
 import { WalletSignIn } from './auth/wallet-sign-in.js';
-import { resolveServiceConfig, type ChainTime, type ResolvedServiceConfig, type ServiceConfig } from './config.js';
+import { resolveServiceConfig, type ResolvedServiceConfig, type ServiceConfig } from './config.js';
 import { CorridorCatalogue } from './corridors/catalogue.js';
 import { mountCorridorRoutes } from './corridors/routes.js';
 import { ApiRouter } from './http/api-router.js';
@@ -64,13 +64,18 @@ export interface Service {
   stop(): Promise<void>;
 }
 
-function createLogger(option: ServiceConfig['logger']): Logger {
-  if (option !== undefined && 'child' in option && typeof option.child === 'function') return option as Logger;
+/** The service's logger, and how to release the log file it opened (a logger passed in is not ours to close). */
+function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(): void } {
+  if (option !== undefined && 'child' in option && typeof option.child === 'function') {
+    return { logger: option as Logger, close: () => undefined };
+  }
   const settings = (option ?? {}) as { level?: string; file?: string };
   const level = settings.level ?? 'info';
   const options = { level, base: { service: 'settlement' } };
-  if (settings.file !== undefined) return pino(options, pino.destination({ dest: settings.file, mkdir: true, sync: false }));
-  return pino(options);
+  if (settings.file === undefined) return { logger: pino(options), close: () => undefined };
+  mkdirSync(dirname(settings.file), { recursive: true });
+  const destination = pino.destination({ dest: settings.file, sync: false });
+  return { logger: pino(options, destination), close: () => destination.end() };
 }
 
 function hostForUrl(host: string): string {
@@ -83,7 +88,7 @@ function hostForUrl(host: string): string {
  */
 export async function createService(input: ServiceConfig): Promise<Service> {
   const config = resolveServiceConfig(input);
-  const logger = createLogger(input.logger);
+  const { logger, close: closeLog } = createLogger(input.logger);
   const ownClock = input.clock === undefined;
   const clock: Clock = input.clock ?? (config.environment === 'sandbox' ? new TestClock({ ticking: true }) : new RealClock());
   clock.onJobError((error, job) => logger.error({ err: error, job: job.name }, 'scheduled job failed'));
@@ -254,7 +259,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     store.close();
-    logger.flush?.();
+    closeLog();
   };
   try {
     for (const module of modules) {
@@ -288,46 +293,4 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     },
     stop,
   };
-}
-
-export interface SandboxServiceOptions {
-  stateDir: string;
-  chains: ChainInfo[];
-  chainTime?: ChainTime;
-  port?: number;
-  /** The `api` block of an earlier sandbox.json in this state folder: its keys are reused if still valid. */
-  previous?: ApiInfo;
-  logger?: ServiceConfig['logger'];
-  modules?: ServiceModule[];
-}
-
-/**
- * What `sandbox up` calls: the service on a test clock, its store in the state folder, and a workspace
- * with an API key, returned as the `api` block of sandbox.json.
- */
-export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
-  const service = await createService({
-    environment: 'sandbox',
-    chains: options.chains,
-    storePath: join(options.stateDir, 'service.sqlite'),
-    ...(options.port === undefined ? {} : { port: options.port }),
-    ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
-    logger: options.logger ?? { file: join(options.stateDir, 'service.log') },
-    ...(options.modules === undefined ? {} : { modules: options.modules }),
-  });
-  const reusable = (options.previous?.apiKeys ?? []).filter((key) => {
-    try {
-      return service.access.verifyApiKey(key).workspaceId === options.previous?.workspaceId;
-    } catch {
-      return false;
-    }
-  });
-  if (options.previous !== undefined && reusable.length > 0) {
-    return {
-      service,
-      api: { url: service.url, wsUrl: service.wsUrl, workspaceId: options.previous.workspaceId, apiKeys: reusable },
-    };
-  }
-  const { workspaceId, apiKey } = service.bootstrapWorkspace('Sandbox workspace');
-  return { service, api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] } };
 }
