@@ -205,6 +205,20 @@ contract EscrowOpenForTest is EscrowTestBase {
         assertTrue(usdc.authorizationState(taker, orderId), "authorization spent");
     }
 
+    function test_openFor_erc3009_singleInputMayAlsoCarryABytesArray() public {
+        StandardOrder memory order = _order();
+        bytes memory raw = _erc3009Signature(takerKey, taker, order);
+        bytes[] memory wrapped = new bytes[](1);
+        wrapped[0] = new bytes(raw.length - 1);
+        for (uint256 i = 1; i < raw.length; ++i) {
+            wrapped[0][i - 1] = raw[i];
+        }
+
+        _openFor(order, taker, abi.encodePacked(bytes1(0x01), abi.encode(wrapped)));
+
+        assertEq(usdc.balanceOf(address(escrow)), INPUT_AMOUNT);
+    }
+
     function test_openFor_erc3009_severalInputsCarryABytesArray() public {
         StandardOrder memory order = _order();
         uint256[2][] memory inputs = new uint256[2][](2);
@@ -354,9 +368,16 @@ contract EscrowOpenForTest is EscrowTestBase {
         assertEq(usdc.balanceOf(address(escrow)), 0);
     }
 
-    function test_openFor_revertsOnEmptySignature() public {
+    function test_openFor_emptySignatureMeansSelf() public {
         StandardOrder memory order = _order();
-        vm.expectRevert(InputSettlerEscrow.UnknownSignatureType.selector);
+        vm.prank(taker);
+        escrow.openFor(abi.encode(order), taker, "");
+        assertEq(usdc.balanceOf(address(escrow)), INPUT_AMOUNT);
+    }
+
+    function test_openFor_emptySignatureRevertsWhenCallerIsNotTheSponsor() public {
+        StandardOrder memory order = _order();
+        vm.expectRevert(InputSettlerEscrow.SponsorIsNotCaller.selector);
         _openFor(order, taker, "");
     }
 

@@ -65,7 +65,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     error InsufficientDeposit(address token, uint256 expected, uint256 received);
     /// @notice The order's status changed while its inputs were pulled.
     error StatusChangedDuringOpen(bytes32 orderId);
-    /// @notice `openFor`'s signature is empty or starts with an unknown type byte.
+    /// @notice `openFor`'s signature starts with an unknown type byte.
     error UnknownSignatureType();
     /// @notice A self-authorised `openFor` (0xff) must come from the sponsor.
     error SponsorIsNotCaller();
@@ -96,11 +96,11 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     ///  0x01 ERC-3009: one ReceiveWithAuthorization signature per input (from = sponsor, to = this,
     ///       value = amount, validAfter = 0, validBefore = fillDeadline, nonce = orderId); a single input
     ///       carries the raw signature, several carry abi.encode(bytes[]).
-    ///  0xff self: no signature; the caller must be the sponsor, who approved this escrow.
+    ///  0xff (or empty) self: no signature; the caller must be the sponsor, who approved this escrow.
     function openFor(bytes calldata order, address sponsor, bytes calldata signature) external nonReentrant {
         StandardOrder memory decoded = abi.decode(order, (StandardOrder));
-        if (signature.length == 0) revert UnknownSignatureType();
-        bytes1 signatureType = signature[0];
+        // An empty signature means self, as in OIF: tools that send `0x` for a direct deposit keep working.
+        bytes1 signatureType = signature.length == 0 ? SIGNATURE_TYPE_SELF : signature[0];
 
         bytes32 orderId = _markDeposited(decoded);
         uint256[] memory balancesBefore = _balancesOf(decoded.inputs);
@@ -261,7 +261,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
         private
     {
         uint256 inputCount = order.inputs.length;
-        if (inputCount == 1) {
+        if (inputCount == 1 && !_isSingleEntryBytesArray(signatures)) {
             _receiveWithAuthorization(order, 0, orderId, sponsor, signatures);
             return;
         }
@@ -270,6 +270,13 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
         for (uint256 i; i < inputCount; ++i) {
             _receiveWithAuthorization(order, i, orderId, sponsor, perInput[i]);
         }
+    }
+
+    /// @dev OIF also accepts `abi.encode(bytes[])` for a single input. Its head is the offset 0x20 and the
+    /// length 1, which no 64/65-byte ECDSA signature starts with; checked by shape, so the token's own error
+    /// still surfaces when a raw signature is wrong.
+    function _isSingleEntryBytesArray(bytes calldata data) private pure returns (bool) {
+        return data.length >= 128 && uint256(bytes32(data[0:32])) == 0x20 && uint256(bytes32(data[32:64])) == 1;
     }
 
     function _receiveWithAuthorization(
