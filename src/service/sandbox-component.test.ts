@@ -77,7 +77,7 @@ describe('settlementServiceComponent', () => {
         headers: { Authorization: `Bearer ${api.apiKeys[0]}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ duration: '31h' }),
       });
-      const moved = await response.json();
+      const moved = (await response.json()) as { chainTime: number; nowMs: number };
       expect(response.status, JSON.stringify(moved)).toBe(200);
       const after = await readChainTime(chains);
       for (let i = 0; i < after.length; i++) {
@@ -100,7 +100,7 @@ describe('settlementServiceComponent', () => {
     try {
       expect(api.workspaceId).toBe(first.workspaceId);
       expect(api.apiKeys).toEqual(first.apiKeys);
-      const clock = await (await fetch(`${api.url}/api/v1/sandbox/clock`)).json();
+      const clock = (await (await fetch(`${api.url}/api/v1/sandbox/clock`)).json()) as { nowMs: number };
       const chainNow = Math.max(...(await readChainTime(chains)).map((c) => c.timestamp));
       expect(Math.abs(Math.floor(clock.nowMs / 1_000) - chainNow)).toBeLessThanOrEqual(3);
     } finally {

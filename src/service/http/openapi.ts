@@ -69,6 +69,7 @@ export class OpenApiRegistry {
   readonly #ids = new Map<string, z.ZodType>();
   readonly #inputIds = new Set<string>();
   readonly #operations: OperationSpec[] = [];
+  #cached: { key: string; document: Record<string, unknown> } | undefined;
 
   constructor() {
     this.schema('Error', ErrorA);
@@ -108,7 +109,14 @@ export class OpenApiRegistry {
     return this.#operations;
   }
 
+  /** Built once per set of operations (routes are declared before the server listens). */
   document(info: { title: string; version: string; description?: string }, serverUrl?: string): Record<string, unknown> {
+    const key = `${this.#operations.length}:${this.#ids.size}:${serverUrl ?? ''}`;
+    if (this.#cached?.key !== key) this.#cached = { key, document: this.#build(info, serverUrl) };
+    return this.#cached.document;
+  }
+
+  #build(info: { title: string; version: string; description?: string }, serverUrl?: string): Record<string, unknown> {
     const uri = (id: string) => `#/components/schemas/${id}`;
     const output = z.toJSONSchema(this.#schemas, { ...JSON_SCHEMA_OPTIONS, io: 'output', uri }).schemas;
     const input = z.toJSONSchema(this.#schemas, { ...JSON_SCHEMA_OPTIONS, io: 'input', uri }).schemas;
