@@ -2,6 +2,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import pino from 'pino';
+import { Writable } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createService } from './app.js';
 import { serviceLayout, startSandboxService } from './sandbox-component.js';
@@ -31,6 +33,29 @@ describe('createService', () => {
     }
     expect(t.service.server.listening).toBe(false);
     expect(t.service.store.open).toBe(false);
+  });
+
+  it('writes one structured log line per request, carrying the X-Request-Id', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const t = await startTestService({ logger: pino({ level: 'info' }, sink) });
+    try {
+      const response = await t.request('GET', '/api/v1/sandbox/keys');
+      const requestId = response.headers.get('x-request-id');
+      expect(requestId).toMatch(/^req_/);
+      await new Promise((resolve) => setImmediate(resolve));
+      const line = lines.find((entry) => entry.requestId === requestId);
+      expect(line).toMatchObject({ msg: 'request', method: 'GET', path: '/api/v1/sandbox/keys', status: 200, workspaceId: t.workspaceId });
+      expect(typeof line!.durationMs).toBe('number');
+      expect(JSON.stringify(lines)).not.toContain(t.apiKey);
+    } finally {
+      await t.stop();
+    }
   });
 
   it('runs module setup, start and stop in order, with their migrations', async () => {

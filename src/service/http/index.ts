@@ -1,0 +1,41 @@
+/** The HTTP toolkit every route module uses. See docs/service-platform.md, "For engineers adding routes". */
+export { ApiRouter, type ApiRouterDeps, type RouteDefinition, type RouteInput, type RouteResult } from './api-router.js';
+export {
+  ApiError,
+  AuthenticationError,
+  ComplianceError,
+  ConflictError,
+  ERROR_TYPES,
+  formatBCode,
+  InternalError,
+  InvalidRequestError,
+  MaintenanceError,
+  NotFoundError,
+  RateLimitError,
+  ValidationError,
+  type ApiErrorOptions,
+  type ErrorType,
+} from './errors.js';
+export { describeErrorCode, errorCodes } from './error-codes.js';
+export { errorBody, ErrorFormatRoutes, toApiError, type ErrorFormat } from './error-handler.js';
+export { idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyOptions } from './idempotency.js';
+export { OpenApiRegistry, type OperationSpec, type ResponseSpec, type Security } from './openapi.js';
+export {
+  decodeCursor,
+  encodeCursor,
+  PAGE_LIMIT_DEFAULT,
+  PAGE_LIMIT_MAX,
+  pageEnvelope,
+  PageQuery,
+  pageQueryShape,
+  pageSchema,
+  parsePageQuery,
+  toPageRequest,
+  type PageEnvelope,
+} from './pagination.js';
+export { CredentialRateLimiter, rateLimit, type RateDecision, type RateLimitSettings } from './rate-limit.js';
+export type { RunningContext, ServiceContext, ServiceModule } from './service-module.js';
+export { UpgradeRouter, type UpgradeHandler } from './upgrade.js';
+export { issueToError, jsonBody, parseInput, validateBody, validateParams, validateQuery, type InputLocation } from './validate.js';
+export { Address, ChainId, HexBytes, IsoTimestamp, isoTime, PositiveUintString, UintString } from './wire.js';
+import './types.js';
