@@ -5,15 +5,8 @@
  */
 import { type Address, getAddress } from 'viem';
 import type { ChainInfo } from '../../devnet/manifest.js';
-import {
-  type LockType,
-  type StandardOrder,
-  addressToBytes32,
-  lockId,
-  tokenId,
-} from '../../contracts/order.js';
-import { type LockContracts, type OrderTypedData, type TokenDomain, orderTypedData } from '../../contracts/typedData.js';
-import { orderIdentifier } from '../../contracts/order.js';
+import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier, tokenId } from '../../contracts/order.js';
+import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from '../../contracts/typedData.js';
 
 export interface OrderTerms {
   originChain: ChainInfo;
