@@ -1,0 +1,78 @@
+/**
+ * What the rest of the service may know of the auction: the quote record and the quote book. Orders read a quote
+ * and accept it; the auction module owns how quotes are collected, ranked and stored.
+ */
+import type { Address } from 'viem';
+import type { LockType } from '../../contracts/order.js';
+
+export type QuoteStatus = 'open' | 'expired' | 'accepted';
+export type SettlementPath = 'direct' | 'compliant';
+
+export interface QuoteRecord {
+  id: string;
+  rfqId: string;
+  solverId: string;
+  /** Workspace of the requester when the quote request was authenticated, else null. */
+  workspaceId: string | null;
+  status: QuoteStatus;
+  corridor: string;
+  originChainId: number;
+  destinationChainId: number;
+  inputToken: Address;
+  outputToken: Address;
+  /** Integer strings in the tokens' smallest units. */
+  inputAmount: string;
+  outputAmount: string;
+  feeBps: number;
+  lockType: LockType;
+  settlementPath: SettlementPath;
+  /** Clock milliseconds. */
+  createdAt: number;
+  expiresAt: number;
+  /** Unix seconds, fixed at quote time because the taker signs them. */
+  fillDeadline: number;
+  expires: number;
+}
+
+/** Served by the auction module to the orders module. */
+export interface QuoteBook {
+  get(quoteId: string): QuoteRecord | undefined;
+  /**
+   * Marks an open, unexpired quote accepted by `orderId`. Call inside the order's store transaction; returns false
+   * when the quote is not open any more (another order took it, or it expired).
+   */
+  accept(quoteId: string, orderId: string, now: number): boolean;
+}
+
+/** Server → solver messages about orders the solver won (sent on the solver stream). */
+export type SolverOrderMessage =
+  | {
+      type: 'order.assigned';
+      orderId: string;
+      quoteId: string;
+      /** bytes32 order id on the origin chain. */
+      onchainOrderId: `0x${string}`;
+      lockType: LockType;
+      originChainId: number;
+      destinationChainId: number;
+      /** JSON form of the StandardOrder (bigints as decimal strings). */
+      standardOrder: unknown;
+      fillDeadline: number;
+    }
+  | {
+      type: 'order.attested';
+      orderId: string;
+      onchainOrderId: `0x${string}`;
+      lockType: LockType;
+      originChainId: number;
+      standardOrder: unknown;
+      /** What `finalise` needs besides the order: solve params in output order, and for ResourceLock the claim signatures. */
+      solveParams: { timestamp: number; solver: `0x${string}` }[];
+      compactSignatures?: `0x${string}`;
+    }
+  | { type: 'order.refunded'; orderId: string; onchainOrderId: `0x${string}` };
+
+/** Served by the solver stream: delivers a message to every live connection of a solver (best effort). */
+export interface SolverNotifier {
+  notify(solverId: string, message: SolverOrderMessage): number;
+}
