@@ -29,6 +29,7 @@ import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
 import type { RunningContext, ServiceContext, ServiceModule } from './http/service-module.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
+import { EvidenceModule } from './evidence/module.js';
 import { platformMigrations } from './store/platform-migrations.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
@@ -38,10 +39,13 @@ export const API_BASE = '/api/v1';
 const SWEEP_INTERVAL_MS = 3_600_000;
 
 /**
- * Modules of later issues (quotes, orders, settlement, webhooks, solvers, ledger…) are appended here,
- * in dependency order. Each brings its migrations, routes, WebSocket endpoints and jobs.
+ * The service's own modules, fresh per service instance (modules hold state), in dependency order. Each brings
+ * its migrations, routes, WebSocket endpoints and jobs; modules that need another get it here, explicitly.
  */
-const builtinModules: ServiceModule[] = [];
+function createBuiltinModules(): ServiceModule[] {
+  const evidence = new EvidenceModule();
+  return [evidence];
+}
 
 export interface Service {
   app: Express;
@@ -58,6 +62,9 @@ export interface Service {
   corridors: CorridorCatalogue;
   openapi: OpenApiRegistry;
   logger: Logger;
+  /** Every module, built-in first; `module(name)` finds one (tests and the sandbox reach domain services so). */
+  modules: readonly ServiceModule[];
+  module<T extends ServiceModule>(name: string): T;
   /** Creates a workspace and its first API key (what `sandbox up` does). */
   bootstrapWorkspace(name: string): { workspaceId: string; apiKey: string };
   /** Stops modules, closes connections and the store. Safe to call twice. */
@@ -95,7 +102,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...builtinModules, ...(input.modules ?? [])];
+  const modules = [...createBuiltinModules(), ...(input.modules ?? [])];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],
@@ -285,6 +292,12 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     corridors,
     openapi,
     logger,
+    modules,
+    module<T extends ServiceModule>(name: string): T {
+      const found = modules.find((m) => m.name === name);
+      if (!found) throw new Error(`the service has no module named ${name}`);
+      return found as T;
+    },
     bootstrapWorkspace(name: string) {
       return store.transaction(() => {
         const workspace = access.createWorkspace(name);
