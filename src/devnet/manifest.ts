@@ -53,7 +53,19 @@ export interface SandboxManifest {
   accounts: Record<AccountRole, AccountInfo[]>;
   /** Present once the service runs (`sandbox up` starts it). */
   api?: ApiInfo;
-  /** Supervisor process of a detached sandbox. */
+  /** Process that owns the running sandbox: the supervisor of a detached one, else the `sandbox up` process. */
   pid?: number;
   startedAt: string;
+  /** How the contracts were placed; equal ids mean equal code, addresses and funding. */
+  deployment?: DeploymentInfo;
+  /** Mnemonic the accounts are derived from (BIP-44 path m/44'/60'/0'/0/<index>). */
+  mnemonic?: string;
+}
+
+export interface DeploymentInfo {
+  /** Content hash of the deployment plan, contract code and mnemonic. */
+  id: string;
+  /** CREATE2 deployer every contract went through. */
+  create2Deployer: Address;
+  salt: Hex;
 }

@@ -1,0 +1,36 @@
+import type { Command } from 'commander';
+import { sandboxStatus } from '../../devnet/daemon.js';
+import { stateLayout } from '../../devnet/stateDir.js';
+import { action, dim, green, red, table, type GlobalOptions, type Output } from '../output.js';
+
+export function register(program: Command): void {
+  program
+    .command('status')
+    .description('report whether the sandbox of the state folder runs and whether its chains answer')
+    .action(action(status));
+}
+
+/** Exit code 0 when the sandbox runs and every chain answers, 1 otherwise (scripts can wait on it). */
+async function status(output: Output, globals: GlobalOptions): Promise<void> {
+  const layout = stateLayout(globals.stateDir);
+  const report = await sandboxStatus(layout.root);
+  const healthy = report.running && report.chains.length > 0 && report.chains.every((c) => c.answering);
+  if (!healthy) process.exitCode = 1;
+  const { manifest, ...rest } = report;
+  output.result(() => {
+    if (!report.running) {
+      return (
+        `No sandbox is running on ${report.stateDir}.` +
+        (report.stale ? dim('\nIts last run was killed; the next `sandbox up` takes the folder over.') : '') +
+        (manifest ? dim(`\nThe last run's manifest is ${layout.manifest}.`) : '')
+      );
+    }
+    const rows = report.chains.map((c) => [
+      c.name,
+      String(c.chainId),
+      c.rpcUrl,
+      c.answering ? green(`block ${c.blockNumber}`) : red(`not answering: ${c.error ?? '?'}`),
+    ]);
+    return `Sandbox running (pid ${report.pid}, since ${report.startedAt}), state ${report.stateDir}\n${table(rows)}`;
+  }, { ...rest, healthy, manifestPath: manifest ? layout.manifest : undefined });
+}

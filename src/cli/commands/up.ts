@@ -1,0 +1,122 @@
+import type { Command } from 'commander';
+import { CHAIN_NAMES, defaultChains, parsePortList, type ChainSpec } from '../../devnet/chainConfig.js';
+import { loadSandboxConfig } from '../../devnet/config.js';
+import { ConfigError } from '../../devnet/errors.js';
+import type { SandboxManifest } from '../../devnet/manifest.js';
+import type { SandboxRunOptions } from '../../devnet/run.js';
+import { stateLayout } from '../../devnet/stateDir.js';
+import { formatSandboxSummary } from '../../devnet/summary.js';
+import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
+
+interface UpFlags {
+  chains?: string;
+  chainPorts?: string;
+  config?: string;
+  fresh?: boolean;
+  detach?: boolean;
+}
+
+export function register(program: Command): void {
+  program
+    .command('up')
+    .description('start the sandbox: local chains with every contract deployed and accounts funded')
+    .option('--chains <count>', `number of chains, named ${CHAIN_NAMES.slice(0, 3).join(', ')}, … (default 2)`)
+    .option('--chain-ports <ports>', 'comma-separated port per chain, or "any" (default 8545,8546,…)')
+    .option('--config <file>', 'JSON config: chains (name, chainId, port), mnemonic, environment')
+    .option('--fresh', 'discard the saved chain state and start clean')
+    .option('-d, --detach', 'run in the background; `sandbox down` stops it')
+    .action(action(up));
+}
+
+async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promise<void> {
+  const options = runOptions(globals, flags);
+  const manifestPath = stateLayout(options.stateDir).manifest;
+
+  if (flags.detach) {
+    const { startDetached } = await import('../../devnet/daemon.js');
+    const manifest = await startDetached(options, (message) => output.progress(message));
+    output.result(
+      () =>
+        `${summary(manifest, manifestPath)}\n\n` +
+        dim(`Running in the background (pid ${manifest.pid}). Stop with \`sandbox down\`; check with \`sandbox status\`.`),
+      manifest,
+    );
+    return;
+  }
+
+  // Signals that arrive while starting are honoured once the start has settled.
+  let signalled: NodeJS.Signals | undefined;
+  let onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+
+  const { runSandbox } = await import('../../devnet/run.js');
+  const sandbox = await runSandbox(options, (message) => output.progress(message));
+  const stop = async (why: string, exitCode: number) => {
+    output.progress(`stopping (${why}); saving chain state`);
+    try {
+      await sandbox.stop();
+    } finally {
+      process.exit(exitCode);
+    }
+  };
+  if (signalled) return stop(signalled, 130);
+
+  output.result(
+    () => `${summary(sandbox.manifest, manifestPath)}\n\n${dim('Running. Ctrl-C stops everything (or `sandbox down` from another terminal).')}`,
+    sandbox.manifest,
+  );
+
+  let stopping = false;
+  onSignal = (signal) => {
+    if (stopping) {
+      // A second Ctrl-C: leave now. The chains' watchdogs stop every anvil; unsaved chain state is lost.
+      output.warn('stopped without saving chain state');
+      process.exit(130);
+    }
+    stopping = true;
+    void stop(signal, 0);
+  };
+  const exit = await sandbox.exited;
+  if (exit.reason === 'chain-exited' && !stopping) {
+    stopping = true;
+    output.warn(`chain ${exit.chain} exited on its own (code ${exit.code ?? '?'}); stopping the sandbox`);
+    await stop('a chain died', 1);
+  }
+}
+
+function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
+  const config = flags.config ? loadSandboxConfig(flags.config) : {};
+  let chains: ChainSpec[];
+  const ports = flags.chainPorts === undefined ? undefined : flags.chainPorts === 'any' ? ('any' as const) : parsePortList(flags.chainPorts);
+  if (config.chains) {
+    if (flags.chains !== undefined) throw new ConfigError('--chains and a config file with chains: use one of them.');
+    if (Array.isArray(ports) && ports.length !== config.chains.length) {
+      throw new ConfigError(`--chain-ports lists ${ports.length} port(s) for ${config.chains.length} chain(s).`);
+    }
+    chains = config.chains.map((chain, i) => ({ ...chain, port: ports === 'any' ? 0 : (ports?.[i] ?? chain.port) }));
+  } else {
+    const count = flags.chains === undefined ? undefined : Number(flags.chains);
+    if (count !== undefined && !Number.isInteger(count)) throw new ConfigError(`--chains: "${flags.chains}" is not a whole number.`);
+    chains = defaultChains(count, ports);
+  }
+  return {
+    // Absolute: the detached supervisor and everything reading sandbox.json may run from another folder.
+    stateDir: stateLayout(globals.stateDir).root,
+    chains,
+    fresh: flags.fresh === true,
+    ...(config.mnemonic ? { mnemonic: config.mnemonic } : {}),
+    ...(config.environment ? { environment: config.environment } : {}),
+    ...(config.allowPublicChainIds ? { allowPublicChainIds: true } : {}),
+  };
+}
+
+function summary(manifest: SandboxManifest, manifestPath: string): string {
+  return formatSandboxSummary(manifest, {
+    style: { heading: bold, muted: dim },
+    manifestPath,
+    // performance.now() counts from process start: the figure includes Node's own start-up.
+    readyMs: performance.now(),
+  });
+}

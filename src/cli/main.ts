@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { register as registerDown } from './commands/down.js';
+import { register as registerStatus } from './commands/status.js';
+import { register as registerUp } from './commands/up.js';
+import { DEFAULT_STATE_DIR } from './output.js';
+
+/**
+ * The `sandbox` command. Each command lives in commands/<name>.ts and exports `register(program)`; heavy
+ * modules are imported inside the actions so that every command starts fast. `--json` and `--state-dir` are
+ * program options, so every command accepts them (before or after its name).
+ */
+const program = new Command('sandbox')
+  .description('Local devnet and conformance harness for the cross-chain stablecoin settlement service')
+  .version(packageVersion())
+  .option('--json', 'machine-readable output: one JSON document on stdout')
+  .option('--state-dir <path>', 'state folder of the sandbox', DEFAULT_STATE_DIR)
+  .showHelpAfterError();
+
+registerUp(program);
+registerDown(program);
+registerStatus(program);
+
+await program.parseAsync(process.argv);
+
+function packageVersion(): string {
+  for (const path of ['../../package.json', '../../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'settlement-sandbox' && pkg.version) return pkg.version;
+    } catch {
+      // Try the next layout (source or dist/).
+    }
+  }
+  return '0.0.0';
+}

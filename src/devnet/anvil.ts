@@ -1,0 +1,139 @@
+import { createAnvil, type Anvil, type CreateAnvilOptions } from '@viem/anvil';
+import { rmSync } from 'node:fs';
+import { resolveAnvilBinary } from './anvilBinary.js';
+import { ChainStartError, PortInUseError } from './errors.js';
+import { parseWatchdogPids, watchdogCommand } from './watchdog.js';
+
+/** Flags every chain runs with: on defaults anvil slows down as the chain grows (see DESIGN.md). */
+const PERFORMANCE_FLAGS = { hardfork: 'cancun', pruneHistory: 16 } as const;
+
+export interface AnvilProcessOptions {
+  /** Chain name, for messages. */
+  name: string;
+  chainId: number;
+  /** 0 lets the system pick a free port; the real one is read from anvil's "Listening on" line. */
+  port: number;
+  /** Flag that changes this port, named in the port-in-use message. */
+  portFlag: string;
+  /** anvil `--cache-path`, removed when the process ends (also by the watchdog if the owner dies). */
+  cachePath: string;
+  /** anvil state dump (JSON) to start from. */
+  loadStatePath?: string | undefined;
+  mnemonic: string;
+  /** Number of dev accounts anvil derives from the mnemonic (all sandbox roles). */
+  accounts: number;
+  startTimeoutMs?: number;
+}
+
+export interface AnvilProcess {
+  readonly name: string;
+  readonly chainId: number;
+  readonly port: number;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  /** pid of the anvil process itself. */
+  readonly pid: number | undefined;
+  /** pid of the watchdog wrapper that owns anvil. */
+  readonly wrapperPid: number | undefined;
+  /** Last lines anvil printed, for diagnostics. */
+  logs(): string[];
+  /** Called when the process ends without stop() having been called. */
+  onUnexpectedExit(listener: (code: number | undefined) => void): void;
+  stop(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+const LISTENING = /Listening on [\d.]+:(\d+)/;
+
+export async function startAnvilProcess(options: AnvilProcessOptions): Promise<AnvilProcess> {
+  const binary = resolveAnvilBinary();
+  let pids: { wrapper: number; anvil: number } | undefined;
+  let port = options.port;
+  let stopping = false;
+  const exitListeners: Array<(code: number | undefined) => void> = [];
+
+  const anvilOptions = {
+    host: HOST,
+    port: options.port,
+    chainId: options.chainId,
+    mnemonic: options.mnemonic,
+    accounts: options.accounts,
+    loadState: options.loadStatePath,
+    cachePath: options.cachePath,
+    color: 'never',
+    ...PERFORMANCE_FLAGS,
+  };
+  const createOptions: CreateAnvilOptions = {
+    // @viem/anvil's option type predates these flags; it turns every key into `--kebab-case value` all the same.
+    ...(anvilOptions as unknown as CreateAnvilOptions),
+    anvilBinary: binary.path,
+    startTimeout: options.startTimeoutMs ?? 15_000,
+    // Leave stopping to us: execa's default waits 5 s before SIGKILL and we want our own order of shutdown.
+    stopTimeout: 15_000,
+    execArgs: ([file, args, execaOptions]) => {
+      const wrapped = watchdogCommand(file, args);
+      return [
+        wrapped.file,
+        wrapped.args,
+        {
+          ...execaOptions,
+          // Own process group: Ctrl-C in the terminal reaches the owner only, which saves chain state first.
+          detached: true,
+          stdin: 'pipe',
+          env: { ...process.env, SANDBOX_CACHE_PATH: options.cachePath },
+        },
+      ];
+    },
+  };
+  const anvil: Anvil = createAnvil(createOptions);
+  anvil.on('message', (message) => {
+    pids ??= parseWatchdogPids(message);
+    const match = LISTENING.exec(message);
+    if (match?.[1]) port = Number(match[1]);
+  });
+  anvil.on('exit', (code) => {
+    if (!stopping) for (const listener of exitListeners) listener(code);
+  });
+
+  try {
+    await anvil.start();
+  } catch (cause) {
+    const output = anvil.logs.join('');
+    if (/Address already in use|AddrInUse/i.test(output)) {
+      throw new PortInUseError(options.port, `chain ${options.name}`, options.portFlag);
+    }
+    const detail = output.trim().split('\n').slice(-3).join(' ').trim() || (cause as Error).message;
+    throw new ChainStartError(options.name, detail, cause);
+  }
+  return {
+    name: options.name,
+    chainId: options.chainId,
+    get port() {
+      return port;
+    },
+    get rpcUrl() {
+      return `http://${HOST}:${port}`;
+    },
+    get wsUrl() {
+      return `ws://${HOST}:${port}`;
+    },
+    get pid() {
+      return pids?.anvil;
+    },
+    get wrapperPid() {
+      return pids?.wrapper;
+    },
+    logs: () => anvil.logs,
+    onUnexpectedExit: (listener) => {
+      exitListeners.push(listener);
+    },
+    async stop() {
+      stopping = true;
+      try {
+        await anvil.stop();
+      } finally {
+        rmSync(options.cachePath, { recursive: true, force: true });
+      }
+    },
+  };
+}

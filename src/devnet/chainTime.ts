@@ -1,0 +1,53 @@
+import type { RpcClient } from './rpc.js';
+
+/** Time of one chain after a move: its new head block. */
+export interface ChainTime {
+  chain: string;
+  blockNumber: number;
+  timestamp: number;
+  /** Seconds the chain runs ahead of the wall clock. */
+  offsetSeconds: number;
+}
+
+interface TimedChain {
+  name: string;
+  rpc: RpcClient;
+}
+
+interface Block {
+  number: string;
+  timestamp: string;
+}
+
+/**
+ * Moves every chain forward by `seconds` and mines a block on each, so that block.timestamp has moved when
+ * the call returns. Chains are first brought to the same offset (the largest), so that after any sequence of
+ * calls all chains agree on the time to within the second they were mined in.
+ */
+export async function advanceChainTime(chains: readonly TimedChain[], seconds: number): Promise<ChainTime[]> {
+  if (!Number.isInteger(seconds) || seconds < 0) throw new RangeError(`seconds must be a whole number >= 0, got ${seconds}`);
+  const offsets = await Promise.all(chains.map((c) => c.rpc.call<number>('evm_increaseTime', [0]).then(Number)));
+  const target = Math.max(...offsets) + seconds;
+  return Promise.all(
+    chains.map(async (chain, i) => {
+      const step = target - (offsets[i] as number);
+      const offsetSeconds = step > 0 ? Number(await chain.rpc.call<number>('evm_increaseTime', [step])) : (offsets[i] as number);
+      await chain.rpc.call('evm_mine', []);
+      const head = await chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
+      return { chain: chain.name, blockNumber: Number(head.number), timestamp: Number(head.timestamp), offsetSeconds };
+    }),
+  );
+}
+
+/** Current head of every chain, without moving anything. */
+export async function readChainTime(chains: readonly TimedChain[]): Promise<ChainTime[]> {
+  return Promise.all(
+    chains.map(async (chain) => {
+      const [head, offset] = await Promise.all([
+        chain.rpc.call<Block>('eth_getBlockByNumber', ['latest', false]),
+        chain.rpc.call<number>('evm_increaseTime', [0]),
+      ]);
+      return { chain: chain.name, blockNumber: Number(head.number), timestamp: Number(head.timestamp), offsetSeconds: Number(offset) };
+    }),
+  );
+}

@@ -1,0 +1,66 @@
+import { readFileSync } from 'node:fs';
+import type { ChainSpec } from './chainConfig.js';
+import { ConfigError } from './errors.js';
+import type { Environment } from './manifest.js';
+
+/**
+ * A sandbox config file (`sandbox up --config sandbox.config.json`), for what flags do not cover:
+ *
+ *   { "environment": "sandbox", "mnemonic": "...", "allowPublicChainIds": false,
+ *     "chains": [{ "name": "alpha", "chainId": 31337, "port": 8545 }, { "name": "beta", "chainId": 31338 }] }
+ *
+ * Every field is optional; a chain without `port` gets 8545 + its position.
+ */
+export interface SandboxConfig {
+  environment?: Environment;
+  mnemonic?: string;
+  allowPublicChainIds?: boolean;
+  chains?: ChainSpec[];
+}
+
+export function loadSandboxConfig(path: string): SandboxConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new ConfigError(`Config ${path}: ${(error as Error).message}`);
+  }
+  return parseSandboxConfig(raw, path);
+}
+
+export function parseSandboxConfig(raw: unknown, source = 'config'): SandboxConfig {
+  const fail = (message: string): never => {
+    throw new ConfigError(`${source}: ${message}`);
+  };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('must be a JSON object');
+  const known = new Set(['environment', 'mnemonic', 'allowPublicChainIds', 'chains']);
+  const input = raw as Record<string, unknown>;
+  for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown field "${key}" (known: ${[...known].join(', ')})`);
+
+  const config: SandboxConfig = {};
+  if (input.environment !== undefined) {
+    if (input.environment !== 'sandbox' && input.environment !== 'production') fail('environment must be "sandbox" or "production"');
+    config.environment = input.environment as Environment;
+  }
+  if (input.mnemonic !== undefined) {
+    if (typeof input.mnemonic !== 'string' || input.mnemonic.trim().split(/\s+/).length < 12) fail('mnemonic must be 12 or more words');
+    config.mnemonic = (input.mnemonic as string).trim();
+  }
+  if (input.allowPublicChainIds !== undefined) {
+    if (typeof input.allowPublicChainIds !== 'boolean') fail('allowPublicChainIds must be true or false');
+    config.allowPublicChainIds = input.allowPublicChainIds as boolean;
+  }
+  if (input.chains !== undefined) {
+    if (!Array.isArray(input.chains) || input.chains.length === 0) fail('chains must be a non-empty array');
+    config.chains = (input.chains as unknown[]).map((entry, i) => {
+      if (typeof entry !== 'object' || entry === null) return fail(`chains[${i}] must be an object`);
+      const { name, chainId, port, ...rest } = entry as Record<string, unknown>;
+      if (Object.keys(rest).length > 0) fail(`chains[${i}]: unknown field "${Object.keys(rest)[0]}"`);
+      if (typeof name !== 'string') fail(`chains[${i}].name must be a string`);
+      if (typeof chainId !== 'number') fail(`chains[${i}].chainId must be a number`);
+      if (port !== undefined && typeof port !== 'number') fail(`chains[${i}].port must be a number`);
+      return { name: name as string, chainId: chainId as number, port: (port as number | undefined) ?? 8545 + i };
+    });
+  }
+  return config;
+}

@@ -1,0 +1,33 @@
+import type { ChainSpec } from './chainConfig.js';
+import { sandboxComponents } from './components.js';
+import type { Environment } from './manifest.js';
+import { startSandbox, type Sandbox } from './sandbox.js';
+
+/**
+ * What `sandbox up` runs, in the foreground or in the detached supervisor. JSON-serialisable: the CLI hands it
+ * to the supervisor on its command line. Later parts add their settings (service port, solvers) here.
+ */
+export interface SandboxRunOptions {
+  stateDir: string;
+  chains: ChainSpec[];
+  fresh: boolean;
+  mnemonic?: string;
+  environment?: Environment;
+  allowPublicChainIds?: boolean;
+  cacheDir?: string;
+}
+
+export async function runSandbox(options: SandboxRunOptions, onProgress: (message: string) => void): Promise<Sandbox> {
+  return startSandbox({
+    stateDir: options.stateDir,
+    chains: options.chains,
+    fresh: options.fresh,
+    persist: true,
+    mnemonic: options.mnemonic,
+    environment: options.environment,
+    allowPublicChainIds: options.allowPublicChainIds,
+    cacheDir: options.cacheDir,
+    components: await sandboxComponents(options),
+    onProgress,
+  });
+}

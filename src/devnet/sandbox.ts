@@ -1,0 +1,305 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ACCOUNT_COUNT, ANVIL_MNEMONIC, deriveAccounts } from './accounts.js';
+import { resolveDeployment } from './addresses.js';
+import { startAnvilProcess, type AnvilProcess } from './anvil.js';
+import { resolveAnvilBinary } from './anvilBinary.js';
+import { loadArtifacts } from './artifacts.js';
+import { defaultChains, validateChains, type ChainSpec } from './chainConfig.js';
+import { findSavedChainState, restoreChainTime, saveChainState, writeFileAtomic, type ChainStateMeta } from './chainState.js';
+import { advanceChainTime, readChainTime, type ChainTime } from './chainTime.js';
+import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
+import { ChainStartError, SandboxError } from './errors.js';
+import { deployPlan, describeDeployment, genesisPath, saveGenesis, type DeploymentDescription } from './genesis.js';
+import { acquireStateLock, type StateLock } from './lock.js';
+import type { ChainInfo, Environment, Hex, SandboxManifest } from './manifest.js';
+import { assertPortFree } from './ports.js';
+import { createRpcClient, type RpcClient } from './rpc.js';
+import { defaultCacheDir, ensureDir, stateLayout, type StateLayout } from './stateDir.js';
+
+export interface StartSandboxOptions {
+  /** State folder. Default: a new temporary folder, removed by stop(). */
+  stateDir?: string;
+  /** Number of chains (named alpha, beta, …, ids 31337, 31338, …) or the chains themselves. Default 2. */
+  chains?: number | readonly ChainSpec[];
+  /** Ports of the chains when `chains` is a number: a list, or 'any' for free ports. Default 'any'. */
+  chainPorts?: readonly number[] | 'any';
+  /** Ignore and delete the saved chain state: deploy and fund from scratch. */
+  fresh?: boolean;
+  /** Save chain state on stop() and load it on the next start. Default: true with a stateDir, false without. */
+  persist?: boolean;
+  mnemonic?: string;
+  environment?: Environment;
+  /** Allow chain ids of public networks (refused by default: devnet signatures must not be valid there). */
+  allowPublicChainIds?: boolean;
+  /** Shared cache of deployments and genesis states. Default node_modules/.cache/settlement-sandbox. */
+  cacheDir?: string;
+  /** Parts started once the chains are ready, in order (the settlement service, reference solvers). */
+  components?: readonly SandboxComponent[];
+  /** Progress lines for people ("starting chains", "deploying contracts"). */
+  onProgress?: (message: string) => void;
+  /** Owner pid recorded in the lock and manifest. Default: this process. */
+  ownerPid?: number;
+}
+
+/** One running chain of a sandbox. */
+export interface SandboxChain {
+  readonly name: string;
+  readonly chainId: number;
+  readonly rpcUrl: string;
+  readonly wsUrl: string;
+  readonly port: number;
+  /** pid of the anvil process. */
+  readonly pid: number | undefined;
+  readonly info: ChainInfo;
+  /** JSON-RPC client of this chain (anvil_* and evm_* included). */
+  readonly rpc: RpcClient;
+}
+
+export interface SandboxComponentContext {
+  manifest: SandboxManifest;
+  chains: readonly SandboxChain[];
+  layout: StateLayout;
+  /** `--fresh`: components drop their own saved state too. */
+  fresh: boolean;
+  onProgress: (message: string) => void;
+}
+
+export interface RunningComponent {
+  /** Fields this component adds to `sandbox.json` (e.g. `api`). */
+  manifest?: Partial<SandboxManifest>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A part of the sandbox that runs on top of the chains. The settlement service plugs in here: `sandbox up`
+ * passes it in `components`, its start() receives the chains and manifest, and what it returns is merged into
+ * `sandbox.json` and stopped (in reverse order) before the chains.
+ */
+export interface SandboxComponent {
+  name: string;
+  start(context: SandboxComponentContext): Promise<RunningComponent>;
+}
+
+export type SandboxExit = { reason: 'stopped' } | { reason: 'chain-exited'; chain: string; code: number | undefined };
+
+export interface Sandbox {
+  readonly manifest: SandboxManifest;
+  readonly chains: readonly SandboxChain[];
+  readonly stateDir: string;
+  /** Moves every chain's time forward together and mines a block on each. */
+  advanceTime(seconds: number): Promise<ChainTime[]>;
+  chainTime(): Promise<ChainTime[]>;
+  /** Saves every chain's state now (stop() does it too when persisting). */
+  save(): Promise<void>;
+  /** Saves state (when persisting), stops components and chains, releases the state folder. Idempotent. */
+  stop(): Promise<void>;
+  /** Settles when the sandbox ends: stop() was called, or a chain died on its own. */
+  readonly exited: Promise<SandboxExit>;
+}
+
+interface ChainPlan {
+  spec: ChainSpec;
+  saved?: { statePath: string; meta: ChainStateMeta };
+  genesis: string;
+  /** No saved state and no cached genesis: deploy on this start. */
+  deploy: boolean;
+}
+
+/**
+ * Starts a sandbox: chains, contracts at fixed addresses, funded accounts, then the components. Ready when it
+ * resolves (RPC answers, contracts present), with `sandbox.json` written to the state folder.
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
+  const onProgress = options.onProgress ?? (() => {});
+  const temporary = options.stateDir === undefined;
+  const layout = stateLayout(options.stateDir ?? mkdtempSync(join(tmpdir(), 'sandbox-')));
+  const persist = options.persist ?? !temporary;
+  const fresh = options.fresh ?? false;
+  const mnemonic = options.mnemonic ?? ANVIL_MNEMONIC;
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const specs =
+    typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
+  validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });
+
+  ensureDir(layout.root);
+  const lock = acquireStateLock(layout.lock, layout.root, options.ownerPid);
+  const processes: AnvilProcess[] = [];
+  const rpcs: RpcClient[] = [];
+  const running: Array<{ name: string; component: RunningComponent }> = [];
+
+  const cleanUp = async () => {
+    for (const { component } of running.reverse()) await component.stop().catch(() => {});
+    await Promise.all(processes.map((p) => p.stop().catch(() => {})));
+    for (const rpc of rpcs) rpc.close();
+    lock.release();
+    if (temporary) rmSync(layout.root, { recursive: true, force: true });
+  };
+
+  try {
+    await Promise.all(specs.map((spec) => assertPortFree(spec.port, `chain ${spec.name}`, '--chain-ports')));
+    const anvil = resolveAnvilBinary();
+    const artifacts = loadArtifacts();
+    let { description, resolved } = await describeDeployment(cacheDir, mnemonic, artifacts);
+
+    if (fresh) rmSync(join(layout.root, 'chains'), { recursive: true, force: true });
+    const plans: ChainPlan[] = specs.map((spec) => {
+      const saved = findSavedChainState(layout, spec, description.id);
+      const genesis = genesisPath(cacheDir, description.id, spec.chainId, anvil.version);
+      return { spec, saved, genesis, deploy: !saved && !existsSync(genesis) };
+    });
+
+    onProgress(`starting ${specs.length} chain(s)`);
+    const started = await Promise.allSettled(
+      plans.map((plan) =>
+        startAnvilProcess({
+          name: plan.spec.name,
+          chainId: plan.spec.chainId,
+          port: plan.spec.port,
+          portFlag: '--chain-ports',
+          cachePath: layout.chainCache(plan.spec.name),
+          loadStatePath: plan.saved?.statePath ?? (plan.deploy ? undefined : plan.genesis),
+          mnemonic,
+          accounts: ACCOUNT_COUNT,
+        }),
+      ),
+    );
+    for (const result of started) if (result.status === 'fulfilled') processes.push(result.value);
+    const failure = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failure) throw failure.reason;
+    for (const process of processes) rpcs.push(createRpcClient(process.rpcUrl));
+
+    if (plans.some((p) => p.deploy)) {
+      onProgress('deploying contracts and funding accounts (first start of this deployment; cached afterwards)');
+      resolved ??= await resolveDeployment(description.id, await deriveAccounts(mnemonic), artifacts);
+      const deployment = resolved;
+      await Promise.all(
+        plans.map(async (plan, i) => {
+          if (!plan.deploy) return;
+          const rpc = rpcs[i] as RpcClient;
+          await deployPlan(rpc, plan.spec.name, deployment, description.accounts);
+          await saveGenesis(rpc, plan.genesis);
+        }),
+      );
+    }
+    await Promise.all(plans.map((plan, i) => (plan.saved ? restoreChainTime(rpcs[i] as RpcClient, plan.saved.meta) : undefined)));
+    await Promise.all(plans.map((plan, i) => assertChainReady(plan.spec, rpcs[i] as RpcClient, description)));
+
+    const chains: SandboxChain[] = processes.map((process, i) => ({
+      name: process.name,
+      chainId: process.chainId,
+      rpcUrl: process.rpcUrl,
+      wsUrl: process.wsUrl,
+      port: process.port,
+      pid: process.pid,
+      rpc: rpcs[i] as RpcClient,
+      info: {
+        name: process.name,
+        chainId: process.chainId,
+        rpcUrl: process.rpcUrl,
+        wsUrl: process.wsUrl,
+        contracts: { ...description.contracts },
+        tokens: description.tokens.map((t) => ({ ...t })),
+      },
+    }));
+    let manifest: SandboxManifest = {
+      environment: options.environment ?? 'sandbox',
+      manifestVersion: 1,
+      stateDir: layout.root,
+      chains: chains.map((c) => c.info),
+      accounts: description.accounts,
+      pid: lock.owner.pid,
+      startedAt: lock.owner.startedAt,
+      deployment: { id: description.id, create2Deployer: CREATE2_DEPLOYER, salt: DEPLOYMENT_SALT as Hex },
+      mnemonic,
+    };
+    writeManifest(layout, manifest);
+
+    for (const component of options.components ?? []) {
+      onProgress(`starting ${component.name}`);
+      const runningComponent = await component.start({ manifest, chains, layout, fresh, onProgress });
+      running.push({ name: component.name, component: runningComponent });
+      if (runningComponent.manifest) {
+        manifest = { ...manifest, ...runningComponent.manifest };
+        writeManifest(layout, manifest);
+      }
+    }
+
+    return createHandle({ layout, manifest, chains, processes, persist, deploymentId: description.id, cleanUp });
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+}
+
+function writeManifest(layout: StateLayout, manifest: SandboxManifest): void {
+  // It holds private keys (public test keys by default, but a custom mnemonic is someone's secret).
+  writeFileAtomic(layout.manifest, JSON.stringify(manifest, null, 2) + '\n', 0o600);
+}
+
+/** Readiness that is real: the right chain answers on that port, and every contract of the manifest has code. */
+async function assertChainReady(spec: ChainSpec, rpc: RpcClient, description: DeploymentDescription): Promise<void> {
+  const chainId = Number(await rpc.call<string>('eth_chainId'));
+  if (chainId !== spec.chainId) {
+    throw new ChainStartError(spec.name, `answers with chain id ${chainId} instead of ${spec.chainId}`);
+  }
+  const addresses = [...Object.entries(description.contracts), ...description.tokens.map((t) => [t.symbol, t.address] as const)];
+  const codes = await Promise.all(addresses.map(([, address]) => rpc.call<string>('eth_getCode', [address, 'latest'])));
+  const missing = addresses.filter((_, i) => codes[i] === '0x').map(([name]) => name);
+  if (missing.length > 0) throw new ChainStartError(spec.name, `no code for ${missing.join(', ')} after start`);
+}
+
+function createHandle(parts: {
+  layout: StateLayout;
+  manifest: SandboxManifest;
+  chains: SandboxChain[];
+  processes: AnvilProcess[];
+  persist: boolean;
+  deploymentId: string;
+  cleanUp: () => Promise<void>;
+}): Sandbox {
+  const { layout, manifest, chains, processes, persist, deploymentId, cleanUp } = parts;
+  let stopping: Promise<void> | undefined;
+  let resolveExit!: (exit: SandboxExit) => void;
+  const exited = new Promise<SandboxExit>((resolve) => (resolveExit = resolve));
+  const dead = new Set<string>();
+
+  const save = async () => {
+    const results = await Promise.allSettled(
+      chains.filter((c) => !dead.has(c.name)).map((c) => saveChainState(c.rpc, layout, c, deploymentId)),
+    );
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw new SandboxError(`Saving chain state failed: ${(failed.reason as Error).message}`, { code: 'save_failed', cause: failed.reason });
+  };
+
+  const stop = () => {
+    stopping ??= (async () => {
+      try {
+        if (persist) await save();
+      } finally {
+        await cleanUp();
+        resolveExit({ reason: 'stopped' });
+      }
+    })();
+    return stopping;
+  };
+
+  processes.forEach((process) => {
+    process.onUnexpectedExit((code) => {
+      dead.add(process.name);
+      resolveExit({ reason: 'chain-exited', chain: process.name, code });
+    });
+  });
+
+  return {
+    manifest,
+    chains,
+    stateDir: layout.root,
+    advanceTime: (seconds) => advanceChainTime(chains, seconds),
+    chainTime: () => readChainTime(chains),
+    save,
+    stop,
+    exited,
+  };
+}
