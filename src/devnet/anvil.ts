@@ -50,6 +50,7 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
   let pids: { wrapper: number; anvil: number } | undefined;
   let port = options.port;
   let stopping = false;
+  let exited = false;
   const exitListeners: Array<(code: number | undefined) => void> = [];
 
   const anvilOptions = {
@@ -92,6 +93,7 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
     if (match?.[1]) port = Number(match[1]);
   });
   anvil.on('exit', (code) => {
+    exited = true;
     if (!stopping) for (const listener of exitListeners) listener(code);
   });
 
@@ -130,7 +132,8 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
     async stop() {
       stopping = true;
       try {
-        await anvil.stop();
+        // @viem/anvil would wait its whole stop timeout for a 'close' that already happened.
+        if (!exited) await anvil.stop();
       } finally {
         rmSync(options.cachePath, { recursive: true, force: true });
       }
