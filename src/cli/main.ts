@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { register as registerDown } from './commands/down.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
-import { DEFAULT_STATE_DIR } from './output.js';
+import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
 
 /**
  * The `sandbox` command. Each command lives in commands/<name>.ts and exports `register(program)`; heavy

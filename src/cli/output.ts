@@ -11,7 +11,9 @@ export interface GlobalOptions {
   stateDir: string;
 }
 
-export const DEFAULT_STATE_DIR = '.sandbox';
+import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
+
+export { DEFAULT_STATE_DIR };
 
 export function globalOptions(command: Command): GlobalOptions {
   const options = command.optsWithGlobals<{ json?: boolean; stateDir?: string }>();

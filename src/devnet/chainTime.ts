@@ -51,3 +51,20 @@ export async function readChainTime(chains: readonly TimedChain[]): Promise<Chai
     }),
   );
 }
+
+/**
+ * Advances the chains of a running sandbox from another process (`sandbox clock advance` talks to the
+ * sandbox through its manifest, not through the handle that started it).
+ */
+export async function advanceSandboxTime(
+  manifest: { chains: ReadonlyArray<{ name: string; rpcUrl: string }> },
+  seconds: number,
+): Promise<ChainTime[]> {
+  const { createRpcClient } = await import('./rpc.js');
+  const chains = manifest.chains.map((c) => ({ name: c.name, rpc: createRpcClient(c.rpcUrl) }));
+  try {
+    return await advanceChainTime(chains, seconds);
+  } finally {
+    for (const chain of chains) chain.rpc.close();
+  }
+}

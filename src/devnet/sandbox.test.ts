@@ -8,6 +8,8 @@ import { CANONICAL_PERMIT2 } from '../contracts/order.js';
 import { FUNDING, PERMIT2_ADDRESS } from './deployment.js';
 import { ConfigError, PortInUseError, SandboxAlreadyRunningError, StateMismatchError } from './errors.js';
 import type { SandboxManifest } from './manifest.js';
+import { advanceSandboxTime } from './chainTime.js';
+import { readManifest } from './manifestFile.js';
 import { startSandbox, type Sandbox, type SandboxChain } from './sandbox.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -215,8 +217,33 @@ describe('startSandbox', () => {
     }
     const stamps = after.map((t) => t.timestamp);
     expect(Math.max(...stamps) - Math.min(...stamps)).toBeLessThanOrEqual(1);
+    // From another process's point of view: through the manifest.
+    const later = await advanceSandboxTime(readManifest(sandbox.stateDir, { requireRunning: true }), 60);
+    expect(later.map((t) => t.offsetSeconds)).toEqual([3710, 3710, 3710]);
     await expect(sandbox.advanceTime(-1)).rejects.toThrow(RangeError);
     await expect(sandbox.advanceTime(1.5)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('chains from a configuration', () => {
+  it('runs custom names and ids, one chain or several', async () => {
+    const sandbox = await started(
+      startSandbox({ chains: [{ name: 'left', chainId: 900001, port: 0 }, { name: 'right', chainId: 900002, port: 0 }] }),
+    );
+    expect(sandbox.manifest.chains.map((c) => `${c.name}:${c.chainId}`)).toEqual(['left:900001', 'right:900002']);
+    expect(await client(sandbox.chains[1] as SandboxChain).getChainId()).toBe(900002);
+    const single = await started(startSandbox({ chains: 1 }));
+    expect(single.chains).toHaveLength(1);
+  });
+
+  it('reads the manifest of a running sandbox, and refuses a stopped one when asked', async () => {
+    const stateDir = tempDir('sandbox-manifest-');
+    const sandbox = await startSandbox({ stateDir });
+    expect(readManifest(stateDir, { requireRunning: true })).toEqual(sandbox.manifest);
+    await sandbox.stop();
+    expect(() => readManifest(stateDir, { requireRunning: true })).toThrow(/No sandbox is running/);
+    expect(readManifest(stateDir).chains).toHaveLength(2);
+    expect(() => readManifest(tempDir('sandbox-empty-'))).toThrow(/No sandbox is running/);
   });
 });
 

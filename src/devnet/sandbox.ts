@@ -150,7 +150,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       return { spec, saved, genesis, deploy: !saved && !existsSync(genesis) };
     });
 
-    onProgress(`starting ${specs.length} chain(s)`);
+    const source = (plan: ChainPlan) =>
+      plan.saved ? `saved state of ${plan.saved.meta.savedAt}` : plan.deploy ? 'empty, deploying' : 'cached deployment';
+    onProgress(`starting chains ${plans.map((p) => `${p.spec.name} (${source(p)})`).join(', ')}`);
     const started = await Promise.allSettled(
       plans.map((plan) =>
         startAnvilProcess({

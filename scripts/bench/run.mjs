@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Benchmark runner: `npm run bench [-- <row name filter>…] [-- --json]`.
+// Each module in scripts/bench/rows/ (run in file-name order) exports `name`, `description` and
+// `run({ runs })`, which returns one or more rows `{ benchmark, result, detail, values }`. Add a row by adding
+// a module. Results are printed as a table and written to reports/bench.json.
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, requireBuilt } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const runsArg = args.find((a) => a.startsWith('--runs='));
+const runs = runsArg ? Number(runsArg.slice('--runs='.length)) : 5;
+const filters = args.filter((a) => !a.startsWith('--'));
+
+requireBuilt();
+const rowsDir = join(ROOT, 'scripts/bench/rows');
+const modules = readdirSync(rowsDir)
+  .filter((f) => f.endsWith('.mjs'))
+  .sort();
+
+const results = [];
+for (const file of modules) {
+  const row = await import(pathToFileURL(join(rowsDir, file)).href);
+  if (filters.length > 0 && !filters.some((f) => row.name.includes(f) || file.includes(f))) continue;
+  if (!json) process.stderr.write(`› ${row.name}: ${row.description}\n`);
+  try {
+    const produced = await row.run({ runs });
+    results.push(...(Array.isArray(produced) ? produced : [produced]).map((r) => ({ module: row.name, ...r })));
+  } catch (error) {
+    process.exitCode = 1;
+    results.push({ module: row.name, benchmark: row.name, result: 'failed', detail: error.message.split('\n')[0] });
+  }
+}
+
+mkdirSync(join(ROOT, 'reports'), { recursive: true });
+const report = { date: new Date().toISOString(), node: process.version, runs, results };
+writeFileSync(join(ROOT, 'reports/bench.json'), JSON.stringify(report, null, 2) + '\n');
+
+if (json) {
+  process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+} else {
+  const table = [['benchmark', 'result', 'detail'], ...results.map((r) => [r.benchmark, r.result, r.detail ?? ''])];
+  const widths = table[0].map((_, i) => Math.max(...table.map((row) => row[i].length)));
+  const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write(
+    [line(table[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.slice(1).map(line)].join('\n') + '\n',
+  );
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { defaultChains, isPublicChainId, parsePortList, validateChains } from './chainConfig.js';
+import { parseSandboxConfig } from './config.js';
+import { ConfigError } from './errors.js';
+
+describe('chain configuration', () => {
+  it('defaults to alpha 31337 on 8545 and beta 31338 on 8546', () => {
+    expect(defaultChains()).toEqual([
+      { name: 'alpha', chainId: 31337, port: 8545 },
+      { name: 'beta', chainId: 31338, port: 8546 },
+    ]);
+    expect(defaultChains(3, 'any').map((c) => [c.name, c.chainId, c.port])).toEqual([
+      ['alpha', 31337, 0],
+      ['beta', 31338, 0],
+      ['gamma', 31339, 0],
+    ]);
+    expect(defaultChains(2, [9000, 9001]).map((c) => c.port)).toEqual([9000, 9001]);
+  });
+
+  it('refuses counts and port lists that do not fit', () => {
+    expect(() => defaultChains(0)).toThrow(ConfigError);
+    expect(() => defaultChains(9)).toThrow(/between 1 and 8/);
+    expect(() => defaultChains(2, [9000])).toThrow(/1 port\(s\) for 2 chain\(s\)/);
+    expect(parsePortList('8545, 8546')).toEqual([8545, 8546]);
+    expect(() => parsePortList('8545,65536')).toThrow(/"65536" is not a port/);
+    expect(() => parsePortList('8545,-1')).toThrow(/"-1"/);
+  });
+
+  it('refuses public chain ids unless allowed, bad names, duplicates', () => {
+    for (const id of [1, 10, 137, 8453, 42161, 11155111]) expect(isPublicChainId(id)).toBe(true);
+    expect(isPublicChainId(31337)).toBe(false);
+    const chain = (name: string, chainId: number, port = 0) => ({ name, chainId, port });
+    expect(() => validateChains([chain('eth', 1)])).toThrow(/public network/);
+    expect(() => validateChains([chain('eth', 1)], { allowPublicChainIds: true })).not.toThrow();
+    expect(() => validateChains([chain('Alpha', 31337)])).toThrow(/lowercase/);
+    expect(() => validateChains([chain('a-b', 31337)])).toThrow(/lowercase/);
+    expect(() => validateChains([chain('a', 31337), chain('b', 31337)])).toThrow(/Chain id 31337 is used twice/);
+    expect(() => validateChains([chain('a', 31337, 9000), chain('b', 31338, 9000)])).toThrow(/Port 9000 is used twice/);
+    expect(() => validateChains([chain('a', 31337), chain('b', 31338)])).not.toThrow();
+    expect(() => validateChains([chain('a', 0)])).toThrow(/not a positive integer/);
+  });
+});
+
+describe('sandbox config file', () => {
+  it('reads chains, mnemonic, environment', () => {
+    const config = parseSandboxConfig({
+      environment: 'production',
+      mnemonic: ' a b c d e f g h i j k l ',
+      chains: [{ name: 'left', chainId: 900001 }, { name: 'right', chainId: 900002, port: 9999 }],
+    });
+    expect(config).toEqual({
+      environment: 'production',
+      mnemonic: 'a b c d e f g h i j k l',
+      chains: [
+        { name: 'left', chainId: 900001, port: 8545 },
+        { name: 'right', chainId: 900002, port: 9999 },
+      ],
+    });
+  });
+
+  it('names the offending field', () => {
+    expect(() => parseSandboxConfig([])).toThrow(/must be a JSON object/);
+    expect(() => parseSandboxConfig({ chain: [] })).toThrow(/unknown field "chain"/);
+    expect(() => parseSandboxConfig({ environment: 'staging' })).toThrow(/environment must be/);
+    expect(() => parseSandboxConfig({ mnemonic: 'too short' })).toThrow(/12 or more words/);
+    expect(() => parseSandboxConfig({ chains: [] })).toThrow(/non-empty array/);
+    expect(() => parseSandboxConfig({ chains: [{ name: 'a', chainId: '1' }] })).toThrow(/chains\[0\].chainId must be a number/);
+    expect(() => parseSandboxConfig({ chains: [{ name: 'a', chainId: 1, rpc: 'x' }] })).toThrow(/chains\[0\]: unknown field "rpc"/);
+  });
+});
