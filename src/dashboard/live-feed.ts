@@ -1,0 +1,104 @@
+/**
+ * The taker WebSocket (`/api/v1/ws`) as the spec describes it: authenticate with `{type: auth, token}`,
+ * subscribe to topics, answer pings, reconnect with exponential backoff (1 s doubling, capped at 30 s), and
+ * drop events already seen (delivery is at-least-once across reconnects).
+ */
+import { isObject, str } from './read.js';
+
+export type FeedState = 'connecting' | 'live' | 'reconnecting' | 'closed';
+
+export interface FeedEvent {
+  type: string;
+  id: string;
+  timestamp?: string;
+  [field: string]: unknown;
+}
+
+export interface LiveFeedOptions {
+  url: string;
+  token: string;
+  topics: string[];
+  onEvent(event: FeedEvent): void;
+  onState(state: FeedState, detail?: string): void;
+  /** After a reconnect: events may have been missed, so re-read what is shown. */
+  onResubscribed?(): void;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+const REMEMBERED_IDS = 2_000;
+
+export class LiveFeed {
+  private socket: WebSocket | undefined;
+  private failures = 0;
+  private everLive = false;
+  private stopped = false;
+  private retry: ReturnType<typeof setTimeout> | undefined;
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly options: LiveFeedOptions) {}
+
+  start(): void {
+    this.stopped = false;
+    this.open();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retry !== undefined) clearTimeout(this.retry);
+    this.socket?.close(1000, 'page closed');
+    this.options.onState('closed');
+  }
+
+  private open(): void {
+    this.options.onState(this.everLive ? 'reconnecting' : 'connecting');
+    const socket = new WebSocket(this.options.url);
+    this.socket = socket;
+    socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: this.options.token }));
+    socket.onmessage = (message) => this.receive(socket, message.data);
+    socket.onclose = (close) => {
+      if (this.socket !== socket || this.stopped) return;
+      this.failures += 1;
+      const delay = Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** Math.min(this.failures - 1, 5));
+      this.options.onState('reconnecting', `${close.reason || `closed (${close.code})`}; retry in ${Math.round(delay / 1_000)} s`);
+      this.retry = setTimeout(() => this.open(), delay);
+    };
+  }
+
+  private receive(socket: WebSocket, data: unknown): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    if (!isObject(message)) return;
+    const type = str(message, 'type');
+    switch (type) {
+      case 'auth.ok':
+        socket.send(JSON.stringify({ type: 'subscribe', topics: this.options.topics }));
+        return;
+      case 'subscribe.ok': {
+        const wasLive = this.everLive;
+        this.everLive = true;
+        this.failures = 0;
+        this.options.onState('live');
+        if (wasLive) this.options.onResubscribed?.();
+        return;
+      }
+      case 'ping':
+        socket.send(JSON.stringify({ type: 'pong' }));
+        return;
+      case 'error':
+        this.options.onState('reconnecting', str(message, 'message') ?? str(message.error, 'message') ?? 'error');
+        return;
+      default: {
+        const id = str(message, 'id');
+        if (type === undefined || id === undefined) return;
+        if (this.seen.has(id)) return;
+        this.seen.add(id);
+        if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value as string);
+        this.options.onEvent(message as FeedEvent);
+      }
+    }
+  }
+}
