@@ -30,9 +30,13 @@ import type { RunningContext, ServiceContext, ServiceModule } from './http/servi
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
 import { EvidenceModule } from './evidence/module.js';
+import { PriceFeed } from './events/price-feed.js';
+import type { RealtimeConfig } from './events/realtime-config.js';
 import { platformMigrations } from './store/platform-migrations.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
+import { WebhooksModule } from './webhooks/module.js';
+import { TakerStreamModule } from './ws/taker-stream.js';
 
 export const API_BASE = '/api/v1';
 /** Housekeeping (expired idempotency records and sign-in challenges) runs once per clock hour. */
@@ -42,9 +46,13 @@ const SWEEP_INTERVAL_MS = 3_600_000;
  * The service's own modules, fresh per service instance (modules hold state), in dependency order. Each brings
  * its migrations, routes, WebSocket endpoints and jobs; modules that need another get it here, explicitly.
  */
-function createBuiltinModules(): ServiceModule[] {
+function createBuiltinModules(realtime: RealtimeConfig): ServiceModule[] {
   const evidence = new EvidenceModule();
-  return [evidence];
+  // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
+  const prices = new PriceFeed();
+  const webhooks = new WebhooksModule({ evidence, profile: realtime.webhookProfile, deliveryTimeoutMs: realtime.webhookTimeoutMs });
+  const takerStream = new TakerStreamModule({ evidence, prices, settings: realtime.takerStream });
+  return [evidence, webhooks, takerStream];
 }
 
 export interface Service {
@@ -102,7 +110,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...createBuiltinModules(), ...(input.modules ?? [])];
+  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig), ...(input.modules ?? [])];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],

@@ -184,6 +184,27 @@ export class OutboxRepository {
     return (this.store.db.prepare('SELECT * FROM events WHERE order_id = ? ORDER BY seq').all(orderId) as EventRow[]).map(fromRow);
   }
 
+  /** The workspace's last `limit` events, oldest first (the WebSocket replay window). */
+  recentForWorkspace(workspaceId: string, limit: number): StoredEvent[] {
+    const rows = this.store.db
+      .prepare('SELECT * FROM events WHERE workspace_id = ? ORDER BY seq DESC LIMIT ?')
+      .all(workspaceId, limit) as EventRow[];
+    return rows.reverse().map(fromRow);
+  }
+
+  /** How many of the workspace's events follow `seq`. */
+  countAfter(workspaceId: string, seq: number): number {
+    return (this.store.db.prepare('SELECT COUNT(*) AS n FROM events WHERE workspace_id = ? AND seq > ?').get(workspaceId, seq) as { n: number }).n;
+  }
+
+  /** The workspace's events created in [fromMs, toMs] (clock ms), oldest first. */
+  forWorkspaceBetween(workspaceId: string, fromMs: number, toMs: number, limit: number): StoredEvent[] {
+    const rows = this.store.db
+      .prepare('SELECT * FROM events WHERE workspace_id = ? AND created_at >= ? AND created_at <= ? ORDER BY seq LIMIT ?')
+      .all(workspaceId, fromMs, toMs, limit) as EventRow[];
+    return rows.map(fromRow);
+  }
+
   lastSeq(): number {
     return (this.store.db.prepare('SELECT COALESCE(MAX(seq), 0) AS s FROM events').get() as { s: number }).s;
   }

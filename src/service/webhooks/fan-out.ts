@@ -1,0 +1,97 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock/index.js';
+import { EventPatternSet } from '../events/event-pattern.js';
+import type { OutboxRepository, StoredEvent } from '../events/outbox.js';
+import { newId } from '../store/ids.js';
+import type { Store } from '../store/store.js';
+import type { DeliveryDispatcher } from './dispatcher.js';
+import type { WebhookEndpointRepository, WebhookMessageRepository } from './repository.js';
+import { totalAttempts } from './schedule.js';
+
+/**
+ * Turns committed outbox events into webhook messages: one per active endpoint of the event's workspace whose
+ * patterns match its type. A cursor (last fanned-out seq) is kept with the messages, so events committed while
+ * the service was down, or whose notification was lost, are picked up from the table at start.
+ */
+export class WebhookFanOut {
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: {
+      clock: Clock;
+      store: Store;
+      outbox: OutboxRepository;
+      endpoints: WebhookEndpointRepository;
+      messages: WebhookMessageRepository;
+      dispatcher: DeliveryDispatcher;
+      logger: Logger;
+    },
+  ) {}
+
+  start(): void {
+    this.catchUp();
+    this.#unsubscribe = this.deps.outbox.onCommitted((event) => {
+      try {
+        this.#fanOut([event]);
+      } catch (error) {
+        // Never break the publisher's request; the cursor lets the next start pick the event up.
+        this.deps.logger.error({ err: error, eventId: event.envelope.id }, 'webhook fan-out failed');
+      }
+    });
+  }
+
+  stop(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+  }
+
+  /** Fans out every stored event after the cursor. */
+  catchUp(): number {
+    let total = 0;
+    for (;;) {
+      const events = this.deps.outbox.after(this.deps.messages.fanOutCursor(), 500);
+      if (events.length === 0) return total;
+      this.#fanOut(events);
+      total += events.length;
+    }
+  }
+
+  #fanOut(events: readonly StoredEvent[]): void {
+    const { store, endpoints, messages, clock, dispatcher } = this.deps;
+    const maxAttempts = totalAttempts(dispatcher.profile);
+    let queued = 0;
+    store.transaction(() => {
+      const byWorkspace = new Map<string, Array<{ id: string; createdAt: number; patterns: EventPatternSet }>>();
+      for (const event of events) {
+        if (event.workspaceId !== null) {
+          let targets = byWorkspace.get(event.workspaceId);
+          if (targets === undefined) {
+            targets = endpoints
+              .active(event.workspaceId)
+              .map((endpoint) => ({ id: endpoint.id, createdAt: endpoint.createdAt, patterns: new EventPatternSet(endpoint.events) }));
+            byWorkspace.set(event.workspaceId, targets);
+          }
+          const body = JSON.stringify(event.envelope);
+          for (const target of targets) {
+            // An endpoint receives what happened after it was registered; older events are for replay.
+            if (event.createdAt < target.createdAt || !target.patterns.matches(event.envelope.type)) continue;
+            const inserted = messages.insert({
+              id: newId('msg'),
+              webhookId: target.id,
+              eventId: event.envelope.id,
+              eventType: event.envelope.type,
+              body,
+              origin: 'event',
+              maxAttempts,
+              nextAttemptAt: clock.now(),
+              createdAt: clock.now(),
+            });
+            if (inserted) queued += 1;
+          }
+        }
+        messages.advanceFanOutCursor(event.seq);
+      }
+    });
+    if (queued > 0) dispatcher.arm();
+  }
+}

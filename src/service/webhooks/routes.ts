@@ -1,0 +1,237 @@
+import { z } from 'zod';
+import type { AuthContext } from '../auth/context.js';
+import type { ApiRouter } from '../http/api-router.js';
+import { describeErrorCode } from '../http/error-codes.js';
+import type { OpenApiRegistry } from '../http/openapi.js';
+import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
+import { isoTime } from '../http/wire.js';
+import type { WebhookEndpoints } from './endpoints.js';
+import type { Mailbox, MailboxMessage } from './mailbox.js';
+import type { WebhookDelivery, WebhookEndpoint } from './repository.js';
+import * as S from './schemas.js';
+
+describeErrorCode('url_not_allowed', 'Webhook URLs must be HTTPS and public (the sandbox also accepts http://localhost and 127.0.0.1).');
+describeErrorCode('webhook_limit_reached', 'The workspace has the maximum number of webhook endpoints.');
+describeErrorCode('webhook_not_active', 'The webhook endpoint is paused or disabled; enable it first.');
+describeErrorCode('replay_window_exceeded', 'Events can be replayed for 7 days after they happened.');
+describeErrorCode('event_not_subscribed', 'The webhook endpoint does not subscribe to that event type.');
+
+const Params = z.object({ webhookId: S.WebhookId });
+
+export function webhookView(endpoint: WebhookEndpoint, pendingMessages: number): z.output<typeof S.WebhookView> {
+  return {
+    webhookId: endpoint.id,
+    url: endpoint.url,
+    events: endpoint.events,
+    active: endpoint.status === 'active',
+    status: endpoint.status === 'deleted' ? 'disabled' : endpoint.status,
+    createdAt: isoTime(endpoint.createdAt),
+    stoppedAt: endpoint.stoppedAt === null ? null : isoTime(endpoint.stoppedAt),
+    failureStreak: endpoint.failureStreak,
+    pendingMessages,
+  };
+}
+
+export function deliveryView(delivery: WebhookDelivery): z.output<typeof S.DeliveryView> {
+  return {
+    deliveryId: delivery.id,
+    eventId: delivery.eventId,
+    eventType: delivery.eventType,
+    attempt: delivery.attempt,
+    sentAt: isoTime(delivery.sentAt),
+    durationMs: delivery.durationMs,
+    statusCode: delivery.statusCode,
+    succeeded: delivery.succeeded,
+    error: delivery.error,
+    nextAttemptAt: delivery.nextAttemptAt === null ? null : isoTime(delivery.nextAttemptAt),
+  };
+}
+
+function mailView(mail: MailboxMessage): z.output<typeof S.MailView> {
+  return {
+    id: mail.id,
+    to: mail.recipient,
+    subject: mail.subject,
+    body: mail.body,
+    kind: mail.kind,
+    webhookId: mail.webhookId,
+    createdAt: isoTime(mail.createdAt),
+  };
+}
+
+function workspaceOf(auth: AuthContext | undefined): string {
+  // The router's `required` guard ran before every handler here.
+  return auth!.workspaceId;
+}
+
+/** `/api/v1/webhooks…` and the legacy `/v1/webhooks/{id}/enable`. */
+export function mountWebhookRoutes(api: ApiRouter, legacy: ApiRouter, openapi: OpenApiRegistry, webhooks: WebhookEndpoints): void {
+  openapi.schema('CreateWebhookRequest', S.CreateWebhookRequest);
+  openapi.schema('Webhook', S.WebhookView);
+  openapi.schema('CreatedWebhook', S.CreatedWebhook);
+  openapi.schema('WebhookDelivery', S.DeliveryView);
+  openapi.schema('WebhookReplayRequest', S.ReplayRequest);
+  openapi.schema('WebhookReplayResponse', S.ReplayResponse);
+  const WebhookPage = openapi.schema('WebhookPage', pageSchema(S.WebhookView));
+  const DeliveryPage = openapi.schema('WebhookDeliveryPage', pageSchema(S.DeliveryView));
+  const view = (endpoint: WebhookEndpoint) => webhookView(endpoint, webhooks.pendingCount(endpoint.id));
+  const tags = ['Webhooks'];
+
+  api.route({
+    method: 'post',
+    path: '/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Register a webhook endpoint for event types or globs; answers with its signing key.',
+    tags,
+    auth: 'required',
+    body: S.CreateWebhookRequest,
+    responses: { 201: { description: 'Registered and active.', schema: S.CreatedWebhook } },
+    handler: async ({ body, auth }) => {
+      const endpoint = await webhooks.create(workspaceOf(auth), body);
+      return { status: 201, body: { ...view(endpoint), signingKey: endpoint.secret } };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhooks',
+    operationId: 'listWebhooks',
+    summary: "The workspace's webhook endpoints, newest first.",
+    tags,
+    auth: 'required',
+    query: PageQuery,
+    responses: { 200: { description: 'A page of endpoints.', schema: WebhookPage } },
+    handler: ({ query, auth }) => ({ status: 200, body: pageEnvelope(webhooks.list(workspaceOf(auth), toPageRequest(query)), view) }),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhooks/:webhookId',
+    operationId: 'getWebhook',
+    summary: 'One webhook endpoint.',
+    tags,
+    auth: 'required',
+    params: Params,
+    responses: { 200: { description: 'The endpoint.', schema: S.WebhookView } },
+    handler: ({ params, auth }) => ({ status: 200, body: view(webhooks.get(workspaceOf(auth), params.webhookId)) }),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/webhooks/:webhookId',
+    operationId: 'deleteWebhook',
+    summary: 'Delete a webhook endpoint; its pending retries are cancelled.',
+    tags,
+    auth: 'required',
+    params: Params,
+    responses: { 200: { description: 'Deleted.', schema: S.DeletedWebhook } },
+    handler: ({ params, auth }) => {
+      const endpoint = webhooks.delete(workspaceOf(auth), params.webhookId);
+      return { status: 200, body: { webhookId: endpoint.id, deleted: true as const } };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/webhooks/:webhookId/test',
+    operationId: 'testWebhook',
+    summary: 'Send a signed `webhook.test` event now (once, no retries) and report the attempt.',
+    tags,
+    auth: 'required',
+    idempotent: false,
+    params: Params,
+    responses: { 200: { description: 'The attempt, successful or not.', schema: S.TestDeliveryResponse } },
+    handler: async ({ params, auth }) => {
+      const result = await webhooks.test(workspaceOf(auth), params.webhookId);
+      return { status: 200, body: { webhookId: params.webhookId, eventId: result.eventId, delivery: deliveryView(result.delivery) } };
+    },
+  });
+
+  for (const [router, operationId] of [
+    [api, 'enableWebhook'],
+    [legacy, 'enableWebhookV1'],
+  ] as const) {
+    router.route({
+      method: 'post',
+      path: '/webhooks/:webhookId/enable',
+      operationId,
+      summary: 'Re-activate a paused or disabled endpoint; held retries resume.',
+      tags,
+      auth: 'required',
+      idempotent: false,
+      params: Params,
+      responses: { 200: { description: 'The endpoint, active.', schema: S.WebhookView } },
+      handler: ({ params, auth }) => ({ status: 200, body: view(webhooks.enable(workspaceOf(auth), params.webhookId)) }),
+    });
+  }
+
+  api.route({
+    method: 'post',
+    path: '/webhooks/:webhookId/replay',
+    operationId: 'replayWebhookEvents',
+    summary: 'Send stored events (kept 7 days) again: those of a window that never reached the endpoint, or named ones.',
+    description:
+      'With `since`/`until`: every event of the window the endpoint subscribes to and has not acknowledged (add ' +
+      '`includeDelivered: true` to resend all). With `eventIds`: those events. Replayed events keep their `evt_` ids ' +
+      'and bodies and get a fresh retry schedule.',
+    tags,
+    auth: 'required',
+    params: Params,
+    body: S.ReplayRequest,
+    responses: { 202: { description: 'Queued for delivery.', schema: S.ReplayResponse } },
+    handler: ({ params, body, auth }) => {
+      const result = webhooks.replay(workspaceOf(auth), params.webhookId, {
+        since: body.since === undefined ? undefined : Date.parse(body.since),
+        until: body.until === undefined ? undefined : Date.parse(body.until),
+        eventIds: body.eventIds,
+        includeDelivered: body.includeDelivered,
+      });
+      return {
+        status: 202,
+        body: {
+          webhookId: result.webhookId,
+          replayed: result.replayed,
+          skipped: result.skipped,
+          eventIds: result.eventIds,
+          since: result.since === undefined ? null : isoTime(result.since),
+          until: result.until === undefined ? null : isoTime(result.until),
+          truncated: result.truncated,
+          nextSince: result.nextSince === undefined ? null : isoTime(result.nextSince),
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhooks/:webhookId/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'Delivery attempts of an endpoint, newest first (kept 7 days).',
+    tags,
+    auth: 'required',
+    params: Params,
+    query: z.object({ ...pageQueryShape, ...S.DeliveriesQuery.shape }),
+    responses: { 200: { description: 'A page of attempts.', schema: DeliveryPage } },
+    handler: ({ params, query, auth }) => ({
+      status: 200,
+      body: pageEnvelope(webhooks.deliveries(workspaceOf(auth), params.webhookId, toPageRequest(query), query.eventId), deliveryView),
+    }),
+  });
+}
+
+/** `GET /api/v1/sandbox/mailbox`: the notifications the sandbox would have emailed. */
+export function mountMailboxRoutes(api: ApiRouter, openapi: OpenApiRegistry, mailbox: Mailbox): void {
+  openapi.schema('MailboxMessage', S.MailView);
+  const MailPage = openapi.schema('MailboxPage', pageSchema(S.MailView));
+  api.route({
+    method: 'get',
+    path: '/sandbox/mailbox',
+    operationId: 'listSandboxMailbox',
+    summary: "Notifications the sandbox would have emailed to the workspace (endpoint paused or disabled), newest first.",
+    tags: ['Sandbox'],
+    auth: 'required',
+    query: PageQuery,
+    responses: { 200: { description: 'A page of messages.', schema: MailPage } },
+    handler: ({ query, auth }) => ({ status: 200, body: pageEnvelope(mailbox.page(workspaceOf(auth), toPageRequest(query)), mailView) }),
+  });
+}

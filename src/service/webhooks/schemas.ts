@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { isWellFormedPattern, matchesSomeKnownType } from '../events/event-pattern.js';
+import { IsoTimestamp } from '../http/wire.js';
+
+export const WebhookId = z.string().regex(/^wh_[0-9a-z]{1,64}$/, 'must be a webhook id (wh_…)');
+
+const EventPattern = z
+  .string()
+  .min(1)
+  .max(100)
+  .refine(isWellFormedPattern, 'must be an event type such as order.created or a glob such as order.*')
+  .refine(matchesSomeKnownType, 'matches no event type the service sends')
+  .meta({ description: 'An event type (`order.settled`) or a glob (`order.*`, `settlement.*`, `*`).' });
+
+export const CreateWebhookRequest = z
+  .strictObject({
+    url: z.string().min(1).max(2048).meta({ description: 'HTTPS URL (the sandbox also accepts http://localhost and http://127.0.0.1).' }),
+    events: z.array(EventPattern).min(1).max(50),
+    secret: z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9_+/=-]{16,200}$/, 'must start with whsec_ followed by at least 16 characters (letters, digits, _ + / = -)')
+      .optional()
+      .meta({ description: 'Signing secret; generated (`whsec_test_…` / `whsec_live_…`) when omitted.' }),
+  })
+  .meta({ description: 'A webhook endpoint to register.' });
+
+export const WebhookView = z.object({
+  webhookId: z.string(),
+  url: z.string(),
+  events: z.array(z.string()),
+  active: z.boolean(),
+  status: z.enum(['active', 'paused', 'disabled']).meta({ description: '`paused` (Reference A) or `disabled` (Reference B) after repeated failures.' }),
+  createdAt: IsoTimestamp,
+  stoppedAt: IsoTimestamp.nullable().meta({ description: 'When the endpoint was paused or disabled.' }),
+  failureStreak: z.number().int().nonnegative().meta({ description: 'Consecutive exhausted events (A) or failed attempts (B).' }),
+  pendingMessages: z.number().int().nonnegative().meta({ description: 'Events still on their retry schedule (held while paused).' }),
+});
+
+export const CreatedWebhook = WebhookView.extend({
+  signingKey: z.string().meta({ description: 'The secret that signs deliveries; shown only here.' }),
+});
+
+export const DeletedWebhook = z.object({ webhookId: z.string(), deleted: z.literal(true) });
+
+export const DeliveryView = z.object({
+  deliveryId: z.string().meta({ description: 'The X-Service-DeliveryId of this attempt.' }),
+  eventId: z.string(),
+  eventType: z.string(),
+  attempt: z.number().int().positive(),
+  sentAt: IsoTimestamp,
+  durationMs: z.number().int().nonnegative(),
+  statusCode: z.number().int().nullable(),
+  succeeded: z.boolean(),
+  error: z.string().nullable(),
+  nextAttemptAt: IsoTimestamp.nullable().meta({ description: 'When the next retry is due, if the schedule continues.' }),
+});
+
+export const TestDeliveryResponse = z.object({ webhookId: z.string(), eventId: z.string(), delivery: DeliveryView });
+
+export const ReplayRequest = z
+  .strictObject({
+    since: IsoTimestamp.optional().meta({ description: 'Start of the window (at most 7 days ago).' }),
+    until: IsoTimestamp.optional().meta({ description: 'End of the window; default now.' }),
+    eventIds: z.array(z.string().regex(/^evt_[0-9a-z]{1,64}$/, 'must be an event id (evt_…)')).min(1).max(100).optional(),
+    includeDelivered: z.boolean().optional().meta({ description: 'Also resend events the endpoint already acknowledged.' }),
+  })
+  .meta({ description: 'Either a window (`since`, optional `until`) or `eventIds`.' });
+
+export const ReplayResponse = z.object({
+  webhookId: z.string(),
+  replayed: z.number().int().nonnegative(),
+  skipped: z.number().int().nonnegative().meta({ description: 'Events already delivered or on their way.' }),
+  eventIds: z.array(z.string()),
+  since: IsoTimestamp.nullable(),
+  until: IsoTimestamp.nullable(),
+  truncated: z.boolean(),
+  nextSince: IsoTimestamp.nullable().meta({ description: 'When truncated: call again with this `since`.' }),
+});
+
+export const DeliveriesQuery = z.object({ eventId: z.string().regex(/^evt_[0-9a-z]{1,64}$/).optional() });
+
+export const MailView = z.object({
+  id: z.string(),
+  to: z.string(),
+  subject: z.string(),
+  body: z.string(),
+  kind: z.string(),
+  webhookId: z.string().nullable(),
+  createdAt: IsoTimestamp,
+});

@@ -1,0 +1,124 @@
+import { WebSocketServer } from 'ws';
+import type { OutboxRepository, StoredEvent } from '../events/outbox.js';
+import type { PriceFeed, PriceUpdate } from '../events/price-feed.js';
+import type { EvidenceModule } from '../evidence/module.js';
+import { describeErrorCode } from '../http/error-codes.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import { ConnectionLimit } from './connection-limit.js';
+import { CloseCode } from './taker-stream-messages.js';
+import { DEFAULT_TAKER_STREAM_SETTINGS, TakerStreamSession, type SessionDeps, type TakerStreamSettings } from './taker-stream-session.js';
+
+export const TAKER_STREAM_PATH = '/api/v1/ws';
+
+describeErrorCode('too_many_connections', 'The credential already holds the maximum number of WebSocket connections (5 per key).');
+describeErrorCode('topic_invalid', 'The WebSocket topic or channel pattern is not one the service knows; `param` names it.');
+describeErrorCode('too_many_subscriptions', 'A WebSocket connection holds at most 200 topics and channels.');
+describeErrorCode('cursor_not_found', 'The replay cursor is not an event id of this workspace.');
+describeErrorCode('already_authenticated', 'The WebSocket connection is already authenticated.');
+describeErrorCode('message_type_unknown', 'The WebSocket message type is not one the stream accepts.');
+
+export interface TakerStreamModuleOptions {
+  evidence: EvidenceModule;
+  prices: PriceFeed;
+  settings?: Partial<TakerStreamSettings>;
+}
+
+/**
+ * `/api/v1/ws`: the taker's real-time stream (best effort, sub-second). Committed outbox events fan out to the
+ * authenticated connections of their workspace whose topics or channels match; prices come from the PriceFeed.
+ */
+export class TakerStreamModule implements ServiceModule {
+  readonly name = 'taker-stream';
+  readonly settings: TakerStreamSettings;
+  readonly #sessions = new Set<TakerStreamSession>();
+  readonly #byWorkspace = new Map<string, Set<TakerStreamSession>>();
+  readonly #unsubscribe: Array<() => void> = [];
+  #server: WebSocketServer | undefined;
+  #deps: SessionDeps | undefined;
+  #docBase = '';
+
+  constructor(private readonly options: TakerStreamModuleOptions) {
+    this.settings = { ...DEFAULT_TAKER_STREAM_SETTINGS, ...options.settings };
+  }
+
+  setup(context: ServiceContext): void {
+    const server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+    this.#server = server;
+    const outbox: OutboxRepository = this.options.evidence.outbox;
+    this.#deps = {
+      clock: context.clock,
+      settings: this.settings,
+      environment: context.config.environment,
+      authenticate: (token) => context.authenticator.fromToken(token),
+      limit: new ConnectionLimit(this.settings.maxConnectionsPerKey),
+      outbox,
+      prices: this.options.prices,
+      directory: {
+        chains: context.config.chains,
+        find: (...args) => context.corridors.find(...args),
+        get: (id) => context.corridors.get(id),
+      },
+      docUrl: (code) => `${this.#docBase}/docs/errors#${code}`,
+      joined: (session) => this.#join(session),
+      left: (session) => this.#leave(session),
+    };
+    this.#docBase = context.config.publicUrl ?? '';
+    context.upgrades.add(TAKER_STREAM_PATH, (req, socket, head) => {
+      server.handleUpgrade(req, socket, head, (ws) => {
+        const session = new TakerStreamSession(ws, this.#deps!);
+        this.#sessions.add(session);
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+        const token = url.searchParams.get('token') ?? header;
+        if (token !== undefined && token !== null && token !== '') void session.authenticate(token);
+      });
+    });
+  }
+
+  start(context: RunningContext): void {
+    this.#docBase = context.config.publicUrl ?? context.url;
+    this.#unsubscribe.push(
+      this.options.evidence.outbox.onCommitted((event) => this.#fanOutEvent(event)),
+      this.options.prices.subscribe((update) => this.#fanOutPrice(update)),
+    );
+  }
+
+  stop(): void {
+    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+    for (const session of [...this.#sessions]) session.close(CloseCode.goingAway, 'server stopping');
+    this.#server?.close();
+  }
+
+  /** Open connections (authenticated or not); tests and status pages read it. */
+  get connectionCount(): number {
+    return this.#sessions.size;
+  }
+
+  #join(session: TakerStreamSession): void {
+    const workspaceId = session.auth!.workspaceId;
+    let set = this.#byWorkspace.get(workspaceId);
+    if (set === undefined) this.#byWorkspace.set(workspaceId, (set = new Set()));
+    set.add(session);
+  }
+
+  #leave(session: TakerStreamSession): void {
+    this.#sessions.delete(session);
+    const workspaceId = session.auth?.workspaceId;
+    if (workspaceId === undefined) return;
+    const set = this.#byWorkspace.get(workspaceId);
+    set?.delete(session);
+    if (set?.size === 0) this.#byWorkspace.delete(workspaceId);
+  }
+
+  #fanOutEvent(event: StoredEvent): void {
+    if (event.workspaceId === null) return;
+    const sessions = this.#byWorkspace.get(event.workspaceId);
+    if (sessions === undefined) return;
+    const text = JSON.stringify(event.envelope);
+    for (const session of sessions) session.deliverEvent(event, text);
+  }
+
+  #fanOutPrice(update: PriceUpdate): void {
+    for (const session of this.#sessions) if (session.auth !== undefined) session.deliverPrice(update);
+  }
+}
