@@ -79,7 +79,8 @@ export async function sha256Hex(text: string, digest: Digest): Promise<string> {
 /** Verifies each entry's hash and, where the neighbour is present, its link; entries in sequence order. */
 export async function verifyLedgerEntries(
   entries: readonly LedgerEntryView[],
-  digest: Digest | undefined = webCryptoDigest(),
+  /** null: no WebCrypto here; entries are reported unchecked rather than trusted. */
+  digest: Digest | null = webCryptoDigest() ?? null,
 ): Promise<EntryVerification[]> {
   const bySequence = new Map(entries.map((entry) => [entry.sequence, entry]));
   const results: EntryVerification[] = [];
@@ -89,7 +90,7 @@ export async function verifyLedgerEntries(
       entry.sequence === 1 ? /^0x0{64}$/.test(entry.prevHash) : previous === undefined ? null : previous.hash === entry.prevHash;
     const result: EntryVerification = { sequence: entry.sequence, hashOk: null, linkOk };
     if (linkOk === false) result.reason = 'prevHash does not match the previous entry';
-    if (digest === undefined) {
+    if (digest === null) {
       result.reason ??= 'WebCrypto unavailable (open the page on localhost or 127.0.0.1)';
     } else {
       try {
