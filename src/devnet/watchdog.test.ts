@@ -19,8 +19,12 @@ const stateDir = (name: string) => {
 };
 
 beforeAll(ensureBuilt, 180_000);
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+afterAll(async () => {
+  // Also after a failed assertion: stop whatever still runs on our folders before removing them.
+  for (const dir of dirs) {
+    await runCli(['down', '--state-dir', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 describe.runIf(process.platform === 'linux')('chain processes die with their owner', () => {
@@ -77,5 +81,26 @@ describe.runIf(process.platform === 'linux')('chain processes die with their own
     expect(await sandbox.exited).toEqual({ reason: 'chain-exited', chain: 'alpha', code: 137 });
     await sandbox.stop();
     expect(anvilsOf(sandbox.stateDir)).toEqual([]);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('a foreground sandbox whose parent dies', () => {
+  it('stops itself and its chains when the process that started it is killed', async () => {
+    const dir = stateDir('orphan');
+    const { spawn } = await import('node:child_process');
+    const { CLI } = await import('./test-support/dist.js');
+    // A shell starts `sandbox up` and is then killed: the sandbox is re-parented and must notice.
+    const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${CLI}" up --json --state-dir "${dir}" --chain-ports any > /dev/null & wait`], {
+      stdio: 'ignore',
+    });
+    await waitFor(() => anvilsOf(dir).length === 2, 10_000, 'the chains to start');
+    const [sandboxPid] = processesMatching(`up --json --state-dir ${dir}`).filter((pid) => pid !== shell.pid);
+    expect(sandboxPid).toBeDefined();
+    shell.kill('SIGKILL');
+    await waitFor(() => processesMatching(`up --json --state-dir ${dir}`).length === 0, 5_000, 'the orphaned sandbox to stop');
+    expect(anvilsOf(dir)).toEqual([]);
+    // It stopped cleanly: chain state saved, lock released.
+    expect(existsSync(join(dir, 'chains', 'alpha', 'state.json'))).toBe(true);
+    expect(existsSync(join(dir, 'sandbox.lock'))).toBe(false);
   });
 });

@@ -50,6 +50,15 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
     signalled = signal;
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => onSignal(signal));
+  // A foreground sandbox belongs to the process that started it. When that one is gone (a script or test runner
+  // killed, a terminal closed without SIGHUP), nobody could stop this one any more: stop, as on a hang-up.
+  const parent = process.ppid;
+  let orphaned = false;
+  setInterval(() => {
+    if (process.ppid === parent || orphaned) return;
+    orphaned = true;
+    onSignal('SIGHUP');
+  }, 250).unref();
 
   const { runSandbox } = await import('../../devnet/run.js');
   const sandbox = await runSandbox(options, (message) => output.progress(message));
