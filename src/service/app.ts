@@ -29,6 +29,7 @@ import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
 import type { RunningContext, ServiceContext, ServiceModule } from './http/service-module.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
+import { AuctionModule, type AuctionConfig } from './auction/module.js';
 import { EvidenceModule } from './evidence/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
@@ -46,13 +47,15 @@ const SWEEP_INTERVAL_MS = 3_600_000;
  * The service's own modules, fresh per service instance (modules hold state), in dependency order. Each brings
  * its migrations, routes, WebSocket endpoints and jobs; modules that need another get it here, explicitly.
  */
-function createBuiltinModules(realtime: RealtimeConfig): ServiceModule[] {
+function createBuiltinModules(realtime: RealtimeConfig, auctionConfig?: AuctionConfig): ServiceModule[] {
   const evidence = new EvidenceModule();
   // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
   const prices = new PriceFeed();
   const webhooks = new WebhooksModule({ evidence, profile: realtime.webhookProfile, deliveryTimeoutMs: realtime.webhookTimeoutMs });
   const takerStream = new TakerStreamModule({ evidence, prices, settings: realtime.takerStream });
-  return [evidence, webhooks, takerStream];
+  // RFQs, quotes, solvers and the solver stream; orders read `auction.quoteBook`, settlement uses `auction.notifier`.
+  const auction = new AuctionModule({ evidence, prices, config: auctionConfig });
+  return [evidence, webhooks, takerStream, auction];
 }
 
 export interface Service {
@@ -110,7 +113,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig), ...(input.modules ?? [])];
+  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig, input.auction), ...(input.modules ?? [])];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],

@@ -76,3 +76,16 @@ export type SolverOrderMessage =
 export interface SolverNotifier {
   notify(solverId: string, message: SolverOrderMessage): number;
 }
+
+/**
+ * Where the auction learns the highest nonce a user has already spent in an order. The orders module owns used
+ * nonces (`user_nonces`) and supplies this; until it does, the auction relies on the nonces it handed out itself.
+ */
+export interface NonceSource {
+  highestUsedNonce(user: Address): bigint | undefined;
+}
+
+/** Resolves a Reference B solver key (`sk_test_…` / `sk_live_…`) to the solver it belongs to; issue 8 supplies it. */
+export interface SolverKeyResolver {
+  resolve(key: string): { solverId: string } | undefined;
+}

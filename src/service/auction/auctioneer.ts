@@ -1,0 +1,290 @@
+/**
+ * Runs the live part of an auction: which solvers were invited, which answered, and when the auction closes —
+ * as soon as every invited solver answered (a quote or a decline) or when the window ends. Quotes are checked
+ * here against the RFQ's terms; ranking and storage happen once the auction closed (QuoteService).
+ *
+ * The window is a wait on sockets, bounded in wall time like any I/O timeout: advancing the sandbox clock must
+ * not cut an auction short, and clock jobs (which run one at a time) must not hold one open.
+ */
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../clock/index.js';
+import type { LockType } from '../../contracts/order.js';
+import { newId } from '../store/ids.js';
+import type { SwapType } from './ranking.js';
+import type { SettlementPath } from './types.js';
+
+export interface AuctionTerms {
+  rfqId: string;
+  swapType: SwapType;
+  /** The fixed side: input for exactInput, output for exactOutput. */
+  amount: bigint;
+  inputDecimals: number;
+  outputDecimals: number;
+  lockType: LockType;
+  settlementPath: SettlementPath;
+  /** exactInput: quotes must offer at least this output. */
+  minOutputAmount?: bigint;
+  /** exactOutput: quotes may ask at most this input. */
+  maxInputAmount?: bigint;
+}
+
+/** What a solver sends for an RFQ (the solver stream validates the message shape). */
+export interface SolverQuoteInput {
+  rfqId: string;
+  outputAmount?: string | undefined;
+  inputAmount?: string | undefined;
+  price?: string | undefined;
+  lockTypes?: readonly LockType[] | undefined;
+  lockType?: LockType | undefined;
+  settlementPath?: SettlementPath | undefined;
+  confidence?: number | undefined;
+  clientQuoteId?: string | undefined;
+}
+
+export type QuoteRejectionCode =
+  | 'malformed'
+  | 'rfq_unknown'
+  | 'rfq_expired'
+  | 'not_invited'
+  | 'duplicate_quote'
+  | 'below_minimum'
+  | 'above_maximum'
+  | 'lock_type_unsupported'
+  | 'settlement_path_unsupported';
+
+export type QuoteRejection = { type: 'quote.rejected'; rfqId: string | null; code: QuoteRejectionCode; reason: string; clientQuoteId?: string };
+export type QuoteAnswer = { type: 'quote.ack'; rfqId: string; quoteId: string; clientQuoteId?: string } | QuoteRejection;
+export type DeclineAnswer = { type: 'decline.ack'; rfqId: string } | QuoteRejection;
+
+export interface CollectedQuote {
+  quoteId: string;
+  solverId: string;
+  inputAmount: bigint;
+  outputAmount: bigint;
+  /** Broadcast to receipt, monotonic wall ms. */
+  latencyMs: number;
+  confidence: number;
+  /** Clock ms when it arrived. */
+  receivedAt: number;
+}
+
+export interface AuctionOutcome {
+  quotes: CollectedQuote[];
+  declined: Map<string, { reason: string | null; latencyMs: number }>;
+  /** Solvers whose every attempt was rejected: their last rejection. */
+  rejected: Map<string, { code: QuoteRejectionCode; reason: string }>;
+  /** Invited solvers that neither quoted nor declined (silent or disconnected). */
+  silent: string[];
+  /** Monotonic wall ms at which the last answer arrived (undefined: none), and when the auction closed. */
+  lastAnswerAt: number | undefined;
+  closedAt: number;
+}
+
+interface LiveAuction {
+  terms: AuctionTerms;
+  invited: ReadonlySet<string>;
+  waiting: Set<string>;
+  startedAt: number;
+  quotes: Map<string, CollectedQuote>;
+  declined: Map<string, { reason: string | null; latencyMs: number }>;
+  rejected: Map<string, { code: QuoteRejectionCode; reason: string }>;
+  lastAnswerAt: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+  resolve(outcome: AuctionOutcome): void;
+}
+
+/** RFQ ids recently closed here, so a late quote hears `rfq_expired` without a database read. */
+const RECENTLY_CLOSED_LIMIT = 10_000;
+
+export class Auctioneer {
+  readonly #live = new Map<string, LiveAuction>();
+  readonly #recentlyClosed = new Set<string>();
+
+  constructor(
+    private readonly clock: Clock,
+    /** Whether an RFQ id exists at all (closed long ago or never): decides rfq_expired vs rfq_unknown. */
+    private readonly rfqExists: (rfqId: string) => boolean,
+  ) {}
+
+  /**
+   * Starts collecting for an RFQ that was just broadcast to `invited` at `startedAt` (performance.now()). Resolves
+   * when every invited solver answered, when the window ends, or on `abortAll`.
+   */
+  open(terms: AuctionTerms, invited: ReadonlySet<string>, windowMs: number, startedAt: number = performance.now()): Promise<AuctionOutcome> {
+    return new Promise((resolve) => {
+      const live: LiveAuction = {
+        terms,
+        invited,
+        waiting: new Set(invited),
+        startedAt,
+        quotes: new Map(),
+        declined: new Map(),
+        rejected: new Map(),
+        lastAnswerAt: undefined,
+        timer: undefined,
+        resolve,
+      };
+      this.#live.set(terms.rfqId, live);
+      if (live.waiting.size === 0) {
+        this.#close(live);
+        return;
+      }
+      live.timer = setTimeout(() => this.#close(live), Math.max(0, windowMs - (performance.now() - startedAt)));
+    });
+  }
+
+  isLive(rfqId: string): boolean {
+    return this.#live.has(rfqId);
+  }
+
+  liveCount(): number {
+    return this.#live.size;
+  }
+
+  /** A solver's quote; `receivedAt` is performance.now() when the frame arrived. */
+  submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number = performance.now()): QuoteAnswer {
+    const found = this.#find(input.rfqId, solverId);
+    const withClientId = <T extends object>(answer: T): T =>
+      input.clientQuoteId === undefined ? answer : { ...answer, clientQuoteId: input.clientQuoteId };
+    if ('rejection' in found) return withClientId(found.rejection);
+    const live = found.live;
+    const reject = (code: QuoteRejectionCode, reason: string): QuoteRejection => {
+      if (!live.quotes.has(solverId)) live.rejected.set(solverId, { code, reason });
+      return withClientId({ type: 'quote.rejected', rfqId: input.rfqId, code, reason });
+    };
+    if (live.quotes.has(solverId)) return withClientId(rejection(input.rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ'));
+    if (live.declined.has(solverId)) return withClientId(rejection(input.rfqId, 'duplicate_quote', 'this solver declined this RFQ'));
+    const { terms } = live;
+    if ((input.lockType !== undefined && input.lockType !== terms.lockType) || (input.lockTypes !== undefined && !input.lockTypes.includes(terms.lockType))) {
+      return reject('lock_type_unsupported', `the RFQ is for lock type ${terms.lockType}`);
+    }
+    if (input.settlementPath !== undefined && input.settlementPath !== terms.settlementPath) {
+      return reject('settlement_path_unsupported', `the RFQ is for the ${terms.settlementPath} settlement path`);
+    }
+    const amounts = quotedAmounts(terms, input);
+    if ('error' in amounts) return reject('malformed', amounts.error);
+    if (terms.minOutputAmount !== undefined && amounts.outputAmount < terms.minOutputAmount) {
+      return reject('below_minimum', `outputAmount must be at least ${terms.minOutputAmount}`);
+    }
+    if (terms.maxInputAmount !== undefined && amounts.inputAmount > terms.maxInputAmount) {
+      return reject('above_maximum', `inputAmount must be at most ${terms.maxInputAmount}`);
+    }
+    const quote: CollectedQuote = {
+      quoteId: newId('qt'),
+      solverId,
+      inputAmount: amounts.inputAmount,
+      outputAmount: amounts.outputAmount,
+      latencyMs: Math.max(0, receivedAt - live.startedAt),
+      confidence: input.confidence ?? 1,
+      receivedAt: this.clock.now(),
+    };
+    live.quotes.set(solverId, quote);
+    live.rejected.delete(solverId);
+    this.#answered(live, solverId, receivedAt);
+    return withClientId({ type: 'quote.ack', rfqId: input.rfqId, quoteId: quote.quoteId });
+  }
+
+  decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number = performance.now()): DeclineAnswer {
+    const found = this.#find(rfqId, solverId);
+    if ('rejection' in found) return found.rejection;
+    const live = found.live;
+    if (live.quotes.has(solverId)) return rejection(rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ');
+    if (live.declined.has(solverId)) return { type: 'decline.ack', rfqId };
+    live.declined.set(solverId, { reason: reason ?? null, latencyMs: Math.max(0, receivedAt - live.startedAt) });
+    this.#answered(live, solverId, receivedAt);
+    return { type: 'decline.ack', rfqId };
+  }
+
+  /** The solver has no live subscribed connection any more: stop waiting for it. */
+  solverGone(solverId: string): void {
+    for (const live of [...this.#live.values()]) {
+      if (live.waiting.delete(solverId) && live.waiting.size === 0) this.#close(live);
+    }
+  }
+
+  /** Closes every running auction now (service stop). */
+  abortAll(): void {
+    for (const live of [...this.#live.values()]) this.#close(live);
+  }
+
+  #find(rfqId: string, solverId: string): { live: LiveAuction } | { rejection: QuoteRejection } {
+    const live = this.#live.get(rfqId);
+    if (live === undefined) {
+      if (this.#recentlyClosed.has(rfqId) || this.rfqExists(rfqId)) {
+        return { rejection: rejection(rfqId, 'rfq_expired', 'the auction window of this RFQ has closed') };
+      }
+      return { rejection: rejection(rfqId, 'rfq_unknown', 'no such RFQ') };
+    }
+    if (!live.invited.has(solverId)) return { rejection: rejection(rfqId, 'not_invited', 'this solver was not invited to this RFQ') };
+    return { live };
+  }
+
+  #answered(live: LiveAuction, solverId: string, at: number): void {
+    live.lastAnswerAt = at;
+    live.waiting.delete(solverId);
+    if (live.waiting.size === 0) this.#close(live);
+  }
+
+  #close(live: LiveAuction): void {
+    if (this.#live.get(live.terms.rfqId) !== live) return;
+    if (live.timer !== undefined) clearTimeout(live.timer);
+    this.#live.delete(live.terms.rfqId);
+    this.#recentlyClosed.add(live.terms.rfqId);
+    if (this.#recentlyClosed.size > RECENTLY_CLOSED_LIMIT) {
+      const oldest = this.#recentlyClosed.values().next().value;
+      if (oldest !== undefined) this.#recentlyClosed.delete(oldest);
+    }
+    const silent = [...live.invited].filter((id) => !live.quotes.has(id) && !live.declined.has(id));
+    live.resolve({
+      quotes: [...live.quotes.values()],
+      declined: live.declined,
+      rejected: live.rejected,
+      silent,
+      lastAnswerAt: live.lastAnswerAt,
+      closedAt: performance.now(),
+    });
+  }
+}
+
+function rejection(rfqId: string, code: QuoteRejectionCode, reason: string): QuoteRejection {
+  return { type: 'quote.rejected', rfqId, code, reason };
+}
+
+/** A decimal price as integer / 10^scale. */
+function parsePrice(text: string): { units: bigint; scale: bigint } {
+  const [whole, fraction = ''] = text.split('.');
+  return { units: BigInt(`${whole}${fraction}`), scale: 10n ** BigInt(fraction.length) };
+}
+
+/**
+ * Both amounts of a quote. exactInput: the output comes from `outputAmount` or from `price` (rounded down);
+ * exactOutput: the input from `inputAmount` or `price` (rounded up). The fixed side may be echoed, but must match.
+ */
+export function quotedAmounts(terms: AuctionTerms, input: SolverQuoteInput): { inputAmount: bigint; outputAmount: bigint } | { error: string } {
+  const exactInput = terms.swapType === 'exactInput';
+  const quotedField = exactInput ? 'outputAmount' : 'inputAmount';
+  const fixedField = exactInput ? 'inputAmount' : 'outputAmount';
+  const quoted = input[quotedField];
+  const fixed = input[fixedField];
+  if (fixed !== undefined && BigInt(fixed) !== terms.amount) {
+    return { error: `${fixedField} is fixed by the RFQ (${terms.amount}); quote ${quotedField} or price` };
+  }
+  if (quoted !== undefined && input.price !== undefined) return { error: `send either ${quotedField} or price, not both` };
+  let amount: bigint;
+  if (quoted !== undefined) amount = BigInt(quoted);
+  else if (input.price !== undefined) {
+    const price = parsePrice(input.price);
+    if (price.units === 0n) return { error: 'price must be positive' };
+    const inScale = 10n ** BigInt(terms.inputDecimals);
+    const outScale = 10n ** BigInt(terms.outputDecimals);
+    if (exactInput) amount = (terms.amount * price.units * outScale) / (price.scale * inScale);
+    else {
+      const numerator = terms.amount * price.scale * inScale;
+      const denominator = price.units * outScale;
+      amount = (numerator + denominator - 1n) / denominator;
+    }
+  } else return { error: `a quote needs ${quotedField} (or price)` };
+  if (amount <= 0n) return { error: `${quotedField} must be positive` };
+  if (amount >= 1n << 256n) return { error: `${quotedField} exceeds uint256` };
+  return exactInput ? { inputAmount: terms.amount, outputAmount: amount } : { inputAmount: amount, outputAmount: terms.amount };
+}

@@ -1,0 +1,207 @@
+/**
+ * The auction as a service module: its tables, the quote and solver routes, the solver stream, and the two seams
+ * other modules use — `quoteBook` (orders read and accept quotes) and `notifier` (settlement tells the winning
+ * solver about its order).
+ */
+import type { PriceUpdate } from '../events/price-feed.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import { SolverStream, type SolverStreamSettings } from '../ws/solver-stream.js';
+import { Auctioneer } from './auctioneer.js';
+import { SolverStatistics } from './leaderboard.js';
+import { auctionMigrations } from './migrations.js';
+import { PAR } from './pricing.js';
+import { QuoteRequestResolver } from './quote-request.js';
+import { type AuctionSettings, type Evidence, QuoteService } from './quote-service.js';
+import { RfqRepository } from './rfq-repository.js';
+import { mountAuctionRoutes } from './routes.js';
+import { SolverPerformance } from './solver-performance.js';
+import { SolverRegistry } from './solver-registry.js';
+import { SolverRepository } from './solver-repository.js';
+import type { NonceSource, QuoteBook, SolverKeyResolver, SolverNotifier, SolverOrderMessage } from './types.js';
+
+/** Tunables of the auction (`ServiceConfig.auction`). */
+export interface AuctionConfig extends Partial<AuctionSettings> {
+  stream?: Partial<SolverStreamSettings>;
+}
+
+declare module '../config.js' {
+  interface ServiceConfig {
+    /** Auction window, quote lifetime, fill window, refund grace, fee ceiling, solver stream limits. */
+    auction?: AuctionConfig;
+  }
+}
+
+export const DEFAULT_AUCTION_SETTINGS: AuctionSettings = {
+  windowMs: 300,
+  quoteTtlMs: 30_000,
+  fillWindowMs: 10 * 60_000,
+  refundGraceMs: 5 * 60_000,
+  maxFeeBps: 200,
+  midPrice: () => PAR,
+};
+
+export interface AuctionModuleOptions {
+  /** The one ledger and outbox of the service (the evidence module). */
+  evidence: Evidence;
+  config?: AuctionConfig | undefined;
+  /** Highest nonce each user already spent; the orders module supplies it (also later via `useNonceSource`). */
+  nonceSource?: NonceSource | undefined;
+  /** Reference B solver keys (`sk_…`) on the solver stream; issue 8 supplies it (also via `useSolverKeys`). */
+  solverKeys?: SolverKeyResolver | undefined;
+  /** The taker stream's price feed; each RFQ's best-priced quote is published to it. */
+  prices?: { publish(update: PriceUpdate): void } | undefined;
+}
+
+function checkSettings(settings: AuctionSettings): void {
+  for (const name of ['windowMs', 'quoteTtlMs', 'fillWindowMs', 'refundGraceMs'] as const) {
+    if (!(Number.isFinite(settings[name]) && settings[name] > 0)) throw new RangeError(`auction.${name} must be a positive number of ms`);
+  }
+  if (!(Number.isInteger(settings.maxFeeBps) && settings.maxFeeBps >= 0 && settings.maxFeeBps < 10_000)) {
+    throw new RangeError('auction.maxFeeBps must be an integer from 0 to 9999');
+  }
+}
+
+export class AuctionModule implements ServiceModule {
+  readonly name = 'auction';
+  readonly migrations = auctionMigrations;
+  readonly settings: AuctionSettings;
+  #parts:
+    | {
+        quotes: QuoteService;
+        registry: SolverRegistry;
+        stream: SolverStream;
+        performance: SolverPerformance;
+      }
+    | undefined;
+  #solverStreamUrl = '';
+  #nonceSource: NonceSource | undefined;
+  #solverKeys: SolverKeyResolver | undefined;
+
+  constructor(private readonly options: AuctionModuleOptions) {
+    this.settings = { ...DEFAULT_AUCTION_SETTINGS, ...stripUndefined(options.config ?? {}) };
+    checkSettings(this.settings);
+    this.#nonceSource = options.nonceSource;
+    this.#solverKeys = options.solverKeys;
+  }
+
+  /** For the orders module: read and accept quotes. */
+  get quoteBook(): QuoteBook {
+    return this.#ready().quotes;
+  }
+
+  /** The auction service itself (Reference B's `POST /rfq` runs the same auction). */
+  get quotes(): QuoteService {
+    return this.#ready().quotes;
+  }
+
+  /**
+   * For the settlement engine: sends `order.assigned` / `order.attested` / `order.refunded` to the solver. The
+   * attested and refunded messages also record the order's outcome in the solver's fill rate.
+   */
+  readonly notifier: SolverNotifier = {
+    notify: (solverId: string, message: SolverOrderMessage): number => {
+      const { quotes, stream } = this.#ready();
+      if (message.type === 'order.attested') quotes.recordOutcome(message.orderId, 'filled');
+      else if (message.type === 'order.refunded') quotes.recordOutcome(message.orderId, 'failed');
+      return stream.notify(solverId, message);
+    },
+  };
+
+  useNonceSource(source: NonceSource): void {
+    this.#nonceSource = source;
+    this.#parts?.quotes.useNonceSource(source);
+  }
+
+  useSolverKeys(resolver: SolverKeyResolver): void {
+    this.#solverKeys = resolver;
+    this.#parts?.registry.useSolverKeys(resolver);
+  }
+
+  /** Live solver stream connections of a solver. */
+  connectionCount(solverId: string): number {
+    return this.#ready().stream.connectionCount(solverId);
+  }
+
+  setup(context: ServiceContext): void {
+    const { store, clock, config } = context;
+    const solvers = new SolverRepository(store);
+    const rfqs = new RfqRepository(store);
+    const performance = new SolverPerformance(rfqs);
+    const registry = new SolverRegistry(solvers, clock, {
+      environment: config.environment,
+      corridors: context.corridors,
+      authenticator: context.authenticator,
+      solverKeys: this.#solverKeys,
+    });
+    const auctioneer = new Auctioneer(clock, (rfqId) => rfqs.getRfq(rfqId) !== undefined);
+    const quotes = new QuoteService({
+      store,
+      clock,
+      chains: config.chains,
+      resolver: new QuoteRequestResolver(config.chains, context.corridors),
+      rfqs,
+      solvers,
+      performance,
+      auctioneer,
+      evidence: this.options.evidence,
+      settings: this.settings,
+      prices: this.options.prices,
+    });
+    quotes.useNonceSource(this.#nonceSource);
+    const stream = new SolverStream({
+      clock,
+      logger: context.logger.child({ component: 'solver-stream' }),
+      environment: config.environment,
+      authenticate: (token, solverId) => registry.authenticateStream(token, solverId),
+      intake: {
+        submitQuote: (solverId, input, receivedAt) => auctioneer.submitQuote(solverId, input, receivedAt),
+        decline: (solverId, rfqId, reason, receivedAt) => auctioneer.decline(solverId, rfqId, reason, receivedAt),
+        solverGone: (solverId) => auctioneer.solverGone(solverId),
+      },
+      ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),
+    });
+    quotes.useChannel(stream);
+    stream.attach(context.upgrades);
+    context.corridors.setSolverCount((corridorId) => registry.corridorCount(corridorId));
+    this.#parts = { quotes, registry, stream, performance };
+
+    mountAuctionRoutes(context.routes(), context.openapi, {
+      quotes,
+      registry,
+      solvers,
+      statistics: new SolverStatistics(rfqs, performance),
+      connections: (solverId) => stream.connectionCount(solverId),
+      solverStreamUrl: () => this.#solverStreamUrl,
+      fillRate: (solverId) => performance.fillRate(solverId),
+      now: () => clock.now(),
+    });
+  }
+
+  start(context: RunningContext): void {
+    const base = (context.config.publicUrl ?? context.url).replace(/^http/, 'ws');
+    this.#solverStreamUrl = `${base}/ws/v1/solver/stream`;
+    this.#ready().quotes.restore();
+  }
+
+  async stop(): Promise<void> {
+    const parts = this.#parts;
+    if (parts === undefined) return;
+    await parts.quotes.stop();
+    parts.stream.close();
+  }
+
+  /** The solver stream's address, once the service listens. */
+  get solverStreamUrl(): string {
+    return this.#solverStreamUrl;
+  }
+
+  #ready() {
+    if (this.#parts === undefined) throw new Error('the auction module is used before setup');
+    return this.#parts;
+  }
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([key, v]) => v !== undefined && key !== 'stream')) as Partial<T>;
+}
+

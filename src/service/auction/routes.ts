@@ -1,0 +1,213 @@
+/** HTTP face of the auction: quotes, quote detail (A) and RFQ view (B), solver registration and directory, leaderboard. */
+import { z } from 'zod';
+import type { ApiRouter } from '../http/api-router.js';
+import { AuthenticationError, NotFoundError } from '../http/errors.js';
+import type { OpenApiRegistry } from '../http/openapi.js';
+import { pageEnvelope, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
+import { isoTime } from '../http/wire.js';
+import type { SolverStatistics } from './leaderboard.js';
+import type { QuoteService } from './quote-service.js';
+import {
+  Leaderboard,
+  PairQuoteRequestFields,
+  Quote,
+  QuoteDetail,
+  QuoteDetailQuery,
+  QuoteIdParams,
+  QuoteRequest,
+  QuoteRequestFields,
+  QuoteResponse,
+  RfqView,
+  Solver,
+  SolverIdParams,
+  SolverRegistration,
+  SolverRegistrationRequest,
+  SolverStats,
+  SolverToken,
+  StandardOrderWire,
+  TypedDataWire,
+} from './schemas.js';
+import type { SolverRegistry } from './solver-registry.js';
+import type { SolverRecord, SolverRepository } from './solver-repository.js';
+
+export interface AuctionRouteDeps {
+  quotes: QuoteService;
+  registry: SolverRegistry;
+  solvers: SolverRepository;
+  statistics: SolverStatistics;
+  /** Live connections of a solver on the stream. */
+  connections(solverId: string): number;
+  /** `ws://host:port/ws/v1/solver/stream`, known once the server listens. */
+  solverStreamUrl(): string;
+  fillRate(solverId: string): number | null;
+  /** Clock ms. */
+  now(): number;
+}
+
+const ATTESTATION_HEADER = 'x-service-attestation';
+
+export function mountAuctionRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: AuctionRouteDeps): void {
+  openapi.schema('QuoteRequestFields', QuoteRequestFields);
+  openapi.schema('PairQuoteRequestFields', PairQuoteRequestFields);
+  openapi.schema('QuoteRequest', QuoteRequest);
+  openapi.schema('StandardOrder', StandardOrderWire);
+  openapi.schema('TypedData', TypedDataWire);
+  openapi.schema('Quote', Quote);
+  openapi.schema('QuoteResponse', QuoteResponse);
+  openapi.schema('QuoteDetail', QuoteDetail);
+  openapi.schema('RfqView', RfqView);
+  openapi.schema('SolverStats', SolverStats);
+  openapi.schema('Solver', Solver);
+  openapi.schema('SolverRegistration', SolverRegistration);
+  openapi.schema('Leaderboard', Leaderboard);
+
+  api.route({
+    method: 'post',
+    path: '/quotes',
+    operationId: 'createQuotes',
+    summary: 'Request quotes: broadcasts an RFQ to the corridor’s solvers and returns their quotes, best first.',
+    description:
+      'Runs an auction: the RFQ goes to every solver registered for the corridor and connected to the solver stream; it closes when ' +
+      'all of them answered or the auction window ends. With `user`, every quote carries the StandardOrder and EIP-712 payload for that ' +
+      'taker with its next free nonce. Errors: 422 `pair_not_supported`, `chain_not_supported`, `lock_type_not_supported`, ' +
+      '`amount_too_small`, `amount_too_large`, `corridor_unavailable` (no solver connected or none quoted).',
+    tags: ['Quotes'],
+    auth: 'optional',
+    body: QuoteRequest,
+    responses: { 200: { description: 'Ranked quotes.', schema: QuoteResponse } },
+    handler: async ({ body, auth, req }) => {
+      const attestation = req.headers[ATTESTATION_HEADER];
+      const response = await deps.quotes.requestQuotes(body, {
+        workspaceId: auth?.workspaceId ?? null,
+        requestId: req.requestId,
+        attestation: typeof attestation === 'string' && attestation !== '' ? attestation : null,
+      });
+      return { status: 200, body: response };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/quotes/:quoteId',
+    operationId: 'getQuote',
+    summary: 'A quote (qt_…) with its StandardOrder and EIP-712 payload; or an RFQ (rfq_…) with every solver response (Reference B).',
+    tags: ['Quotes'],
+    auth: 'public',
+    params: QuoteIdParams,
+    query: QuoteDetailQuery,
+    responses: { 200: { description: 'Quote detail, or the RFQ view for an rfq_ id.', schema: z.union([QuoteDetail, RfqView]) } },
+    handler: ({ params, query }) => {
+      if (params.quoteId.startsWith('rfq_')) return { status: 200, body: deps.quotes.rfqView(params.quoteId, deps.fillRate) };
+      return { status: 200, body: deps.quotes.quoteDetail(params.quoteId, query.user) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/solvers/register',
+    operationId: 'registerSolver',
+    summary: 'Register a solver for corridors; returns its solver stream credential (wsToken) once.',
+    tags: ['Solvers'],
+    auth: 'required',
+    body: SolverRegistrationRequest,
+    responses: { 201: { description: 'Registered.', schema: SolverRegistration } },
+    handler: ({ body, auth }) => {
+      const { solver, wsToken } = deps.registry.register(auth!.workspaceId, body);
+      return {
+        status: 201,
+        body: {
+          solverId: solver.id,
+          name: solver.name,
+          corridors: solver.corridors,
+          callbackUrl: solver.callbackUrl,
+          address: solver.address,
+          wsToken,
+          wsUrl: deps.solverStreamUrl(),
+          createdAt: isoTime(solver.createdAt),
+        },
+      };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/solvers/:solverId/ws-token',
+    operationId: 'rotateSolverToken',
+    summary: 'Issue a new wsToken for one of your solvers (the previous token stops working; open connections stay).',
+    tags: ['Solvers'],
+    auth: 'required',
+    params: SolverIdParams,
+    responses: { 200: { description: 'The new token, shown once.', schema: SolverToken } },
+    handler: ({ params, auth }) => {
+      const wsToken = deps.registry.rotateToken(auth!.workspaceId, params.solverId);
+      return { status: 200, body: { solverId: params.solverId, wsToken, wsUrl: deps.solverStreamUrl() } };
+    },
+  });
+
+  const SolverListQuery = z.strictObject({
+    ...pageQueryShape,
+    owned: z.enum(['true', 'false']).optional().meta({ description: '`true`: only the calling workspace’s solvers (needs a key).' }),
+  });
+  api.route({
+    method: 'get',
+    path: '/solvers',
+    operationId: 'listSolvers',
+    summary: 'The solver directory, newest first, with each solver’s statistics and connection state.',
+    tags: ['Solvers'],
+    auth: 'optional',
+    query: SolverListQuery,
+    responses: { 200: { description: 'A page of solvers.', schema: pageSchema(Solver) } },
+    handler: ({ query, auth }) => {
+      if (query.owned === 'true' && auth === undefined) {
+        throw new AuthenticationError({ code: 'authentication_required', param: 'Authorization', message: '`owned=true` needs an API key.' });
+      }
+      const page = deps.solvers.page(toPageRequest(query), query.owned === 'true' ? auth!.workspaceId : undefined);
+      const stats = deps.statistics.all(page.items);
+      return { status: 200, body: pageEnvelope(page, (solver) => present(solver, stats.get(solver.id)!, deps)) };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/solvers/:solverId',
+    operationId: 'getSolver',
+    summary: 'One solver with its statistics.',
+    tags: ['Solvers'],
+    auth: 'public',
+    params: SolverIdParams,
+    responses: { 200: { description: 'The solver.', schema: Solver } },
+    handler: ({ params }) => {
+      const solver = deps.solvers.get(params.solverId);
+      if (solver === undefined) throw notFound(params.solverId);
+      return { status: 200, body: present(solver, deps.statistics.one(solver), deps) };
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/leaderboard',
+    operationId: 'getLeaderboard',
+    summary: 'Solvers ranked by orders won, then volume and fill rate, from the auction history.',
+    tags: ['Solvers'],
+    auth: 'public',
+    responses: { 200: { description: 'The leaderboard.', schema: Leaderboard } },
+    handler: () => ({ status: 200, body: { data: deps.statistics.leaderboard(deps.solvers.all()), generatedAt: isoTime(deps.now()) } }),
+  });
+}
+
+function present(solver: SolverRecord, stats: z.output<typeof SolverStats>, deps: AuctionRouteDeps) {
+  const connections = deps.connections(solver.id);
+  return {
+    solverId: solver.id,
+    name: solver.name,
+    corridors: solver.corridors,
+    createdAt: isoTime(solver.createdAt),
+    connected: connections > 0,
+    connections,
+    stats,
+  };
+}
+
+function notFound(solverId: string): NotFoundError {
+  return new NotFoundError({ code: 'resource_not_found', param: 'solverId', message: `No solver ${solverId}.` });
+}

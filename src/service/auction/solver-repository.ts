@@ -1,0 +1,109 @@
+import type { Address } from 'viem';
+import { keysetPage, type Page, type PageRequest } from '../store/pagination.js';
+import type { Store } from '../store/store.js';
+
+export interface SolverRecord {
+  id: string;
+  workspaceId: string;
+  name: string;
+  corridors: string[];
+  callbackUrl: string | null;
+  address: Address | null;
+  createdAt: number;
+}
+
+interface SolverRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  corridors: string;
+  callback_url: string | null;
+  address: string | null;
+  created_at: number;
+}
+
+function fromRow(row: SolverRow): SolverRecord {
+  return {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    name: row.name,
+    corridors: JSON.parse(row.corridors) as string[],
+    callbackUrl: row.callback_url,
+    address: row.address as Address | null,
+    createdAt: row.created_at,
+  };
+}
+
+const COLUMNS = 'id, workspace_id, name, corridors, callback_url, address, created_at';
+
+/** Registered solvers. Their stream credential is kept only as a SHA-256 hash. */
+export class SolverRepository {
+  readonly #insert;
+  readonly #get;
+  readonly #byTokenHash;
+  readonly #byWorkspace;
+  readonly #all;
+  readonly #setTokenHash;
+
+  constructor(private readonly store: Store) {
+    const db = store.db;
+    this.#insert = db.prepare(
+      'INSERT INTO solvers (id, workspace_id, name, corridors, callback_url, address, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    this.#get = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE id = ?`);
+    this.#byTokenHash = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE token_hash = ?`);
+    this.#byWorkspace = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE workspace_id = ? ORDER BY created_at, id`);
+    this.#all = db.prepare(`SELECT ${COLUMNS} FROM solvers ORDER BY created_at, id`);
+    this.#setTokenHash = db.prepare('UPDATE solvers SET token_hash = ? WHERE id = ?');
+  }
+
+  insert(solver: SolverRecord, tokenHash: Buffer): void {
+    this.#insert.run(
+      solver.id,
+      solver.workspaceId,
+      solver.name,
+      JSON.stringify(solver.corridors),
+      solver.callbackUrl,
+      solver.address,
+      tokenHash,
+      solver.createdAt,
+    );
+  }
+
+  get(id: string): SolverRecord | undefined {
+    const row = this.#get.get(id) as SolverRow | undefined;
+    return row && fromRow(row);
+  }
+
+  byTokenHash(hash: Buffer): SolverRecord | undefined {
+    const row = this.#byTokenHash.get(hash) as SolverRow | undefined;
+    return row && fromRow(row);
+  }
+
+  byWorkspace(workspaceId: string): SolverRecord[] {
+    return (this.#byWorkspace.all(workspaceId) as SolverRow[]).map(fromRow);
+  }
+
+  all(): SolverRecord[] {
+    return (this.#all.all() as SolverRow[]).map(fromRow);
+  }
+
+  replaceTokenHash(id: string, hash: Buffer): void {
+    this.#setTokenHash.run(hash, id);
+  }
+
+  /** Newest first; `workspaceId` narrows to one workspace's solvers. */
+  page(request: PageRequest, workspaceId?: string): Page<SolverRecord> {
+    const page = keysetPage<SolverRow>(this.store.db, {
+      from: 'solvers',
+      columns: COLUMNS,
+      where: workspaceId === undefined ? '1=1' : 'workspace_id = ?',
+      params: workspaceId === undefined ? [] : [workspaceId],
+      sortColumn: 'created_at',
+      order: 'desc',
+      request,
+      position: (row) => ({ key: row.created_at, id: row.id }),
+    });
+    return { ...page, items: page.items.map(fromRow) };
+  }
+}
