@@ -89,6 +89,11 @@ export class TakerStreamModule implements ServiceModule {
     this.#server?.close();
   }
 
+  /** The feed behind `prices:` topics (the auction publishes into the same instance). */
+  get prices(): PriceFeed {
+    return this.options.prices;
+  }
+
   /** Open connections (authenticated or not); tests and status pages read it. */
   get connectionCount(): number {
     return this.#sessions.size;
