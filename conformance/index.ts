@@ -1,0 +1,22 @@
+/**
+ * The conformance harness: checks any deployment of the settlement service against Reference A or B over the
+ * wire, and certifies solvers and webhook receivers by playing the server's side.
+ */
+export { runConformance, type ConformanceOptions, type ConformanceRun } from './run.js';
+export { allChecks } from './checks/index.js';
+export { REQUIREMENTS, coverage, requirement, type Requirement, type Level } from './catalogue/index.js';
+export { runChecks, type Check, type RunOutcome } from './core/runner.js';
+export { buildReport, summarise, REPORT_FORMAT, type ConformanceReport } from './core/report.js';
+export { selectChecks, parseExpectedFailures, readExpectedFailures, type Selection, type ExpectedFailure } from './core/selection.js';
+export { signDocument, verifyDocument, generateSigningKey, signingKeyFromPem, signingKeyToPem, keyIdOf, type SigningKey } from './core/signing.js';
+export { canonicalJson } from './core/canonical-json.js';
+export type { CheckResult, Status, Profile, Capability, Evidence } from './core/types.js';
+export { discoverTarget, TargetUnreachable, UsageError, type Target } from './target/discover.js';
+export { readSandboxFile, type SandboxFile } from './target/sandbox-file.js';
+export { detectDockerEngine, startImage, NoDockerEngine } from './target/image.js';
+export { consoleProgress, consoleSummary } from './reporters/console.js';
+export { junitXml, writeJunitReport } from './reporters/junit.js';
+export { htmlReport, writeHtmlReport } from './reporters/html.js';
+export { writeJsonReport } from './reporters/json.js';
+export { coverageText } from './reporters/coverage.js';
+export { webhookSignature } from './wire/webhook-signature.js';

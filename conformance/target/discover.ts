@@ -1,0 +1,176 @@
+import type { Capability, Evidence, Profile } from '../core/types.js';
+import { HttpClient, WireError } from '../wire/http.js';
+import type { SandboxFile, SandboxFileAccount, SandboxFileChain } from './sandbox-file.js';
+
+export const API_PREFIX = '/api/v1';
+
+/** A corridor as served by `GET /api/v1/corridors` (only the fields the checks lean on are typed). */
+export interface CorridorRecord {
+  id: string;
+  originChainId: number;
+  destinationChainId: number;
+  inputToken: { address: string; symbol: string; decimals: number };
+  outputToken: { address: string; symbol: string; decimals: number };
+  solverCount: number;
+  minNotional: string;
+  maxNotional: string;
+  oracle: string;
+  lockTypes: string[];
+  [key: string]: unknown;
+}
+
+export interface TargetOptions {
+  /** Base URL of the deployment (with or without `/api/v1`); default: `api.url` of the sandbox file. */
+  url?: string;
+  profile: Profile;
+  apiKey?: string;
+  workspaceId?: string;
+  sandbox?: SandboxFile;
+  /** Timing checks may wait in real time. */
+  long?: boolean;
+}
+
+export interface Target {
+  /** `http://host:port`, without `/api/v1`. */
+  url: string;
+  apiBase: string;
+  /** The taker WebSocket, `ws://host:port/api/v1/ws`. */
+  wsUrl: string;
+  /** The solver stream (`/ws/v1/solver/stream`). */
+  solverStreamUrl: string;
+  profile: Profile;
+  apiKey?: string;
+  workspaceId?: string;
+  environment: 'sandbox' | 'production' | 'unknown';
+  sandbox?: SandboxFile;
+  capabilities: ReadonlySet<Capability>;
+  /** Why a capability is missing, for SKIPPED messages. */
+  missing: Partial<Record<Capability, string>>;
+  corridors: CorridorRecord[];
+  /** Sandbox routes found in the OpenAPI document (faucet, keys…). */
+  sandboxRoutes: string[];
+  discovery: Evidence[];
+}
+
+export class TargetUnreachable extends Error {
+  override readonly name = 'TargetUnreachable';
+  readonly code = 'target_unreachable';
+}
+
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+  readonly code = 'usage_error';
+}
+
+export function normaliseBaseUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--target must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`--target must be an http(s) URL, got ${url}`);
+  const path = parsed.pathname.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
+  return `${parsed.protocol}//${parsed.host}${path}`;
+}
+
+function wsBase(url: string): string {
+  return url.replace(/^http/, 'ws');
+}
+
+/**
+ * Finds out what the target is and offers: it answers health (else TargetUnreachable, exit 2), its
+ * environment, the sandbox controls (clock, keys, faucet), corridors with live solvers, and what the sandbox
+ * file adds (chains, funded accounts, workspace).
+ */
+export async function discoverTarget(options: TargetOptions): Promise<Target> {
+  const rawUrl = options.url ?? options.sandbox?.api?.url;
+  if (rawUrl === undefined) throw new UsageError('name the deployment with --target URL (or --sandbox sandbox.json)');
+  const url = normaliseBaseUrl(rawUrl);
+  const apiKey = options.apiKey ?? options.sandbox?.api?.apiKeys?.[0];
+  const workspaceId = options.workspaceId ?? options.sandbox?.api?.workspaceId;
+  const http = new HttpClient(url);
+  const discovery: Evidence[] = [];
+  const capabilities = new Set<Capability>();
+  const missing: Partial<Record<Capability, string>> = {};
+
+  let health;
+  try {
+    health = await http.request({ method: 'GET', path: `${API_PREFIX}/health`, label: 'discovery: health', timeoutMs: 10_000 });
+  } catch (error) {
+    if (error instanceof WireError) throw new TargetUnreachable(`the target does not answer: ${error.message}`);
+    throw error;
+  }
+  discovery.push(health.evidence);
+  if (health.status !== 200 && health.status !== 503) {
+    throw new TargetUnreachable(`GET ${url}${API_PREFIX}/health answered ${health.status}: is this a settlement service?`);
+  }
+  const body = (health.json ?? {}) as { environment?: unknown };
+  const environment = body.environment === 'sandbox' || body.environment === 'production' ? body.environment : 'unknown';
+
+  if (apiKey !== undefined) capabilities.add('apiKey');
+  else missing.apiKey = 'no API key given (--api-key or sandbox.json)';
+  if (workspaceId !== undefined) capabilities.add('workspace');
+  else missing.workspace = 'the workspace id of the key is unknown (--workspace or sandbox.json)';
+  if (options.long === true) capabilities.add('long');
+  else missing.long = 'real-time waits need --long';
+
+  const clock = await http.request({ method: 'GET', path: `${API_PREFIX}/sandbox/clock`, label: 'discovery: sandbox clock' }).catch(() => undefined);
+  if (clock) discovery.push(clock.evidence);
+  const clockBody = (clock?.json ?? {}) as { kind?: unknown };
+  if (clock?.status === 200 && clockBody.kind === 'test' && apiKey !== undefined) capabilities.add('clock');
+  else missing.clock = clock?.status === 200 ? (apiKey === undefined ? 'the sandbox clock needs an API key to advance' : 'the target runs on the real clock') : 'no sandbox clock control (GET /api/v1/sandbox/clock)';
+
+  const sandboxRoutes: string[] = [];
+  const openapi = await http.request({ method: 'GET', path: `${API_PREFIX}/openapi.json`, label: 'discovery: OpenAPI document' }).catch(() => undefined);
+  const paths = Object.keys(((openapi?.json ?? {}) as { paths?: Record<string, unknown> }).paths ?? {});
+  for (const path of paths) if (/sandbox|faucet/.test(path)) sandboxRoutes.push(path);
+  if (apiKey !== undefined) {
+    const keys = await http.request({ method: 'GET', path: `${API_PREFIX}/sandbox/keys`, auth: apiKey, label: 'discovery: sandbox keys' }).catch(() => undefined);
+    if (keys) discovery.push(keys.evidence);
+    if (keys?.status === 200) capabilities.add('keys');
+    else missing.keys = 'no sandbox key routes (GET /api/v1/sandbox/keys)';
+  } else missing.keys = 'no API key';
+  if (sandboxRoutes.some((p) => /faucet/.test(p))) capabilities.add('faucet');
+  else missing.faucet = 'no faucet route in the OpenAPI document';
+
+  const corridorsResponse = await http.request({ method: 'GET', path: `${API_PREFIX}/corridors`, label: 'discovery: corridors' }).catch(() => undefined);
+  if (corridorsResponse) discovery.push(corridorsResponse.evidence);
+  const corridors = Array.isArray((corridorsResponse?.json as { corridors?: unknown })?.corridors)
+    ? ((corridorsResponse!.json as { corridors: CorridorRecord[] }).corridors.filter((c) => typeof c === 'object' && c !== null))
+    : [];
+  if (corridors.some((c) => typeof c.solverCount === 'number' && c.solverCount > 0)) capabilities.add('solvers');
+  else missing.solvers = corridors.length === 0 ? 'the target lists no corridors' : 'no corridor has live solvers (solverCount 0)';
+
+  const chains = options.sandbox?.chains ?? [];
+  if (chains.length > 0 && chains.every((c) => typeof c.rpcUrl === 'string')) capabilities.add('chains');
+  else missing.chains = 'no chain RPC endpoints (sandbox.json chains)';
+  const takers = options.sandbox?.accounts?.takers ?? [];
+  if (takers.length > 0 && capabilities.has('chains')) capabilities.add('fundedAccounts');
+  else missing.fundedAccounts = 'no funded taker accounts (sandbox.json accounts.takers)';
+
+  return {
+    url,
+    apiBase: `${url}${API_PREFIX}`,
+    wsUrl: `${wsBase(url)}${API_PREFIX}/ws`,
+    solverStreamUrl: `${wsBase(url)}/ws/v1/solver/stream`,
+    profile: options.profile,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    ...(workspaceId === undefined ? {} : { workspaceId }),
+    environment,
+    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    capabilities,
+    missing,
+    corridors,
+    sandboxRoutes,
+    discovery,
+  };
+}
+
+export function chainById(target: Target, chainId: number): SandboxFileChain | undefined {
+  return target.sandbox?.chains?.find((c) => c.chainId === chainId);
+}
+
+export function takers(target: Target): SandboxFileAccount[] {
+  return target.sandbox?.accounts?.takers ?? [];
+}

@@ -1,0 +1,276 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Command, Option } from 'commander';
+import { globalOptions, printJson, toJsonError } from '../output.js';
+
+/**
+ * `sandbox conformance`: checks a deployment against Reference A or B over the wire, writes JSON/JUnit/HTML
+ * reports and signs the JSON one; `verify` checks a signed report, `coverage` lists every requirement with its
+ * checks, `keygen` makes a signing key. Exit codes: 0 conforms, 1 a failure, 2 usage or unreachable target.
+ */
+
+const USAGE = 2;
+
+interface RunFlags {
+  target?: string;
+  profile: string;
+  apiKey?: string;
+  workspace?: string;
+  sandbox?: string;
+  long?: boolean;
+  seed?: string;
+  only?: string[];
+  exclude?: string[];
+  tag?: string[];
+  skipTag?: string[];
+  expectedFailures?: string;
+  report?: string;
+  signingKey?: string;
+  sign: boolean;
+  image?: string;
+  imagePort?: string;
+  timeout?: string;
+  list?: boolean;
+}
+
+class UsageFailure extends Error {
+  readonly code = 'usage_error';
+}
+
+const commaList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+
+/** `json=FILE,junit=FILE,html=FILE` */
+export function parseReportOption(value: string | undefined): Partial<Record<'json' | 'junit' | 'html', string>> {
+  if (value === undefined) return {};
+  const out: Partial<Record<'json' | 'junit' | 'html', string>> = {};
+  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [kind, ...rest] = part.split('=');
+    const file = rest.join('=');
+    if ((kind !== 'json' && kind !== 'junit' && kind !== 'html') || file.length === 0) {
+      throw new UsageFailure(`--report takes json=FILE,junit=FILE,html=FILE; cannot read ${JSON.stringify(part)}`);
+    }
+    out[kind] = file;
+  }
+  return out;
+}
+
+/** Usage errors exit 2 (commander's own included); help and version exit 0. */
+function usageExits(command: Command): Command {
+  return command.exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : USAGE);
+  });
+}
+
+function defaultSigningKeyPath(stateDir: string): string {
+  return join(resolve(stateDir), 'conformance-signing-key.pem');
+}
+
+export function register(program: Command): void {
+  const conformance = usageExits(
+    program
+      .command('conformance')
+      .description('check a deployment against Reference A or B over the wire (HTTP, WebSocket, webhooks, JSON-RPC)')
+      .option('--target <url>', 'base URL of the deployment (default: api.url of --sandbox or <state-dir>/sandbox.json)')
+      .addOption(new Option('--profile <profile>', 'interface generation').choices(['A', 'B']).default('A'))
+      .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
+      .option('--workspace <id>', 'workspace id of the key (settlement routes)')
+      .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
+      .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
+      .option('--seed <n>', 'seed of the generated inputs (replays a run)')
+      .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
+      .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
+      .option('--tag <tags>', 'run checks with any of these tags', commaList)
+      .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
+      .option('--expected-failures <file>', 'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run')
+      .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
+      .option('--signing-key <file>', 'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)')
+      .option('--no-sign', 'do not sign the JSON report')
+      .option('--image <name>', 'start the deployment from a Docker image and target it (needs a Docker engine)')
+      .option('--image-port <port>', 'port the image serves the API on', '8080')
+      .option('--timeout <ms>', 'time limit per check', '60000')
+      .option('--list', 'list the selected checks and exit')
+      .action(async (flags: RunFlags, command: Command) => {
+        process.exitCode = await runCommand(flags, command);
+      }),
+  );
+
+  usageExits(
+    conformance
+      .command('verify')
+      .description('verify a signed JSON report: exit 0 valid, 1 not')
+      .argument('<report>', 'the JSON report')
+      .option('--public-key <file>', 'require this signer (PEM or base64 SPKI)')
+      .action(async (file: string, flags: { publicKey?: string }, command: Command) => {
+        process.exitCode = await verifyCommand(file, flags, command);
+      }),
+  );
+
+  usageExits(
+    conformance
+      .command('coverage')
+      .description('list every requirement of the catalogue with the checks that test it')
+      .addOption(new Option('--profile <profile>', 'only this generation').choices(['A', 'B']))
+      .action(async (flags: { profile?: 'A' | 'B' }, command: Command) => {
+        const { json } = globalOptions(command);
+        const { allChecks, coverageText } = await import('../../../conformance/index.js');
+        const checks = allChecks().filter((c) => flags.profile === undefined || c.profiles.includes(flags.profile));
+        const { text, report } = coverageText(checks);
+        if (json) printJson({ ...report, entries: report.entries.map((e) => ({ ...e.requirement, checks: e.checks })) });
+        else process.stdout.write(`${text}\n`);
+        process.exitCode = report.uncoveredMust.length === 0 ? 0 : 1;
+      }),
+  );
+
+  usageExits(
+    conformance
+      .command('keygen')
+      .description('create an Ed25519 key to sign reports with (PKCS#8 PEM, mode 0600) and print its key id')
+      .requiredOption('--out <file>', 'where to write the private key (the public key goes to <file>.pub)')
+      .action(async (flags: { out: string }, command: Command) => {
+        const { json } = globalOptions(command);
+        const { generateSigningKey, signingKeyToPem, keyIdOf } = await import('../../../conformance/index.js');
+        if (existsSync(flags.out)) {
+          process.stderr.write(`error: ${flags.out} exists; not overwriting a key\n`);
+          process.exitCode = USAGE;
+          return;
+        }
+        const key = generateSigningKey();
+        const { privatePem, publicPem } = signingKeyToPem(key);
+        mkdirSync(dirname(resolve(flags.out)), { recursive: true });
+        writeFileSync(flags.out, privatePem, { mode: 0o600 });
+        writeFileSync(`${flags.out}.pub`, publicPem);
+        const keyId = keyIdOf(key.publicKey);
+        if (json) printJson({ keyId, privateKey: flags.out, publicKey: `${flags.out}.pub` });
+        else process.stdout.write(`Signing key ${keyId}\n  private ${flags.out}\n  public  ${flags.out}.pub\n`);
+      }),
+  );
+}
+
+async function runCommand(flags: RunFlags, command: Command): Promise<number> {
+  const { json, stateDir } = globalOptions(command);
+  const c = await import('../../../conformance/index.js');
+  const progress = (line: string) => process.stderr.write(`› ${line}\n`);
+  let stopImage: (() => Promise<void>) | undefined;
+  try {
+    const reports = parseReportOption(flags.report);
+    const seed = flags.seed === undefined ? undefined : Number(flags.seed);
+    if (seed !== undefined && !Number.isInteger(seed)) throw new UsageFailure(`--seed must be an integer, got ${flags.seed}`);
+    const timeoutMs = Number(flags.timeout);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageFailure(`--timeout must be a positive number of ms, got ${flags.timeout}`);
+    const selection = {
+      ...(flags.only ? { only: flags.only } : {}),
+      ...(flags.exclude ? { exclude: flags.exclude } : {}),
+      ...(flags.tag ? { tags: flags.tag } : {}),
+      ...(flags.skipTag ? { skipTags: flags.skipTag } : {}),
+    };
+    const profile = flags.profile as 'A' | 'B';
+    if (flags.list) {
+      const selected = c.selectChecks(c.allChecks(), profile, selection);
+      if (json) printJson(selected.map((k) => ({ id: k.id, title: k.title, requirements: k.requirements, tags: k.tags, needs: k.needs ?? [] })));
+      else for (const k of selected) process.stdout.write(`${k.id.padEnd(44)} ${k.requirements.join(',').padEnd(36)} ${k.title}\n`);
+      return 0;
+    }
+    const expectedFailures = flags.expectedFailures ? c.readExpectedFailures(flags.expectedFailures) : undefined;
+
+    let sandboxFile = flags.sandbox;
+    const implied = join(resolve(stateDir), 'sandbox.json');
+    if (sandboxFile === undefined && flags.target === undefined && flags.image === undefined && existsSync(implied)) sandboxFile = implied;
+    let url = flags.target;
+    if (flags.image !== undefined) {
+      if (!json) progress(`starting ${flags.image} (Docker)`);
+      const started = await c.startImage(flags.image, { port: Number(flags.imagePort) });
+      stopImage = started.stop;
+      url = started.url;
+    }
+    if (url === undefined && sandboxFile === undefined) {
+      throw new UsageFailure(`name the deployment: --target URL, --sandbox FILE or --image NAME (no ${implied})`);
+    }
+
+    let signingKey;
+    if (flags.sign) {
+      const path = flags.signingKey ?? defaultSigningKeyPath(stateDir);
+      if (existsSync(path)) signingKey = c.signingKeyFromPem(readFileSync(path, 'utf8'));
+      else if (flags.signingKey !== undefined) throw new UsageFailure(`--signing-key ${path} does not exist (create one with \`sandbox conformance keygen --out ${path}\`)`);
+      else {
+        signingKey = c.generateSigningKey();
+        mkdirSync(dirname(path), { recursive: true });
+        writeFileSync(path, c.signingKeyToPem(signingKey).privatePem, { mode: 0o600 });
+        if (!json) progress(`created the report signing key ${path} (${c.keyIdOf(signingKey.publicKey)})`);
+      }
+    }
+
+    const onResult = json ? undefined : c.consoleProgress(process.stdout);
+    const run = await c.runConformance({
+      profile,
+      ...(url === undefined ? {} : { url }),
+      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+      ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
+      ...(sandboxFile === undefined ? {} : { sandbox: sandboxFile }),
+      long: flags.long === true,
+      ...(seed === undefined ? {} : { seed }),
+      selection,
+      ...(expectedFailures === undefined ? {} : { expectedFailures }),
+      ...(signingKey === undefined ? {} : { signingKey }),
+      timeoutMs,
+      onTarget: (target) => {
+        if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}; capabilities: ${[...target.capabilities].join(', ') || 'none'}`);
+      },
+      ...(onResult === undefined ? {} : { onResult }),
+    });
+    if (reports.json) c.writeJsonReport(run.report, reports.json);
+    if (reports.junit) c.writeJunitReport(run.report, reports.junit);
+    if (reports.html) c.writeHtmlReport(run.report, reports.html);
+    if (json) printJson(run.report);
+    else {
+      c.consoleSummary(run.report, process.stdout);
+      for (const [kind, file] of Object.entries(reports)) process.stdout.write(`  ${kind} report: ${file}\n`);
+      if (run.report.signature) process.stdout.write(`  signed by ${run.report.signature.keyId}\n`);
+    }
+    return run.exitCode;
+  } catch (error) {
+    const usage =
+      error instanceof UsageFailure ||
+      error instanceof c.UsageError ||
+      error instanceof c.TargetUnreachable ||
+      error instanceof c.NoDockerEngine ||
+      (error as { name?: string }).name === 'SandboxFileError' ||
+      (error as { name?: string }).name === 'ExpectedFailuresError';
+    if (json) printJson(toJsonError(error));
+    else process.stderr.write(`error: ${(error as Error).message}\n`);
+    if (!usage && !json) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
+    return usage ? USAGE : 1;
+  } finally {
+    await stopImage?.();
+  }
+}
+
+async function verifyCommand(file: string, flags: { publicKey?: string }, command: Command): Promise<number> {
+  const { json } = globalOptions(command);
+  const { verifyDocument } = await import('../../../conformance/index.js');
+  let document: unknown;
+  try {
+    document = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const message = `cannot read ${file} as JSON: ${(error as Error).message}`;
+    if (json) printJson({ valid: false, reason: message });
+    else process.stderr.write(`invalid: ${message}\n`);
+    return 1;
+  }
+  let trusted: string | undefined;
+  if (flags.publicKey !== undefined) {
+    try {
+      trusted = readFileSync(flags.publicKey, 'utf8');
+    } catch {
+      trusted = flags.publicKey;
+    }
+  }
+  const outcome = verifyDocument(document, trusted);
+  const summary = (document as { summary?: { verdict?: string }; target?: { url?: string; profile?: string } }) ?? {};
+  if (json) printJson({ ...outcome, verdict: summary.summary?.verdict, target: summary.target });
+  else if (outcome.valid) {
+    process.stdout.write(
+      `valid: signed by ${outcome.keyId} at ${outcome.signedAt}; Reference ${summary.target?.profile} ${summary.target?.url}: ${summary.summary?.verdict}\n`,
+    );
+  } else process.stdout.write(`invalid: ${outcome.reason}\n`);
+  return outcome.valid ? 0 : 1;
+}
