@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { StateMismatchError } from './errors.js';
@@ -23,7 +24,8 @@ interface Block {
 
 /** Writes a file so that a crash mid-write leaves the previous version, never half a file. */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
-  const temp = `${path}.${process.pid}.tmp`;
+  // Unique per writer: two sandboxes of one process may write the same shared cache entry at once.
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   writeFileSync(temp, data, { mode });
   renameSync(temp, path);
 }

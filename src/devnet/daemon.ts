@@ -1,12 +1,11 @@
 import { fork } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SandboxError } from './errors.js';
+import { SandboxAlreadyRunningError, SandboxError } from './errors.js';
 import { isProcessAlive, liveLockOwner, readLockOwner } from './lock.js';
 import type { SandboxManifest } from './manifest.js';
 import { createRpcClient } from './rpc.js';
 import type { SandboxRunOptions } from './run.js';
-import { SandboxAlreadyRunningError } from './errors.js';
 import { ensureDir, stateLayout } from './stateDir.js';
 
 /**
@@ -43,6 +42,7 @@ export async function startDetached(
   });
   closeSync(log);
 
+  let onInterrupt = () => {};
   try {
     return await new Promise<SandboxManifest>((resolve, reject) => {
       child.on('message', (message: SupervisorMessage) => {
@@ -59,8 +59,17 @@ export async function startDetached(
         );
       });
       child.once('error', reject);
+      // Ctrl-C while waiting cancels the start: the supervisor stops what it started (it lives in its own session).
+      onInterrupt = () => {
+        child.kill('SIGTERM');
+        reject(new SandboxError('Start cancelled; the background sandbox is stopping.', { code: 'cancelled' }));
+      };
+      process.once('SIGINT', onInterrupt);
+      process.once('SIGTERM', onInterrupt);
     });
   } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
     // Cut every tie so this command can exit while the supervisor lives on.
     child.removeAllListeners();
     if (child.connected) child.disconnect();
