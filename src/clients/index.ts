@@ -1,0 +1,5 @@
+/** Wire clients of the settlement service: used by solvers, scenarios and conformance (never the service's internals). */
+export * from './rest-client.js';
+export * from './solver-stream-client.js';
+export * from './standard-order-wire.js';
+export * from './webhook-verifier.js';

@@ -1,0 +1,360 @@
+/**
+ * Client of the solver stream: authenticate, subscribe to RFQs, answer with quotes (each answer resolves with
+ * the server's ack or rejection), and receive the orders won. Optionally reconnects with exponential backoff
+ * (1 s doubling to 30 s, as the spec advises) and re-subscribes.
+ */
+import WebSocket from 'ws';
+import type { LockType, SettlementPath, SwapType } from './rest-client.js';
+import type { StandardOrderWire } from './standard-order-wire.js';
+
+export interface RfqDetails {
+  id: string;
+  pair: string;
+  side: 'buy' | 'sell';
+  /** Decimal string of whole tokens (the fixed side). */
+  amount: string;
+  corridor: string;
+  /** Unix seconds by which quotes must arrive. */
+  deadline: number;
+  complianceAttestation: string | null;
+  originChainId: number;
+  destinationChainId: number;
+  inputToken: string;
+  outputToken: string;
+  inputDecimals: number;
+  outputDecimals: number;
+  /** exactInput RFQs. */
+  inputAmount?: string;
+  /** exactOutput RFQs. */
+  outputAmount?: string;
+  swapType: SwapType;
+  lockTypes: LockType[];
+  lockType: LockType;
+  settlementPath: SettlementPath;
+  fillDeadline: number;
+  expires: number;
+  /** ISO time the auction window ends. */
+  respondBy: string;
+  minOutputAmount?: string;
+  maxInputAmount?: string;
+}
+
+/** The Reference B `rfq.created` envelope, with the Reference A fields inside `rfq`. */
+export interface RfqBroadcast {
+  type: 'rfq.created';
+  id: string;
+  timestamp: string;
+  rfq: RfqDetails;
+}
+
+export interface QuoteSubmission {
+  rfqId: string;
+  outputAmount?: string;
+  inputAmount?: string;
+  price?: string;
+  lockTypes?: LockType[];
+  lockType?: LockType;
+  settlementPath?: SettlementPath;
+  confidence?: number;
+  clientQuoteId?: string;
+}
+
+export type QuoteRejectionCode =
+  | 'malformed'
+  | 'rfq_unknown'
+  | 'rfq_expired'
+  | 'not_invited'
+  | 'duplicate_quote'
+  | 'below_minimum'
+  | 'above_maximum'
+  | 'lock_type_unsupported'
+  | 'settlement_path_unsupported';
+
+export type QuoteAnswer =
+  | { type: 'quote.ack'; rfqId: string; quoteId: string; clientQuoteId?: string }
+  | { type: 'quote.rejected'; rfqId: string | null; code: QuoteRejectionCode; reason: string; clientQuoteId?: string };
+
+export type DeclineAnswer = { type: 'decline.ack'; rfqId: string } | Extract<QuoteAnswer, { type: 'quote.rejected' }>;
+
+export type SolverOrderMessage =
+  | {
+      type: 'order.assigned';
+      orderId: string;
+      quoteId: string;
+      onchainOrderId: `0x${string}`;
+      lockType: LockType;
+      originChainId: number;
+      destinationChainId: number;
+      standardOrder: StandardOrderWire;
+      fillDeadline: number;
+    }
+  | {
+      type: 'order.attested';
+      orderId: string;
+      onchainOrderId: `0x${string}`;
+      lockType: LockType;
+      originChainId: number;
+      standardOrder: StandardOrderWire;
+      solveParams: { timestamp: number; solver: `0x${string}` }[];
+      compactSignatures?: `0x${string}`;
+    }
+  | { type: 'order.refunded'; orderId: string; onchainOrderId: `0x${string}` };
+
+export interface StreamError {
+  type: 'error';
+  code: string;
+  message: string;
+  param?: string;
+}
+
+export class SolverStreamError extends Error {
+  override readonly name = 'SolverStreamError';
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly closeCode?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface SolverStreamClientOptions {
+  /** `ws://host:port/ws/v1/solver/stream` (the registration's wsUrl). */
+  url: string;
+  /** wsToken, workspace API key (then `solverId`), or a Reference B solver key. */
+  token: string;
+  solverId?: string;
+  /** Sent as `?token=` instead of an auth message. */
+  tokenInUrl?: boolean;
+  /** Default `['rfq.*']`; `[]` skips subscribing. */
+  channels?: string[];
+  corridors?: string[];
+  /** Answer `{type: "ping"}` automatically (default true). */
+  autoPong?: boolean;
+  /** Reconnect after an unexpected close (default false). */
+  reconnect?: boolean | { initialDelayMs?: number; maxDelayMs?: number };
+  /** Give up connecting/authenticating after this long (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+type Listener<T> = (value: T) => void;
+
+interface Pending {
+  resolve(answer: QuoteAnswer | DeclineAnswer): void;
+  reject(error: Error): void;
+}
+
+export class SolverStreamClient {
+  solverId: string | undefined;
+  environment: string | undefined;
+  corridors: string[] = [];
+  readonly #options: SolverStreamClientOptions;
+  readonly #rfqListeners = new Set<Listener<RfqBroadcast>>();
+  readonly #orderListeners = new Set<Listener<SolverOrderMessage>>();
+  readonly #messageListeners = new Set<Listener<Record<string, unknown>>>();
+  readonly #closeListeners = new Set<Listener<{ code: number; reason: string }>>();
+  readonly #pending: Pending[] = [];
+  #ws: WebSocket | undefined;
+  #autoPong: boolean;
+  #closedByUser = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+  #delayMs: number;
+
+  private constructor(options: SolverStreamClientOptions) {
+    this.#options = options;
+    this.#autoPong = options.autoPong ?? true;
+    this.#delayMs = this.#backoff().initial;
+  }
+
+  /** Connects, authenticates and subscribes; rejects with the server's reason when refused. */
+  static async connect(options: SolverStreamClientOptions): Promise<SolverStreamClient> {
+    const client = new SolverStreamClient(options);
+    await client.#open();
+    return client;
+  }
+
+  get connected(): boolean {
+    return this.#ws?.readyState === WebSocket.OPEN;
+  }
+
+  /** Turn automatic pong answers off (to test a server's missed-pong handling) or on. */
+  setAutoPong(enabled: boolean): void {
+    this.#autoPong = enabled;
+  }
+
+  onRfq(listener: Listener<RfqBroadcast>): () => void {
+    this.#rfqListeners.add(listener);
+    return () => this.#rfqListeners.delete(listener);
+  }
+
+  onOrder(listener: Listener<SolverOrderMessage>): () => void {
+    this.#orderListeners.add(listener);
+    return () => this.#orderListeners.delete(listener);
+  }
+
+  /** Every message from the server, as parsed JSON. */
+  onMessage(listener: Listener<Record<string, unknown>>): () => void {
+    this.#messageListeners.add(listener);
+    return () => this.#messageListeners.delete(listener);
+  }
+
+  onClose(listener: Listener<{ code: number; reason: string }>): () => void {
+    this.#closeListeners.add(listener);
+    return () => this.#closeListeners.delete(listener);
+  }
+
+  /** Sends a quote and resolves with `quote.ack` or `quote.rejected`. */
+  quote(submission: QuoteSubmission): Promise<QuoteAnswer> {
+    return this.#ask({ type: 'quote', ...submission }) as Promise<QuoteAnswer>;
+  }
+
+  decline(rfqId: string, reason?: string): Promise<DeclineAnswer> {
+    return this.#ask({ type: 'decline', rfqId, ...(reason === undefined ? {} : { reason }) }) as Promise<DeclineAnswer>;
+  }
+
+  /** Sends any JSON message (for tests of malformed input). */
+  send(message: unknown): void {
+    if (!this.connected) throw new SolverStreamError('not_connected', 'the solver stream is not connected');
+    this.#ws!.send(typeof message === 'string' ? message : JSON.stringify(message));
+  }
+
+  /** Closes for good (no reconnect). */
+  async close(): Promise<void> {
+    this.#closedByUser = true;
+    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
+    const ws = this.#ws;
+    if (ws === undefined || ws.readyState === WebSocket.CLOSED) return;
+    await new Promise<void>((resolve) => {
+      ws.once('close', () => resolve());
+      ws.close(1000, 'client closing');
+      setTimeout(() => {
+        ws.terminate();
+        resolve();
+      }, 1_000).unref();
+    });
+  }
+
+  #ask(message: Record<string, unknown>): Promise<QuoteAnswer | DeclineAnswer> {
+    return new Promise((resolve, reject) => {
+      if (!this.connected) {
+        reject(new SolverStreamError('not_connected', 'the solver stream is not connected'));
+        return;
+      }
+      this.#pending.push({ resolve, reject });
+      this.#ws!.send(JSON.stringify(message));
+    });
+  }
+
+  #backoff(): { initial: number; max: number } {
+    const option = this.#options.reconnect;
+    const settings = typeof option === 'object' ? option : {};
+    return { initial: settings.initialDelayMs ?? 1_000, max: settings.maxDelayMs ?? 30_000 };
+  }
+
+  #open(): Promise<void> {
+    const { url, token, solverId, tokenInUrl } = this.#options;
+    const target = new URL(url);
+    if (tokenInUrl) {
+      target.searchParams.set('token', token);
+      if (solverId !== undefined) target.searchParams.set('solverId', solverId);
+    }
+    const ws = new WebSocket(target);
+    this.#ws = ws;
+    const channels = this.#options.channels ?? ['rfq.*'];
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const fail = (error: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        ws.terminate();
+        reject(error);
+      };
+      const timer = setTimeout(
+        () => fail(new SolverStreamError('timeout', `no auth.ok from ${url} in time`)),
+        this.#options.connectTimeoutMs ?? 10_000,
+      );
+      timer.unref();
+      let lastError: { code: string; message: string } | undefined;
+      ws.on('open', () => {
+        if (!tokenInUrl) ws.send(JSON.stringify({ type: 'auth', token, ...(solverId === undefined ? {} : { solverId }) }));
+      });
+      ws.on('message', (data) => {
+        let message: Record<string, unknown>;
+        try {
+          message = JSON.parse(data.toString()) as Record<string, unknown>;
+        } catch {
+          return;
+        }
+        if (!settled) {
+          if (message.type === 'auth.ok') {
+            this.solverId = message.solverId as string;
+            this.environment = message.environment as string;
+            this.corridors = (message.corridors as string[]) ?? [];
+            if (channels.length === 0) {
+              settled = true;
+              clearTimeout(timer);
+              this.#delayMs = this.#backoff().initial;
+              resolve();
+            } else {
+              ws.send(JSON.stringify({ type: 'subscribe', channels, ...(this.#options.corridors ? { corridors: this.#options.corridors } : {}) }));
+            }
+          } else if (message.type === 'subscribe.ok') {
+            settled = true;
+            clearTimeout(timer);
+            this.#delayMs = this.#backoff().initial;
+            resolve();
+          } else if (message.type === 'error') {
+            lastError = { code: String(message.code), message: String(message.message) };
+            if (lastError.code !== 'auth_required') fail(new SolverStreamError(lastError.code, lastError.message));
+          }
+        }
+        this.#dispatch(message);
+      });
+      ws.on('error', (error) => fail(error));
+      ws.on('close', (code, reasonBuffer) => {
+        const reason = reasonBuffer.toString();
+        fail(new SolverStreamError(lastError?.code ?? 'closed', lastError?.message ?? (reason || `closed with ${code}`), code));
+        this.#onClose(ws, code, reason);
+      });
+    });
+  }
+
+  #dispatch(message: Record<string, unknown>): void {
+    for (const listener of this.#messageListeners) listener(message);
+    switch (message.type) {
+      case 'ping':
+        if (this.#autoPong && this.connected) this.#ws!.send(JSON.stringify({ type: 'pong' }));
+        return;
+      case 'rfq.created':
+        for (const listener of this.#rfqListeners) listener(message as unknown as RfqBroadcast);
+        return;
+      case 'quote.ack':
+      case 'quote.rejected':
+      case 'decline.ack':
+        this.#pending.shift()?.resolve(message as unknown as QuoteAnswer);
+        return;
+      case 'order.assigned':
+      case 'order.attested':
+      case 'order.refunded':
+        for (const listener of this.#orderListeners) listener(message as unknown as SolverOrderMessage);
+        return;
+      default:
+    }
+  }
+
+  #onClose(ws: WebSocket, code: number, reason: string): void {
+    if (this.#ws !== ws) return;
+    for (const pending of this.#pending.splice(0)) pending.reject(new SolverStreamError('closed', `the stream closed (${code})`, code));
+    for (const listener of this.#closeListeners) listener({ code, reason });
+    if (this.#closedByUser || !this.#options.reconnect) return;
+    const delay = this.#delayMs;
+    this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff().max);
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      if (this.#closedByUser) return;
+      this.#open().catch(() => undefined);
+    }, delay);
+    this.#reconnectTimer.unref();
+  }
+}
