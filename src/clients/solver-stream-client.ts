@@ -306,7 +306,9 @@ export class SolverStreamClient {
             resolve();
           } else if (message.type === 'error') {
             lastError = { code: String(message.code), message: String(message.message) };
-            if (lastError.code !== 'auth_required') fail(new SolverStreamError(lastError.code, lastError.message));
+            // A refused handshake is followed by a close (whose code is worth reporting); a refused subscribe is not.
+            const error = new SolverStreamError(lastError.code, lastError.message);
+            if (lastError.code !== 'auth_required') setTimeout(() => fail(error), 250).unref();
           }
         }
         this.#dispatch(message);
