@@ -1,62 +1,81 @@
-/** Webhook deliveries of an order's events: attempts, the receiver's answers and the next retry. Pure. */
+/**
+ * Webhook deliveries of an order's events. The service lists attempts per endpoint (`GET
+ * /api/v1/webhooks/{id}/deliveries`, one row per attempt); the page groups them per (endpoint, event): attempts,
+ * the receiver's answers, and when the next retry is due. Pure.
+ */
 import { parseTime } from './format.js';
-import { list, num, obj, str } from './read.js';
+import { list, num, str } from './read.js';
 
 export interface DeliveryAttempt {
+  attempt: number;
   at?: number;
-  /** HTTP status the receiver answered, if it answered. */
+  /** HTTP status the receiver answered; absent when it did not answer (timeout, refused). */
   status?: number;
   error?: string;
   durationMs?: number;
+  succeeded: boolean;
 }
 
 export interface DeliveryView {
-  id: string;
-  webhookId?: string;
+  /** `<webhookId>/<eventId>` */
+  key: string;
+  webhookId: string;
   url?: string;
-  eventId?: string;
+  eventId: string;
   eventType?: string;
-  /** `pending`, `succeeded`, `failed`, … as the service names it. */
-  state?: string;
+  state: 'delivered' | 'retrying' | 'failed';
   attempts: DeliveryAttempt[];
-  attemptCount: number;
   nextRetryAt?: number;
 }
 
-function attemptFrom(item: unknown): DeliveryAttempt {
-  const attempt: DeliveryAttempt = {};
-  const at = parseTime((item as { at?: unknown; attemptedAt?: unknown }).at ?? (item as { attemptedAt?: unknown }).attemptedAt);
-  if (at !== undefined) attempt.at = at;
-  const status = num(item, 'status', 'statusCode', 'responseStatus');
-  if (status !== undefined) attempt.status = status;
-  const error = str(item, 'error', 'errorMessage');
-  if (error !== undefined) attempt.error = error;
-  const durationMs = num(item, 'durationMs', 'latencyMs');
-  if (durationMs !== undefined) attempt.durationMs = durationMs;
-  return attempt;
+interface AttemptRow extends DeliveryAttempt {
+  eventId: string;
+  eventType?: string;
+  nextAttemptAt?: number;
 }
 
-export function deliveriesFrom(body: unknown): DeliveryView[] {
-  return list(body, 'data', 'deliveries').flatMap((item) => {
-    const id = str(item, 'deliveryId', 'id');
-    if (id === undefined) return [];
-    const attempts = list(item, 'attempts').map(attemptFrom);
-    const last = obj(item, 'lastAttempt', 'lastResponse');
-    if (attempts.length === 0 && last !== undefined) attempts.push(attemptFrom(last));
-    const delivery: DeliveryView = { id, attempts, attemptCount: num(item, 'attemptCount', 'attempts') ?? attempts.length };
-    const webhookId = str(item, 'webhookId', 'endpointId');
-    if (webhookId !== undefined) delivery.webhookId = webhookId;
-    const url = str(item, 'url');
-    if (url !== undefined) delivery.url = url;
-    const event = obj(item, 'event');
-    const eventId = str(item, 'eventId') ?? str(event, 'id');
-    if (eventId !== undefined) delivery.eventId = eventId;
-    const eventType = str(item, 'eventType', 'type') ?? str(event, 'type');
+function attemptRow(item: unknown): AttemptRow | undefined {
+  const eventId = str(item, 'eventId');
+  if (eventId === undefined) return undefined;
+  const row: AttemptRow = { eventId, attempt: num(item, 'attempt') ?? 1, succeeded: (item as { succeeded?: unknown }).succeeded === true };
+  const fields = {
+    eventType: str(item, 'eventType'),
+    at: parseTime((item as { sentAt?: unknown }).sentAt),
+    status: num(item, 'statusCode', 'status'),
+    error: str(item, 'error'),
+    durationMs: num(item, 'durationMs'),
+    nextAttemptAt: parseTime((item as { nextAttemptAt?: unknown }).nextAttemptAt),
+  };
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (row as unknown as Record<string, unknown>)[name] = value;
+  return row;
+}
+
+/** Groups one endpoint's attempt rows (any order) into deliveries, keeping only the events asked for. */
+export function deliveriesFromAttempts(
+  webhook: { webhookId: string; url?: string },
+  body: unknown,
+  eventIds?: ReadonlySet<string>,
+): DeliveryView[] {
+  const byEvent = new Map<string, AttemptRow[]>();
+  for (const row of list(body, 'data').flatMap((item) => attemptRow(item) ?? [])) {
+    if (eventIds !== undefined && !eventIds.has(row.eventId)) continue;
+    byEvent.set(row.eventId, [...(byEvent.get(row.eventId) ?? []), row]);
+  }
+  return [...byEvent.entries()].map(([eventId, rows]) => {
+    rows.sort((a, b) => a.attempt - b.attempt);
+    const last = rows.at(-1)!;
+    const state = rows.some((row) => row.succeeded) ? 'delivered' : last.nextAttemptAt !== undefined ? 'retrying' : 'failed';
+    const delivery: DeliveryView = {
+      key: `${webhook.webhookId}/${eventId}`,
+      webhookId: webhook.webhookId,
+      eventId,
+      state,
+      attempts: rows.map(({ eventId: _e, eventType: _t, nextAttemptAt: _n, ...attempt }) => attempt),
+    };
+    if (webhook.url !== undefined) delivery.url = webhook.url;
+    const eventType = rows.find((row) => row.eventType !== undefined)?.eventType;
     if (eventType !== undefined) delivery.eventType = eventType;
-    const state = str(item, 'state', 'status');
-    if (state !== undefined) delivery.state = state;
-    const nextRetryAt = parseTime((item as { nextRetryAt?: unknown; nextAttemptAt?: unknown }).nextRetryAt ?? (item as { nextAttemptAt?: unknown }).nextAttemptAt);
-    if (nextRetryAt !== undefined) delivery.nextRetryAt = nextRetryAt;
-    return [delivery];
+    if (state === 'retrying') delivery.nextRetryAt = last.nextAttemptAt!;
+    return delivery;
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The taker WebSocket (`/api/v1/ws`) as the spec describes it: authenticate with `{type: auth, token}`,
- * subscribe to topics, answer pings, reconnect with exponential backoff (1 s doubling, capped at 30 s), and
- * drop events already seen (delivery is at-least-once across reconnects).
+ * subscribe to topics, answer pings, reconnect with exponential backoff (1 s doubling, capped at 30 s) and
+ * resubscribe with the last event id as `cursor` so the service replays what was missed; events already seen
+ * are dropped (delivery is at-least-once across reconnects).
  */
 import { isObject, str } from './read.js';
 
@@ -20,12 +21,14 @@ export interface LiveFeedOptions {
   topics: string[];
   onEvent(event: FeedEvent): void;
   onState(state: FeedState, detail?: string): void;
-  /** After a reconnect: events may have been missed, so re-read what is shown. */
+  /** After a reconnect or a reported gap: events may have been missed, so re-read what is shown. */
   onResubscribed?(): void;
 }
 
 const MAX_BACKOFF_MS = 30_000;
 const REMEMBERED_IDS = 2_000;
+/** The service refused the credential: retrying with the same key cannot help. */
+const UNAUTHORIZED = 4401;
 
 export class LiveFeed {
   private socket: WebSocket | undefined;
@@ -34,6 +37,8 @@ export class LiveFeed {
   private stopped = false;
   private retry: ReturnType<typeof setTimeout> | undefined;
   private readonly seen = new Set<string>();
+  private lastEventId: string | undefined;
+  private useCursor = true;
 
   constructor(private readonly options: LiveFeedOptions) {}
 
@@ -57,6 +62,11 @@ export class LiveFeed {
     socket.onmessage = (message) => this.receive(socket, message.data);
     socket.onclose = (close) => {
       if (this.socket !== socket || this.stopped) return;
+      if (close.code === UNAUTHORIZED) {
+        this.stopped = true;
+        this.options.onState('closed', close.reason || 'the key was refused');
+        return;
+      }
       this.failures += 1;
       const delay = Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** Math.min(this.failures - 1, 5));
       this.options.onState('reconnecting', `${close.reason || `closed (${close.code})`}; retry in ${Math.round(delay / 1_000)} s`);
@@ -75,7 +85,7 @@ export class LiveFeed {
     const type = str(message, 'type');
     switch (type) {
       case 'auth.ok':
-        socket.send(JSON.stringify({ type: 'subscribe', topics: this.options.topics }));
+        this.subscribe(socket);
         return;
       case 'subscribe.ok': {
         const wasLive = this.everLive;
@@ -88,17 +98,35 @@ export class LiveFeed {
       case 'ping':
         socket.send(JSON.stringify({ type: 'pong' }));
         return;
-      case 'error':
-        this.options.onState('reconnecting', str(message, 'message') ?? str(message.error, 'message') ?? 'error');
+      case 'events.dropped':
+        this.options.onResubscribed?.();
         return;
+      case 'error': {
+        const code = str(message.error, 'code');
+        // The replay window moved past our cursor (or the store was reset): start from now and re-read.
+        if (code === 'cursor_not_found' && this.useCursor) {
+          this.useCursor = false;
+          this.subscribe(socket);
+          this.useCursor = true;
+          return;
+        }
+        this.options.onState(this.everLive ? 'live' : 'reconnecting', str(message.error, 'message') ?? 'error');
+        return;
+      }
       default: {
         const id = str(message, 'id');
         if (type === undefined || id === undefined) return;
+        this.lastEventId = id;
         if (this.seen.has(id)) return;
         this.seen.add(id);
         if (this.seen.size > REMEMBERED_IDS) this.seen.delete(this.seen.values().next().value as string);
         this.options.onEvent(message as FeedEvent);
       }
     }
+  }
+
+  private subscribe(socket: WebSocket): void {
+    const cursor = this.useCursor ? this.lastEventId : undefined;
+    socket.send(JSON.stringify({ type: 'subscribe', topics: this.options.topics, ...(cursor === undefined ? {} : { cursor }) }));
   }
 }

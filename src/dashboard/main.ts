@@ -11,7 +11,7 @@ import { formatAge } from './format.js';
 import { buildJourney } from './journey.js';
 import { type EntryVerification, verifyLedgerEntries } from './ledger-verify.js';
 import { type FeedEvent, type FeedState, LiveFeed } from './live-feed.js';
-import { type OrderDetailData, type QuoteCache, loadOrderDetail } from './order-loader.js';
+import { type OrderDetailData, type OrderFactsCache, loadOrderDetail } from './order-loader.js';
 import { type OrderView, isTerminal, mergeOrder, orderFromDetail, orderFromEvent, orderFromSettlement } from './orders.js';
 import { list, num, obj, str } from './read.js';
 import type { ChainTokens } from './tokens.js';
@@ -65,7 +65,7 @@ class Dashboard {
   private readonly api: ApiClient;
   private readonly clockPanel: ClockPanel;
   private readonly blocks = new BlockLookup();
-  private readonly quoteCache: QuoteCache = new Map();
+  private readonly facts: OrderFactsCache = new Map();
   private readonly orders = new Map<string, OrderView>();
   private readonly events = new Map<string, FeedEvent[]>();
   private readonly detailRefreshes = new Map<string, ReturnType<typeof setTimeout>>();
@@ -240,7 +240,8 @@ class Dashboard {
 
   private async readDetail(orderId: string): Promise<void> {
     const known = this.orders.get(orderId) ?? { id: orderId };
-    const data = await loadOrderDetail(this.api, known, this.workspaceId, this.quoteCache);
+    const eventIds = new Set((this.events.get(orderId) ?? []).map((event) => event.id));
+    const data = await loadOrderDetail(this.api, known, { workspaceId: this.workspaceId, eventIds, cache: this.facts });
     if (this.selected !== orderId) return;
     this.upsert(data.order, true);
     this.detail = data;

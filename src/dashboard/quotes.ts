@@ -1,56 +1,72 @@
-/** The competing quotes of an order's RFQ, from whichever route or ledger entry lists them. Pure. */
+/**
+ * The competing quotes of an order's RFQ, from whichever source lists them: the RFQ view (`GET
+ * /api/v1/quotes/{rfqId}`: every invited solver, declines and silence included), the `quotes.collected` ledger
+ * entry, or the single quote the order took. Pure.
+ */
 import { parseTime } from './format.js';
-import { list, num, obj, str } from './read.js';
+import { list, num, str } from './read.js';
 
 export interface QuoteView {
-  quoteId: string;
+  /** The quote id, or `solver:<id>` for a solver that answered without a quote. */
+  key: string;
+  quoteId?: string;
   solverId?: string;
+  solverName?: string;
+  /** `quoted`, `declined`, `rejected`, `silent` (RFQ view only). */
+  outcome?: string;
+  reason?: string;
   outputAmount?: string;
   feeBps?: number;
+  latencyMs?: number;
   lockType?: string;
   settlementPath?: string;
   status?: string;
   expiresAt?: number;
-  /** Rank in the answer, 1 = best. */
+  /** 1 = best; solvers without a quote sort after every quote. */
   rank: number;
 }
 
-export function quoteFrom(item: unknown, rank: number): QuoteView | undefined {
+const UNRANKED = 1_000_000;
+
+export function quoteFrom(item: unknown, position: number): QuoteView | undefined {
   const quoteId = str(item, 'quoteId', 'id');
-  if (quoteId === undefined) return undefined;
-  const quote: QuoteView = { quoteId, rank };
   const solverId = str(item, 'solverId', 'solver');
-  if (solverId !== undefined) quote.solverId = solverId;
-  const outputAmount = str(item, 'outputAmount');
-  if (outputAmount !== undefined) quote.outputAmount = outputAmount;
-  const feeBps = num(item, 'feeBps');
-  if (feeBps !== undefined) quote.feeBps = feeBps;
-  const lockType = str(item, 'lockType');
-  if (lockType !== undefined) quote.lockType = lockType;
-  const settlementPath = str(item, 'settlementPath', 'rail');
-  if (settlementPath !== undefined) quote.settlementPath = settlementPath;
-  const status = str(item, 'status');
-  if (status !== undefined) quote.status = status;
-  const expiresAt = parseTime((item as { expiresAt?: unknown }).expiresAt);
-  if (expiresAt !== undefined) quote.expiresAt = expiresAt;
+  if (quoteId === undefined && solverId === undefined) return undefined;
+  const rank = num(item, 'rank') ?? (quoteId === undefined ? UNRANKED + position : position);
+  const quote: QuoteView = { key: quoteId ?? `solver:${solverId}`, rank };
+  const fields = {
+    quoteId,
+    solverId,
+    solverName: str(item, 'solverName'),
+    outcome: str(item, 'outcome'),
+    reason: str(item, 'reason'),
+    outputAmount: str(item, 'outputAmount'),
+    feeBps: num(item, 'feeBps'),
+    latencyMs: num(item, 'latencyMs'),
+    lockType: str(item, 'lockType'),
+    settlementPath: str(item, 'settlementPath', 'rail'),
+    status: str(item, 'quoteStatus', 'status'),
+    expiresAt: parseTime((item as { expiresAt?: unknown }).expiresAt),
+  };
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (quote as unknown as Record<string, unknown>)[name] = value;
   return quote;
 }
 
-/** A quote set: `{quotes: [...]}` (quote response, RFQ quote list), `{data: [...]}` (page) or an array. */
+/** A quote set: `{quotes}` (quote response, ledger payload), `{responses}` (RFQ view), `{data}` or an array. */
 export function quotesFrom(body: unknown): QuoteView[] {
-  const items = list(body, 'quotes', 'data', 'responses');
-  const source = items.length > 0 ? items : list(obj(body, 'rfq', 'payload'), 'quotes');
-  return source.flatMap((item, i) => quoteFrom(item, i + 1) ?? []);
+  return list(body, 'quotes', 'responses', 'data')
+    .flatMap((item, i) => quoteFrom(item, i + 1) ?? [])
+    .sort((a, b) => a.rank - b.rank);
 }
 
-/** Merges quote sets by id, keeping the first rank seen and the richest fields. */
+/** Merges sets by key: earlier sets win field by field, later ones fill gaps. */
 export function mergeQuotes(...sets: QuoteView[][]): QuoteView[] {
-  const byId = new Map<string, QuoteView>();
+  const byKey = new Map<string, QuoteView>();
   for (const set of sets) {
     for (const quote of set) {
-      const known = byId.get(quote.quoteId);
-      byId.set(quote.quoteId, known === undefined ? quote : { ...quote, ...known });
+      const known = byKey.get(quote.key);
+      byKey.set(quote.key, known === undefined ? quote : { ...quote, ...known });
     }
   }
-  return [...byId.values()].sort((a, b) => a.rank - b.rank);
+  return [...byKey.values()].sort((a, b) => a.rank - b.rank);
 }

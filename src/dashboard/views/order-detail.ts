@@ -66,7 +66,8 @@ function stepItem(step: JourneyStep, model: OrderDetailModel): BrowserElement {
 }
 
 function quotesSection(model: OrderDetailModel): Child[] {
-  const heading = h('h3', {}, `Competing quotes (${model.quotes.length})`);
+  const quoted = model.quotes.filter((quote) => quote.quoteId !== undefined).length;
+  const heading = h('h3', {}, `RFQ: competing quotes (${quoted})`);
   const note = model.quotesNote === undefined ? null : h('p', { className: 'note' }, model.quotesNote);
   if (model.quotes.length === 0) return [heading, note ?? h('p', { className: 'note' }, 'No quotes known.')];
   const output = outputTokenOf(model.order, model.chains);
@@ -76,24 +77,29 @@ function quotesSection(model: OrderDetailModel): Child[] {
     h(
       'table',
       { 'data-testid': 'quotes' },
-      h('thead', {}, h('tr', {}, ['#', 'Quote', 'Solver', 'Out', 'Fee', 'Lock', 'Rail', 'Expires'].map((label) => h('th', {}, label)))),
+      h('thead', {}, h('tr', {}, ['#', 'Solver', 'Answer', 'Out', 'Fee', 'Latency', 'Expires'].map((label) => h('th', {}, label)))),
       h(
         'tbody',
         {},
-        model.quotes.map((quote) =>
-          h(
+        model.quotes.map((quote) => {
+          const taken = quote.quoteId !== undefined && quote.quoteId === model.order.quoteId;
+          return h(
             'tr',
-            { 'data-quote-id': quote.quoteId, 'data-winner': quote.quoteId === model.order.quoteId ? 'true' : 'false' },
-            h('td', { className: 'num' }, quote.rank),
-            h('td', { className: 'mono', title: quote.quoteId }, shortId(quote.quoteId), quote.quoteId === model.order.quoteId ? h('span', { className: 'winner' }, ' ✓ taken') : ''),
-            h('td', { className: 'mono' }, quote.solverId === undefined ? '—' : shortId(quote.solverId)),
-            h('td', { className: 'num' }, formatAmount(quote.outputAmount, output)),
+            { 'data-quote': quote.key, 'data-outcome': quote.outcome ?? 'quoted', 'data-winner': taken ? 'true' : 'false' },
+            h('td', { className: 'num' }, quote.quoteId === undefined ? '' : quote.rank),
+            h('td', { title: quote.solverId ?? '' }, quote.solverName ?? (quote.solverId === undefined ? '—' : shortId(quote.solverId))),
+            h(
+              'td',
+              { title: quote.reason ?? quote.quoteId ?? '' },
+              quote.quoteId === undefined ? (quote.outcome ?? '—') : h('code', {}, shortId(quote.quoteId)),
+              taken ? h('span', { className: 'winner' }, ' ✓ taken') : '',
+            ),
+            h('td', { className: 'num' }, quote.outputAmount === undefined ? '—' : formatAmount(quote.outputAmount, output)),
             h('td', { className: 'num' }, quote.feeBps === undefined ? '—' : `${quote.feeBps} bps`),
-            h('td', {}, quote.lockType ?? '—'),
-            h('td', {}, quote.settlementPath ?? '—'),
+            h('td', { className: 'num' }, quote.latencyMs === undefined ? '—' : `${Math.round(quote.latencyMs)} ms`),
             h('td', { className: 'mono' }, formatClock(quote.expiresAt)),
-          ),
-        ),
+          );
+        }),
       ),
     ),
   ];
@@ -140,6 +146,11 @@ function ledgerSection(model: OrderDetailModel): Child[] {
   ];
 }
 
+function attemptText(attempt: DeliveryView['attempts'][number]): string {
+  const answer = attempt.status === undefined ? (attempt.error ?? 'no answer') : String(attempt.status);
+  return `#${attempt.attempt} ${answer}${attempt.at === undefined ? '' : ` @ ${formatClock(attempt.at).slice(11, 19)}`}`;
+}
+
 function deliveriesSection(model: OrderDetailModel): Child[] {
   const heading = h('h3', {}, `Webhook deliveries (${model.deliveries.length})`);
   const note = model.deliveriesNote === undefined ? null : h('p', { className: 'note' }, model.deliveriesNote);
@@ -150,30 +161,21 @@ function deliveriesSection(model: OrderDetailModel): Child[] {
     h(
       'table',
       { 'data-testid': 'deliveries' },
-      h('thead', {}, h('tr', {}, ['Event', 'Webhook', 'State', 'Attempts', 'Answers', 'Next retry'].map((label) => h('th', {}, label)))),
+      h('thead', {}, h('tr', {}, ['Event', 'Endpoint', 'State', 'Attempts and answers', 'Next retry'].map((label) => h('th', {}, label)))),
       h(
         'tbody',
         {},
         model.deliveries.map((delivery) =>
           h(
             'tr',
-            { 'data-delivery-id': delivery.id, 'data-state': delivery.state ?? '' },
-            h('td', {}, delivery.eventType ?? '—'),
-            h('td', { className: 'mono', title: delivery.url ?? '' }, delivery.webhookId === undefined ? '—' : shortId(delivery.webhookId)),
-            h('td', {}, delivery.state ?? '—'),
-            h('td', { className: 'num' }, delivery.attemptCount),
+            { 'data-delivery': delivery.key, 'data-state': delivery.state },
+            h('td', { title: delivery.eventId }, delivery.eventType ?? shortId(delivery.eventId)),
+            h('td', { className: 'mono', title: delivery.url ?? '' }, shortId(delivery.webhookId)),
+            h('td', {}, delivery.state),
+            h('td', { className: 'mono' }, delivery.attempts.map(attemptText).join(', ')),
             h(
               'td',
-              { className: 'mono' },
-              delivery.attempts.length === 0
-                ? '—'
-                : delivery.attempts
-                    .map((attempt) => `${attempt.status ?? attempt.error ?? '?'}${attempt.at === undefined ? '' : ` @ ${formatClock(attempt.at).slice(11, 19)}`}`)
-                    .join(', '),
-            ),
-            h(
-              'td',
-              { className: 'mono' },
+              { className: 'mono', 'data-testid': 'next-retry' },
               delivery.nextRetryAt === undefined
                 ? '—'
                 : `${formatClock(delivery.nextRetryAt)}${model.clockNowMs === undefined ? '' : ` (in ${formatAge(delivery.nextRetryAt - model.clockNowMs)})`}`,
