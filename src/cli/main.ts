@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { register as registerClock } from './commands/clock.js';
+import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
+import { register as registerKeys } from './commands/keys.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
 import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
@@ -21,6 +24,9 @@ const program = new Command('sandbox')
 registerUp(program);
 registerDown(program);
 registerStatus(program);
+registerClock(program);
+registerKeys(program);
+registerConformance(program);
 
 await program.parseAsync(process.argv);
 
