@@ -14,6 +14,11 @@ export interface QuoteRecord {
   solverId: string;
   /** Workspace of the requester when the quote request was authenticated, else null. */
   workspaceId: string | null;
+  /**
+   * The taker named in the quote request (`user`), when it named one: the order's user unless the order request
+   * names it. Optional so that quote books that do not know it still type-check; the orders module then needs `user`.
+   */
+  user?: Address | null;
   status: QuoteStatus;
   corridor: string;
   originChainId: number;
