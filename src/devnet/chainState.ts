@@ -36,6 +36,29 @@ export async function dumpChainState(rpc: RpcClient): Promise<Buffer> {
   return gunzipSync(Buffer.from(hex.slice(2), 'hex'));
 }
 
+/**
+ * Blocks (with their transactions and receipts) kept in a saved state. anvil's dump holds the whole history,
+ * which grows by some 4 kB per transaction and would make every restart slower; balances, code and storage
+ * do not depend on it. Older blocks answer null after a restart.
+ */
+export const KEPT_BLOCKS = 1_000;
+
+interface DumpedState {
+  best_block_number?: number | string;
+  blocks?: Array<{ header?: { number?: string } }>;
+  transactions?: Array<{ block_number?: number | string }>;
+}
+
+/** Drops history older than the last `keep` blocks from a dump (anvil loads it as long as the head is there). */
+export function trimHistory(state: Buffer, keep: number = KEPT_BLOCKS): Buffer {
+  const parsed = JSON.parse(state.toString('utf8')) as DumpedState;
+  if (!parsed.blocks || parsed.blocks.length <= keep || parsed.best_block_number === undefined) return state;
+  const oldest = Number(parsed.best_block_number) - keep;
+  parsed.blocks = parsed.blocks.filter((block) => Number(block.header?.number ?? 0) > oldest);
+  parsed.transactions = (parsed.transactions ?? []).filter((tx) => Number(tx.block_number ?? 0) > oldest);
+  return Buffer.from(JSON.stringify(parsed));
+}
+
 export async function saveChainState(
   rpc: RpcClient,
   layout: StateLayout,
@@ -58,7 +81,7 @@ export async function saveChainState(
   };
   ensureDir(layout.chainDir(chain.name));
   // State first, meta second: a meta file always describes a complete state file.
-  writeFileAtomic(layout.chainState(chain.name), state);
+  writeFileAtomic(layout.chainState(chain.name), trimHistory(state));
   writeFileAtomic(layout.chainMeta(chain.name), JSON.stringify(meta, null, 2) + '\n');
   return meta;
 }
