@@ -11,6 +11,7 @@ import type { SandboxManifest } from './manifest.js';
 import { advanceSandboxTime } from './chainTime.js';
 import { readManifest } from './manifestFile.js';
 import { startSandbox, type Sandbox, type SandboxChain } from './sandbox.js';
+import { viemChain } from './viemChain.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
@@ -29,7 +30,8 @@ async function started(promise: Promise<Sandbox>): Promise<Sandbox> {
   return sandbox;
 }
 
-const client = (chain: SandboxChain) => createPublicClient({ transport: http(chain.rpcUrl) });
+// viemChain carries the RPC URL: `http()` without an argument must reach the right chain.
+const client = (chain: SandboxChain) => createPublicClient({ chain: viemChain(chain.info), transport: http() });
 const token = (manifest: SandboxManifest, symbol: string): Address => {
   const found = manifest.chains[0]?.tokens.find((t) => t.symbol === symbol);
   if (!found) throw new Error(`no ${symbol}`);
