@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { TestClock } from '../../clock/index.js';
+import { RealClock, TestClock } from '../../clock/index.js';
 import { verifyWebhook } from '../../clients/webhook-verifier.js';
 import type { RealtimeConfig } from '../events/realtime-config.js';
 import type { EvidenceModule } from '../evidence/module.js';
@@ -378,6 +378,50 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     // The retries of the three failed events fail again: the count starts over from the success.
     await t.clock.advance(5 * S);
     expect(await streak()).toBe(3);
+  });
+
+  it('production: HTTPS to public addresses only, whsec_live_ keys, no sandbox mailbox route', async () => {
+    const t = await startTestService({ environment: 'production' });
+    cleanups.push(() => t.stop());
+    for (const url of ['http://127.0.0.1:9/hook', 'https://localhost/hook', 'https://10.1.1.1/hook', 'http://93.184.216.34/hook']) {
+      const refused = await t.request('POST', '/api/v1/webhooks', { body: { url, events: ['order.*'] } });
+      expect(refused.status, url).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'url_not_allowed', param: 'url' });
+    }
+    const created = await t.request('POST', '/api/v1/webhooks', { body: { url: 'https://93.184.216.34/hook', events: ['order.*'] } });
+    expect(created.status).toBe(201);
+    expect(created.body.signingKey).toMatch(/^whsec_live_/);
+    expect((await t.request('GET', '/api/v1/sandbox/mailbox')).status).toBe(404);
+  });
+
+  it('under the real clock a hanging receiver holds up neither other endpoints nor other timed jobs', async () => {
+    const realtime: Partial<ServiceConfig> & RealtimeConfig = { clock: new RealClock(), webhookTimeoutMs: 5_000 };
+    const service = await createService({ environment: 'sandbox', chains: [], logger: { level: 'silent' }, ...realtime });
+    cleanups.push(() => service.stop());
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('Real');
+    const slow = await TestReceiver.start(() => Date.now());
+    const fast = await TestReceiver.start(() => Date.now());
+    cleanups.push(() => slow.stop(), () => fast.stop());
+    slow.answer = () => 'hang';
+    for (const receiver of [slow, fast]) {
+      const response = await fetch(`${service.url}/api/v1/webhooks`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: receiver.url, events: ['order.*'] }),
+      });
+      expect(response.status).toBe(201);
+    }
+    const started = Date.now();
+    publish(service, workspaceId);
+    let jobRan = 0;
+    service.clock.schedule(service.clock.now() + 50, () => void (jobRan = Date.now()), { name: 'test.other-job' });
+    while ((fast.requests.length === 0 || jobRan === 0 || slow.requests.length === 0) && Date.now() - started < 3_000) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(slow.requests).toHaveLength(1);
+    expect(fast.requests).toHaveLength(1);
+    expect(jobRan).toBeGreaterThan(0);
+    expect(jobRan - started).toBeLessThan(1_000);
   });
 
   it('a restart mid-schedule loses nothing: the next attempt goes out at its original time', async () => {
