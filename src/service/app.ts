@@ -30,9 +30,12 @@ import type { RunningContext, ServiceContext, ServiceModule } from './http/servi
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
 import { AuctionModule, type AuctionConfig } from './auction/module.js';
+import { ComplianceModule } from './compliance/module.js';
 import { EvidenceModule } from './evidence/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
+import { OrdersModule } from './orders/module.js';
+import { SettlementModule } from './settlement/module.js';
 import { platformMigrations } from './store/platform-migrations.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
@@ -47,7 +50,11 @@ const SWEEP_INTERVAL_MS = 3_600_000;
  * The service's own modules, fresh per service instance (modules hold state), in dependency order. Each brings
  * its migrations, routes, WebSocket endpoints and jobs; modules that need another get it here, explicitly.
  */
-function createBuiltinModules(realtime: RealtimeConfig, auctionConfig?: AuctionConfig): ServiceModule[] {
+function createBuiltinModules(
+  realtime: RealtimeConfig,
+  auctionConfig?: AuctionConfig,
+  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance'> = {},
+): ServiceModule[] {
   const evidence = new EvidenceModule();
   // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
   const prices = new PriceFeed();
@@ -55,7 +62,12 @@ function createBuiltinModules(realtime: RealtimeConfig, auctionConfig?: AuctionC
   const takerStream = new TakerStreamModule({ evidence, prices, settings: realtime.takerStream });
   // RFQs, quotes, solvers and the solver stream; orders read `auction.quoteBook`, settlement uses `auction.notifier`.
   const auction = new AuctionModule({ evidence, prices, config: auctionConfig });
-  return [evidence, webhooks, takerStream, auction];
+  const compliance = new ComplianceModule({ evidence, settings: settlementConfig.compliance });
+  // Watchers and relayers; orders attach to it and it drives them from the chains' facts.
+  const settlement = new SettlementModule({ evidence, settings: settlementConfig.settlement });
+  const orders = new OrdersModule({ evidence, compliance, settlement, quoteBook: () => auction.quoteBook, notifier: auction.notifier });
+  auction.useNonceSource(orders.nonces);
+  return [evidence, webhooks, takerStream, auction, compliance, settlement, orders];
 }
 
 export interface Service {
@@ -113,7 +125,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig, input.auction), ...(input.modules ?? [])];
+  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig, input.auction, input), ...(input.modules ?? [])];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],

@@ -1,0 +1,444 @@
+import type { Logger } from 'pino';
+import { type Address, type Hex, getAddress, hashTypedData } from 'viem';
+import type { Clock } from '../../clock/index.js';
+import type { StandardOrder } from '../../contracts/order.js';
+import type { OrderTypedData } from '../../contracts/typedData.js';
+import { lockId } from '../../contracts/typedData.js';
+import type { ChainInfo } from '../../devnet/manifest.js';
+import type { QuoteBook, QuoteRecord } from '../auction/types.js';
+import type { AuthContext } from '../auth/context.js';
+import type { ComplianceModule } from '../compliance/module.js';
+import type { OutboxRepository } from '../events/outbox.js';
+import { describeErrorCode } from '../http/error-codes.js';
+import { ComplianceError, ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../http/errors.js';
+import type { SettlementChain } from '../settlement/chains.js';
+import type { SettlementEngine } from '../settlement/engine.js';
+import { revertReason } from '../settlement/revert-reason.js';
+import type { AfterCommit } from '../settlement/relayer.js';
+import { openForCalldata } from '../settlement/transactions.js';
+import { newId } from '../store/ids.js';
+import type { OrderLifecycle } from './order-lifecycle.js';
+import type { OrderRecord, OrderRepository, ScreeningSummary } from './order-repository.js';
+import { checkOrderSignature } from './signature-check.js';
+import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from './standard-order.js';
+
+describeErrorCode('quote_already_accepted', 'The quote (or a sibling quote of its RFQ) already became an order; request a new quote.');
+describeErrorCode('nonce_already_used', "The nonce is not above the user's last used nonce (or is spent on chain): a replay. Sign a new order.");
+describeErrorCode('signature_invalid', "The signature does not recover to the order's user for the quote's lock type and terms.");
+describeErrorCode('deposit_failed', 'The deposit would revert on chain (balance, allowance, Permit2 or ERC-3009 state); nothing was sent.');
+describeErrorCode('insufficient_lock_balance', "The user's ERC-6909 balance in the resource lock does not cover the order (minus open orders).");
+
+export interface CreateOrderInput {
+  quoteId: string;
+  signature: Hex;
+  nonce: bigint;
+  /** The taker; optional when the quote request named it. */
+  user?: Address | undefined;
+}
+
+export interface IntakeContext {
+  auth: AuthContext | undefined;
+  /** `X-Service-Attestation` header value. */
+  attestation: string | undefined;
+}
+
+export interface IntakeDeps {
+  orders: OrderRepository;
+  lifecycle: OrderLifecycle;
+  compliance: ComplianceModule;
+  outbox: OutboxRepository;
+  chains: readonly ChainInfo[];
+  clock: Clock;
+  logger: Logger;
+  quoteBook(): QuoteBook | undefined;
+  engine(): SettlementEngine | undefined;
+}
+
+interface Prepared {
+  quote: QuoteRecord;
+  terms: OrderTerms;
+  order: StandardOrder;
+  typedData: OrderTypedData;
+  onchainId: Hex;
+  user: Address;
+  origin: SettlementChain;
+  screening: ScreeningSummary;
+  workspaceId: string | null;
+}
+
+/**
+ * `POST /api/v1/orders`: checks a signed order against its quote, the user's nonces, the rail's compliance and the
+ * chain, then creates it. Rejected orders leave nothing on chain. Escrow orders are recorded (with the signed
+ * `openFor`) before the relay is sent, so the deposit is relayed at most once, also across restarts; the answer
+ * comes once the deposit is mined. Resource-lock orders send nothing: the taker's deposit is verified.
+ */
+export class OrderIntake {
+  constructor(private readonly deps: IntakeDeps) {}
+
+  async create(input: CreateOrderInput, context: IntakeContext): Promise<OrderRecord> {
+    const prepared = await this.prepare(input, context);
+    return prepared.quote.lockType === 'ResourceLock' ? this.createLockOrder(input, prepared) : this.createEscrowOrder(input, prepared);
+  }
+
+  private async prepare(input: CreateOrderInput, context: IntakeContext): Promise<Prepared> {
+    const { compliance } = this.deps;
+    const book = this.deps.quoteBook();
+    const quote = book?.get(input.quoteId);
+    if (quote === undefined) {
+      throw new NotFoundError({ code: 'resource_not_found', param: 'quoteId', message: `No quote ${input.quoteId}.` });
+    }
+    this.assertQuoteOpen(quote);
+    const engine = this.deps.engine();
+    if (engine === undefined) {
+      throw new MaintenanceError({ code: 'chain_unavailable', message: 'The settlement engine is not configured (no relayer keys); orders cannot settle.' });
+    }
+    const originInfo = this.deps.chains.find((c) => c.chainId === quote.originChainId);
+    const destinationInfo = this.deps.chains.find((c) => c.chainId === quote.destinationChainId);
+    const origin = engine.chain(quote.originChainId);
+    if (originInfo === undefined || destinationInfo === undefined || origin === undefined || engine.chain(quote.destinationChainId) === undefined) {
+      throw new ValidationError({ code: 'corridor_unavailable', param: 'quoteId', message: `The quote's corridor ${quote.corridor} is not settled here.` });
+    }
+    const user = this.userOf(input, quote, context.auth);
+
+    let attestation: Hex | null = null;
+    if (quote.settlementPath === 'compliant') attestation = compliance.requireAttestation(context.attestation, user).hash;
+
+    const terms: OrderTerms = {
+      originChain: originInfo,
+      destinationChain: destinationInfo,
+      inputToken: quote.inputToken,
+      outputToken: quote.outputToken,
+      inputAmount: BigInt(quote.inputAmount),
+      outputAmount: BigInt(quote.outputAmount),
+      lockType: quote.lockType,
+      fillDeadline: quote.fillDeadline,
+      expires: quote.expires,
+    };
+    const order = buildStandardOrder(terms, user, input.nonce);
+    const typedData = typedDataFor(terms, order);
+    const verdict = await checkOrderSignature(typedData, input.signature, user, origin.client);
+    if (!verdict.valid) {
+      throw new ValidationError({
+        code: 'signature_invalid',
+        param: 'signature',
+        message:
+          `The signature does not authorise this order for ${user}` +
+          (verdict.recovered === null ? '.' : ` (it recovers to ${verdict.recovered}).`) +
+          ` Sign the quote's ${quote.lockType} typed data with nonce ${input.nonce}.`,
+      });
+    }
+    this.assertNonceFree(user, input.nonce, quote);
+
+    const screening: ScreeningSummary = { attestation, checks: [] };
+    if (quote.settlementPath === 'compliant') {
+      screening.checks.push({ checkType: 'attestation', result: 'approved', reason: 'fresh attestation for the user' });
+      const results = compliance.screen(user);
+      screening.checks.push(...results);
+      const rejected = results.filter((r) => r.result === 'rejected');
+      if (rejected.length > 0) this.rejectCompliance(quote, user, rejected, context.auth);
+    }
+    return {
+      quote,
+      terms,
+      order,
+      typedData,
+      onchainId: onchainOrderId(terms, order),
+      user,
+      origin,
+      screening,
+      workspaceId: context.auth?.workspaceId ?? quote.workspaceId,
+    };
+  }
+
+  private assertQuoteOpen(quote: QuoteRecord): void {
+    const now = this.deps.clock.now();
+    if (quote.status === 'expired' || (quote.status === 'open' && quote.expiresAt <= now)) {
+      throw new ConflictError({
+        code: 'rfq_expired',
+        param: 'quoteId',
+        codeB: 'QUOTE_EXPIRED',
+        message: `Quote ${quote.id} expired at ${new Date(quote.expiresAt).toISOString()}; request a new quote.`,
+      });
+    }
+    if (quote.status === 'accepted') {
+      throw new ConflictError({
+        code: 'quote_already_accepted',
+        param: 'quoteId',
+        codeB: 'ALREADY_ACCEPTED',
+        message: `Quote ${quote.id} (or another quote of its RFQ) already became an order.`,
+      });
+    }
+  }
+
+  private userOf(input: CreateOrderInput, quote: QuoteRecord, auth: AuthContext | undefined): Address {
+    const named = quote.user ?? undefined;
+    const fromSession = auth?.kind === 'jwt' ? (auth.address as Address) : undefined;
+    const user = input.user ?? named ?? fromSession;
+    if (user === undefined) {
+      throw new InvalidRequestError({
+        code: 'parameter_missing',
+        param: 'user',
+        message: 'Name the taker: pass `user` (the address that signed), or request the quote with `user`.',
+      });
+    }
+    if (input.user !== undefined && named !== undefined && getAddress(input.user) !== getAddress(named)) {
+      throw new InvalidRequestError({ code: 'parameter_invalid', param: 'user', message: `The quote was requested for ${named}, not ${input.user}.` });
+    }
+    return getAddress(user);
+  }
+
+  /** Nonces rise per user; resource-lock nonces are also unique per allocator, so no open order may share one. */
+  private assertNonceFree(user: Address, nonce: bigint, quote: QuoteRecord): void {
+    const last = this.deps.orders.lastNonce(user);
+    if (last !== undefined && nonce <= last.nonce) {
+      throw new ConflictError({
+        code: 'nonce_already_used',
+        param: 'nonce',
+        codeB: 'NONCE_ALREADY_USED',
+        message: `Nonce ${nonce} is not above ${last.nonce}, the last nonce ${user} used (order ${last.orderId}); sign a new order with a higher nonce.`,
+      });
+    }
+    if (quote.lockType === 'ResourceLock' && this.deps.orders.lockNonceInUse(quote.originChainId, nonce)) {
+      throw new ConflictError({
+        code: 'nonce_already_used',
+        param: 'nonce',
+        codeB: 'NONCE_ALREADY_USED',
+        message: `Nonce ${nonce} is held by another open resource-lock order (Compact nonces are per allocator); use another.`,
+      });
+    }
+  }
+
+  private rejectCompliance(quote: QuoteRecord, user: Address, rejected: { checkType: string; reason: string }[], auth: AuthContext | undefined): never {
+    const at = this.deps.clock.now();
+    this.deps.outbox.commit(() => {
+      for (const check of rejected) {
+        this.deps.compliance.record(
+          {
+            tradeId: quote.id,
+            orderId: null,
+            workspaceId: auth?.workspaceId ?? quote.workspaceId,
+            subject: user,
+            checkType: check.checkType as 'kyc' | 'sanctions' | 'travel_rule',
+            result: 'rejected',
+            details: { reason: check.reason, quoteId: quote.id, rail: 'compliant' },
+          },
+          at,
+        );
+      }
+    });
+    throw new ComplianceError({
+      code: 'compliance_rejected',
+      param: 'user',
+      codeB: 'COMPLIANCE_FAILED',
+      message: `${user} is not compliant to trade: ${rejected.map((r) => `${r.checkType} (${r.reason})`).join(', ')}.`,
+    });
+  }
+
+  // ---- escrow: relay openFor ------------------------------------------------------------------------------
+
+  private async createEscrowOrder(input: CreateOrderInput, prepared: Prepared): Promise<OrderRecord> {
+    const engine = this.deps.engine()!;
+    const { origin, quote, order } = prepared;
+    const lockType = quote.lockType as 'Permit2Escrow' | 'EIP3009Escrow';
+    const data = openForCalldata(lockType, order, input.signature);
+    const relayer = engine.relayer(origin.chainId, 'service');
+    let gas: bigint;
+    try {
+      gas = await origin.client.estimateGas({ account: relayer.address, to: origin.contracts.inputSettlerEscrow, data });
+    } catch (error) {
+      throw this.depositError(error, input.nonce);
+    }
+    const orderId = newId('ord');
+    const request = {
+      kind: 'open' as const,
+      key: orderId,
+      orderId,
+      chainId: origin.chainId,
+      account: relayer.address,
+      to: origin.contracts.inputSettlerEscrow,
+      data,
+      gas: (gas * 5n) / 4n + engine.gas.openHeadroom,
+    };
+    const { outcome } = await relayer.relayNow(request, (signed) =>
+      this.deps.outbox.commit(() => {
+        this.recordOpening(orderId, input, prepared, null);
+        engine.relays.enqueue(request, this.deps.clock.now(), signed);
+      }),
+    );
+    const created = this.deps.orders.get(orderId)!;
+    if (outcome === undefined) {
+      throw new MaintenanceError({
+        code: 'chain_unavailable',
+        message: `The deposit of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried. Read the order again shortly.`,
+      });
+    }
+    if (created.status === 'Rejected') {
+      throw new ValidationError({ code: 'deposit_failed', param: 'user', message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.` });
+    }
+    return created;
+  }
+
+  private depositError(error: unknown, nonce: bigint): Error {
+    const reason = revertReason(error);
+    if (reason.name === 'InvalidNonce' || reason.name === 'AuthorizationAlreadyUsed' || reason.name === 'InvalidOrderStatus') {
+      return new ConflictError({
+        code: 'nonce_already_used',
+        param: 'nonce',
+        codeB: 'NONCE_ALREADY_USED',
+        message: `The chain refuses nonce ${nonce}: ${reason.message}. Sign a new order with a fresh nonce.`,
+      });
+    }
+    if (reason.name === undefined && /fetch failed|ECONNREFUSED|timed? ?out|HTTP request failed/i.test(reason.message)) {
+      return new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${reason.message}` });
+    }
+    return new ValidationError({ code: 'deposit_failed', param: 'user', message: `The deposit would revert (${reason.message}); nothing was sent.` });
+  }
+
+  // ---- resource lock: verify the deposit ------------------------------------------------------------------
+
+  private async createLockOrder(input: CreateOrderInput, prepared: Prepared): Promise<OrderRecord> {
+    const { origin, quote, order, user, typedData } = prepared;
+    const id = lockId(compactLockTag(origin.contracts.allocator), quote.inputToken);
+    const [balance, consumed, forced, block] = await Promise.all([
+      origin.client.readContract({ address: origin.contracts.resourceLock, abi: LOCK_READS, functionName: 'balanceOf', args: [user, id] }),
+      origin.client.readContract({
+        address: origin.contracts.resourceLock,
+        abi: LOCK_READS,
+        functionName: 'hasConsumedAllocatorNonce',
+        args: [order.nonce, origin.contracts.allocator],
+      }),
+      origin.client.readContract({ address: origin.contracts.resourceLock, abi: LOCK_READS, functionName: 'getForcedWithdrawalStatus', args: [user, id] }),
+      origin.client.getBlock({ blockTag: 'latest' }),
+    ]).catch((error: unknown) => {
+      throw new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${(error as Error).message}` });
+    });
+    if (consumed) {
+      throw new ConflictError({ code: 'nonce_already_used', param: 'nonce', codeB: 'NONCE_ALREADY_USED', message: `Compact nonce ${order.nonce} is spent on chain.` });
+    }
+    if (Number(block.timestamp) >= quote.fillDeadline) {
+      throw new ConflictError({ code: 'rfq_expired', param: 'quoteId', codeB: 'QUOTE_EXPIRED', message: 'The fill deadline has passed on chain; request a new quote.' });
+    }
+    if (forced[0] !== 0) {
+      throw new ValidationError({
+        code: 'insufficient_lock_balance',
+        param: 'user',
+        message: 'A forced withdrawal is pending or enabled for this lock; disable it before committing the balance.',
+      });
+    }
+    const orderId = newId('ord');
+    // The taker signs the compact off chain and nothing is sent: its EIP-712 digest stands for the deposit.
+    const registration = hashTypedData(typedData as unknown as Parameters<typeof hashTypedData>[0]);
+    const effects: AfterCommit[] = this.deps.outbox.commit(() => {
+      const committed = this.deps.orders.committedLockAmount(user, quote.originChainId, getAddress(quote.inputToken));
+      if (balance < committed + BigInt(quote.inputAmount)) {
+        throw new ValidationError({
+          code: 'insufficient_lock_balance',
+          param: 'user',
+          message: `The lock holds ${balance} for ${user}; open orders commit ${committed} and this one needs ${quote.inputAmount}.`,
+        });
+      }
+      this.recordOpening(orderId, input, prepared, null);
+      return this.deps.lifecycle.recordCreation(orderId, registration, this.deps.clock.now());
+    });
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (error) {
+        this.deps.logger.error({ err: error, orderId }, 'order follow-up failed');
+      }
+    }
+    return this.deps.orders.get(orderId)!;
+  }
+
+  // ---- shared ---------------------------------------------------------------------------------------------
+
+  /**
+   * The authoritative checks and the order row, in one transaction: the quote is taken and the nonce spent here,
+   * so two racing requests cannot both pass.
+   */
+  private recordOpening(orderId: string, input: CreateOrderInput, prepared: Prepared, originTxHash: Hex | null): void {
+    const { quote, order, user, onchainId, screening, workspaceId } = prepared;
+    const now = this.deps.clock.now();
+    this.assertNonceFree(user, input.nonce, quote);
+    if (!this.deps.quoteBook()!.accept(quote.id, orderId, now)) {
+      const fresh = this.deps.quoteBook()!.get(quote.id) ?? quote;
+      this.assertQuoteOpen({ ...fresh, status: fresh.status === 'open' ? 'accepted' : fresh.status });
+      throw new ConflictError({ code: 'quote_already_accepted', param: 'quoteId', codeB: 'ALREADY_ACCEPTED', message: `Quote ${quote.id} is not open any more.` });
+    }
+    if (this.deps.orders.byOnchainId(onchainId) !== undefined) {
+      throw new ConflictError({ code: 'nonce_already_used', param: 'nonce', codeB: 'NONCE_ALREADY_USED', message: 'This exact order was submitted before.' });
+    }
+    this.deps.orders.spendNonce(user, input.nonce, orderId);
+    this.deps.orders.insert({
+      id: orderId,
+      workspaceId,
+      quoteId: quote.id,
+      rfqId: quote.rfqId,
+      solverId: quote.solverId,
+      user,
+      nonce: input.nonce,
+      lockType: quote.lockType,
+      settlementPath: quote.settlementPath,
+      corridor: quote.corridor,
+      originChainId: quote.originChainId,
+      destinationChainId: quote.destinationChainId,
+      inputToken: getAddress(quote.inputToken),
+      outputToken: getAddress(quote.outputToken),
+      inputAmount: quote.inputAmount,
+      outputAmount: quote.outputAmount,
+      fillDeadline: quote.fillDeadline,
+      expires: quote.expires,
+      onchainOrderId: onchainId,
+      standardOrder: order,
+      signature: input.signature,
+      status: 'Opening',
+      screening,
+      originTxHash,
+      destinationTxHash: null,
+      oracleAttestationHash: null,
+      claimTxHash: null,
+      refundTxHash: null,
+      rejectReason: null,
+      quoteCreatedAt: quote.createdAt,
+      createdAt: now,
+      updatedAt: now,
+      settledAt: null,
+    });
+  }
+}
+
+const LOCK_READS = [
+  {
+    type: 'function',
+    name: 'balanceOf',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'owner', type: 'address' },
+      { name: 'id', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'uint256' }],
+  },
+  {
+    type: 'function',
+    name: 'hasConsumedAllocatorNonce',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'nonce', type: 'uint256' },
+      { name: 'allocator', type: 'address' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+  {
+    type: 'function',
+    name: 'getForcedWithdrawalStatus',
+    stateMutability: 'view',
+    inputs: [
+      { name: 'account', type: 'address' },
+      { name: 'id', type: 'uint256' },
+    ],
+    outputs: [
+      { name: 'status', type: 'uint8' },
+      { name: 'forcedWithdrawalAvailableAt', type: 'uint256' },
+    ],
+  },
+] as const;

@@ -1,0 +1,35 @@
+import { type Address, type Hex, type PublicClient, getAddress, recoverTypedDataAddress } from 'viem';
+import type { OrderTypedData } from '../../contracts/typedData.js';
+
+export type SignatureVerdict = { valid: true } | { valid: false; recovered: Address | null };
+
+/**
+ * Does `signature` authorise the order's lock-specific message for `user`? An EOA signature is checked locally
+ * (no round trip); only when that fails and the user is a contract is the chain asked (ERC-1271), as the
+ * settlers would.
+ */
+export async function checkOrderSignature(
+  typedData: OrderTypedData,
+  signature: Hex,
+  user: Address,
+  client: PublicClient | undefined,
+): Promise<SignatureVerdict> {
+  const payload = typedData as unknown as Parameters<typeof recoverTypedDataAddress>[0];
+  let recovered: Address | null = null;
+  try {
+    recovered = await recoverTypedDataAddress({ ...payload, signature });
+    if (getAddress(recovered) === getAddress(user)) return { valid: true };
+  } catch {
+    recovered = null;
+  }
+  if (client !== undefined) {
+    const code = await client.getCode({ address: user }).catch(() => undefined);
+    if (code !== undefined && code !== '0x') {
+      const ok = await client
+        .verifyTypedData({ ...(payload as object), address: user, signature } as Parameters<PublicClient['verifyTypedData']>[0])
+        .catch(() => false);
+      if (ok) return { valid: true };
+    }
+  }
+  return { valid: false, recovered };
+}

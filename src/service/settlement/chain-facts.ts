@@ -1,0 +1,169 @@
+/**
+ * Contract logs the engine reacts to, decoded into chain facts, and the table that keeps them. The table is both
+ * the idempotency record of the watchers (a log is processed once per (chain, tx, log index)) and the evidence
+ * orders derive Filled, Attested, Claimed and Refunded from: order state is driven by the chains, never faked.
+ */
+import { type Address, type Hex, decodeEventLog, getAddress, keccak256 } from 'viem';
+import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
+import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
+import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
+import { OutputSettlerArtifact } from '../../contracts/artifacts/OutputSettler.js';
+import type { MandateOutput } from '../../contracts/order.js';
+import type { Store } from '../store/store.js';
+import type { SettlementChain } from './chains.js';
+import type { RpcLog } from './log-stream.js';
+
+interface FactBase {
+  chainId: number;
+  txHash: Hex;
+  logIndex: number;
+  blockNumber: number;
+  /** The contract that emitted the log. */
+  address: Address;
+  onchainOrderId: Hex;
+}
+
+export type ChainFact = FactBase &
+  (
+    | { kind: 'opened' }
+    | { kind: 'filled'; solver: Hex; timestamp: number; output: MandateOutput; finalAmount: string }
+    | { kind: 'proven'; remoteChainId: number; application: Hex; dataHash: Hex; payload: Hex }
+    | { kind: 'attested'; remoteChainId: number; application: Hex; remoteOracle: Hex; dataHash: Hex }
+    | { kind: 'finalised'; solver: Hex; destination: Hex }
+    | { kind: 'refunded' }
+  );
+
+export type ChainFactKind = ChainFact['kind'];
+
+const ESCROW_EVENTS = InputSettlerEscrowArtifact.abi.filter((item) => item.type === 'event');
+const OUTPUT_SETTLER_EVENTS = OutputSettlerArtifact.abi.filter((item) => item.type === 'event');
+const OUTPUT_ORACLE_EVENTS = OutputOracleArtifact.abi.filter((item) => item.type === 'event');
+const INPUT_ORACLE_EVENTS = InputOracleArtifact.abi.filter((item) => item.type === 'event');
+
+/** The addresses whose logs a chain's watcher subscribes to. */
+export function watchedAddresses(chain: SettlementChain): Address[] {
+  const c = chain.contracts;
+  return [c.inputSettlerEscrow, c.inputSettlerCompact, c.inputOracle, c.outputSettler, c.outputOracle];
+}
+
+/** Decodes a log of a watched contract; undefined for events the engine does not use. */
+export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | undefined {
+  const address = getAddress(log.address);
+  const base = {
+    chainId: chain.chainId,
+    txHash: log.transactionHash,
+    logIndex: Number(log.logIndex),
+    blockNumber: Number(log.blockNumber),
+    address,
+  };
+  const raw = { data: log.data, topics: log.topics as [Hex, ...Hex[]] };
+  const c = chain.contracts;
+  try {
+    if (address === c.inputSettlerEscrow || address === c.inputSettlerCompact) {
+      // Both settlers share InputSettlerBase's Finalised; the escrow alone emits Open and Refunded.
+      const event = decodeEventLog({ abi: ESCROW_EVENTS, ...raw });
+      switch (event.eventName) {
+        case 'Open':
+          return { ...base, kind: 'opened', onchainOrderId: event.args.orderId };
+        case 'Refunded':
+          return { ...base, kind: 'refunded', onchainOrderId: event.args.orderId };
+        case 'Finalised':
+          return { ...base, kind: 'finalised', onchainOrderId: event.args.orderId, solver: event.args.solver, destination: event.args.destination };
+      }
+    }
+    if (address === c.outputSettler) {
+      const event = decodeEventLog({ abi: OUTPUT_SETTLER_EVENTS, ...raw });
+      if (event.eventName !== 'OutputFilled') return undefined;
+      const { orderId, solver, timestamp, output, finalAmount } = event.args;
+      return { ...base, kind: 'filled', onchainOrderId: orderId, solver, timestamp, output: { ...output }, finalAmount: finalAmount.toString() };
+    }
+    if (address === c.outputOracle) {
+      const event = decodeEventLog({ abi: OUTPUT_ORACLE_EVENTS, ...raw });
+      if (event.eventName !== 'OutputProven') return undefined;
+      const { chainId, application, orderId, dataHash, payload } = event.args;
+      // The oracle hashes what it emits; a log whose hash disagrees with its payload is not evidence of anything.
+      if (keccak256(payload) !== dataHash) return undefined;
+      return { ...base, kind: 'proven', onchainOrderId: orderId, remoteChainId: Number(chainId), application, dataHash, payload };
+    }
+    if (address === c.inputOracle) {
+      const event = decodeEventLog({ abi: INPUT_ORACLE_EVENTS, ...raw });
+      if (event.eventName !== 'AttestationRecorded') return undefined;
+      const { remoteChainId, application, orderId, remoteOracle, dataHash } = event.args;
+      return { ...base, kind: 'attested', onchainOrderId: orderId, remoteChainId: Number(remoteChainId), application, remoteOracle, dataHash };
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+interface FactRow {
+  chain_id: number;
+  tx_hash: string;
+  log_index: number;
+  block_number: number;
+  address: string;
+  kind: ChainFactKind;
+  onchain_order_id: string;
+  data: string;
+}
+
+const BIGINT_TAG = 'bigint:';
+
+export class ChainFactRepository {
+  constructor(private readonly store: Store) {}
+
+  /** Records a fact; false when this log was processed before (the caller then does nothing). */
+  insert(fact: ChainFact, at: number): boolean {
+    const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId, ...data } = fact;
+    const encoded = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_TAG}${v}` : v));
+    const result = this.store.db
+      .prepare(
+        `INSERT INTO processed_logs (chain_id, tx_hash, log_index, block_number, address, kind, onchain_order_id, data, processed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
+      .run(chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId.toLowerCase(), encoded, at);
+    return result.changes > 0;
+  }
+
+  /** Every fact about one on-chain order id, in chain order per chain. */
+  forOrder(onchainOrderId: Hex): ChainFact[] {
+    const rows = this.store.db
+      .prepare('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index')
+      .all(onchainOrderId.toLowerCase()) as FactRow[];
+    return rows.map((row) => {
+      const data = JSON.parse(row.data, (_k, v: unknown) =>
+        typeof v === 'string' && v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v,
+      ) as Record<string, unknown>;
+      return {
+        ...data,
+        chainId: row.chain_id,
+        txHash: row.tx_hash as Hex,
+        logIndex: row.log_index,
+        blockNumber: row.block_number,
+        address: row.address as Address,
+        kind: row.kind,
+        onchainOrderId: row.onchain_order_id as Hex,
+      } as ChainFact;
+    });
+  }
+}
+
+export class ChainCursorRepository {
+  constructor(private readonly store: Store) {}
+
+  /** First block not processed yet; undefined for a chain never read. */
+  get(chainId: number): number | undefined {
+    const row = this.store.db.prepare('SELECT next_block FROM chain_cursors WHERE chain_id = ?').get(chainId) as { next_block: number } | undefined;
+    return row?.next_block;
+  }
+
+  set(chainId: number, nextBlock: number, at: number): void {
+    this.store.db
+      .prepare(
+        `INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (?, ?, ?)
+         ON CONFLICT (chain_id) DO UPDATE SET next_block = MAX(next_block, excluded.next_block), updated_at = excluded.updated_at`,
+      )
+      .run(chainId, nextBlock, at);
+  }
+}

@@ -1,0 +1,59 @@
+import { type Address, type PublicClient, createPublicClient, getAddress, http } from 'viem';
+import type { ChainInfo } from '../../devnet/manifest.js';
+
+/** The contracts the settlement engine talks to; one address each on every chain (CREATE2). */
+export interface SettlementContracts {
+  inputSettlerEscrow: Address;
+  inputSettlerCompact: Address;
+  inputOracle: Address;
+  outputSettler: Address;
+  outputOracle: Address;
+  resourceLock: Address;
+  allocator: Address;
+}
+
+/** One chain as the engine sees it: an HTTP client for calls and sends, the WebSocket URL for watching. */
+export interface SettlementChain {
+  chainId: number;
+  name: string;
+  wsUrl: string;
+  info: ChainInfo;
+  client: PublicClient;
+  contracts: SettlementContracts;
+}
+
+const REQUIRED: Record<keyof SettlementContracts, string> = {
+  inputSettlerEscrow: 'InputSettlerEscrow',
+  inputSettlerCompact: 'InputSettlerCompact',
+  inputOracle: 'InputOracle',
+  outputSettler: 'OutputSettler',
+  outputOracle: 'OutputOracle',
+  resourceLock: 'ResourceLock',
+  allocator: 'AlwaysOkAllocator',
+};
+
+/** The chains that carry every settlement contract; others (a chain list without deployments) are skipped. */
+export function settlementChains(infos: readonly ChainInfo[]): SettlementChain[] {
+  const chains: SettlementChain[] = [];
+  for (const info of infos) {
+    const entries = Object.entries(REQUIRED).map(([key, name]) => [key, info.contracts[name]] as const);
+    if (entries.some(([, address]) => address === undefined)) continue;
+    const contracts = Object.fromEntries(entries.map(([key, address]) => [key, getAddress(address!)])) as unknown as SettlementContracts;
+    chains.push({
+      chainId: info.chainId,
+      name: info.name,
+      wsUrl: info.wsUrl,
+      info,
+      // Keep-alive HTTP with no batching: calls are few and latency matters more than round trips saved.
+      client: createPublicClient({ transport: http(info.rpcUrl, { retryCount: 0, timeout: 15_000 }), pollingInterval: 50 }),
+      contracts,
+    });
+  }
+  return chains;
+}
+
+/** Latest block timestamp (Unix seconds): the time the next transaction's checks see, or one second less. */
+export async function chainTime(chain: SettlementChain): Promise<number> {
+  const block = await chain.client.getBlock({ blockTag: 'latest' });
+  return Number(block.timestamp);
+}

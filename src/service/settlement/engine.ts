@@ -1,0 +1,139 @@
+import type { Logger } from 'pino';
+import type { Address } from 'viem';
+import { privateKeyToAddress } from 'viem/accounts';
+import type { Clock } from '../../clock/index.js';
+import type { ChainInfo } from '../../devnet/manifest.js';
+import type { Store } from '../store/store.js';
+import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './chain-facts.js';
+import { type SettlementChain, settlementChains } from './chains.js';
+import { type RelayRecord, RelayRepository, type RelayRequest } from './relay-repository.js';
+import { AccountRelayer, type AfterCommit, type RelayOutcome } from './relayer.js';
+import { DEFAULT_GAS, type GasLimits, type SettlementSettings } from './settings.js';
+import { ChainWatcher } from './watchers.js';
+
+/** The service relayer deposits and refunds; the oracle relayer carries fills from destination to origin. */
+export type RelayerRole = 'service' | 'oracle';
+
+/** What the orders make of chain facts and relay outcomes; called inside the recording transaction. */
+export interface SettlementListener {
+  onFacts(facts: ChainFact[]): AfterCommit[];
+  onRelayOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[];
+}
+
+export interface SettlementEngineDeps {
+  chains: readonly ChainInfo[];
+  settings: SettlementSettings;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  /** Runs `fn` in one transaction and publishes its outbox events after commit (EvidenceModule.outbox.commit). */
+  commit<T>(fn: () => T): T;
+}
+
+/**
+ * The chain side of settlement: per-chain watchers, per-(chain, account) relayers, and the relay intents and
+ * chain facts tables. It knows nothing of orders; the orders module attaches a listener and asks for relays.
+ */
+export class SettlementEngine {
+  readonly chains: readonly SettlementChain[];
+  readonly relays: RelayRepository;
+  readonly facts: ChainFactRepository;
+  readonly gas: GasLimits;
+  private readonly cursors: ChainCursorRepository;
+  private readonly relayers = new Map<string, AccountRelayer>();
+  private readonly watchers: ChainWatcher[] = [];
+  private readonly accounts: Record<RelayerRole, Address>;
+  private listener: SettlementListener | undefined;
+  private started = false;
+
+  constructor(private readonly deps: SettlementEngineDeps) {
+    this.chains = settlementChains(deps.chains);
+    this.relays = new RelayRepository(deps.store);
+    this.facts = new ChainFactRepository(deps.store);
+    this.cursors = new ChainCursorRepository(deps.store);
+    this.gas = { ...DEFAULT_GAS, ...deps.settings.gas };
+    this.accounts = {
+      service: privateKeyToAddress(deps.settings.serviceRelayer.privateKey),
+      oracle: privateKeyToAddress(deps.settings.oracleRelayer.privateKey),
+    };
+    for (const chain of this.chains) {
+      for (const role of ['service', 'oracle'] as const) {
+        const key = role === 'service' ? deps.settings.serviceRelayer.privateKey : deps.settings.oracleRelayer.privateKey;
+        this.relayers.set(
+          relayerKey(chain.chainId, role),
+          new AccountRelayer({
+            chain,
+            privateKey: key,
+            relays: this.relays,
+            clock: deps.clock,
+            logger: deps.logger,
+            commit: deps.commit,
+            onOutcome: (relay, outcome) => this.listener?.onRelayOutcome(relay, outcome) ?? [],
+          }),
+        );
+      }
+    }
+  }
+
+  attach(listener: SettlementListener): void {
+    this.listener = listener;
+  }
+
+  chain(chainId: number): SettlementChain | undefined {
+    return this.chains.find((chain) => chain.chainId === chainId);
+  }
+
+  account(role: RelayerRole): Address {
+    return this.accounts[role];
+  }
+
+  relayer(chainId: number, role: RelayerRole): AccountRelayer {
+    const relayer = this.relayers.get(relayerKey(chainId, role));
+    if (relayer === undefined) throw new Error(`no settlement contracts on chain ${chainId}`);
+    return relayer;
+  }
+
+  /**
+   * Records a relay intent (call inside the transaction of the state change that calls for it); returns the
+   * follow-up that sends it once that transaction has committed.
+   */
+  enqueue(request: Omit<RelayRequest, 'account'>, role: RelayerRole): { relay: RelayRecord; created: boolean; send: AfterCommit } {
+    const { relay, created } = this.relays.enqueue({ ...request, account: this.accounts[role] }, this.deps.clock.now());
+    return { relay, created, send: () => this.relayer(request.chainId, role).kick() };
+  }
+
+  /** Settles what the last run left behind, then follows every chain live. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await Promise.all([...this.relayers.values()].map((relayer) => relayer.start()));
+    for (const chain of this.chains) {
+      const watcher = new ChainWatcher({
+        chain,
+        facts: this.facts,
+        cursors: this.cursors,
+        clock: this.deps.clock,
+        logger: this.deps.logger,
+        commit: this.deps.commit,
+        onFacts: (facts) => this.listener?.onFacts(facts) ?? [],
+      });
+      this.watchers.push(watcher);
+    }
+    await Promise.all(this.watchers.map((watcher) => watcher.start()));
+  }
+
+  async stop(): Promise<void> {
+    for (const relayer of this.relayers.values()) relayer.stop();
+    await Promise.all(this.watchers.map((watcher) => watcher.stop()));
+  }
+
+  /** Resolves when every relay sent so far has settled and every log received so far has been processed. */
+  async idle(): Promise<void> {
+    await Promise.all([...this.relayers.values()].map((relayer) => relayer.idle()));
+    await Promise.all(this.watchers.map((watcher) => watcher.idle()));
+  }
+}
+
+function relayerKey(chainId: number, role: RelayerRole): string {
+  return `${chainId}:${role}`;
+}

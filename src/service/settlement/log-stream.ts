@@ -1,0 +1,185 @@
+import type { Logger } from 'pino';
+import type { Address, Hex, PublicClient } from 'viem';
+import WebSocket from 'ws';
+
+/** A log as JSON-RPC delivers it (hex quantities), from a subscription or from eth_getLogs alike. */
+export interface RpcLog {
+  address: Address;
+  topics: Hex[];
+  data: Hex;
+  blockNumber: Hex;
+  transactionHash: Hex;
+  logIndex: Hex;
+  removed?: boolean;
+}
+
+export interface LogStreamOptions {
+  chainId: number;
+  wsUrl: string;
+  /** Used for catch-up reads (eth_getLogs, eth_blockNumber). */
+  client: PublicClient;
+  addresses: Address[];
+  /** First block not read yet (from the stored cursor). */
+  fromBlock: number;
+  /**
+   * Receives logs in chain order, one call at a time. `nextBlock`: every log before it has now been delivered, so
+   * a restart may resume there.
+   */
+  deliver(logs: RpcLog[], nextBlock: number): Promise<void>;
+  logger: Logger;
+}
+
+const CATCH_UP_SPAN = 2_000;
+const BACKOFF_MS = [100, 250, 500, 1_000, 2_000];
+
+/**
+ * Watches one chain's contract logs over WebSocket (`eth_subscribe logs`: a log arrives 2–3 ms after its
+ * transaction at no idle cost) and fills gaps with `eth_getLogs`: on every (re)connection it subscribes first,
+ * then reads from the cursor up to the head, then delivers what arrived live meanwhile. Delivery is at least once
+ * (a restart re-reads the block of the last live log); consumers de-duplicate by (chain, tx, log index).
+ */
+export class LogStream {
+  private socket: WebSocket | undefined;
+  private nextBlock: number;
+  /** Position (block, log index) of the last log delivered; live logs at or before it are duplicates. */
+  private delivered: [number, number] = [-1, -1];
+  private chain: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private attempts = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private connected: (() => void) | undefined;
+
+  constructor(private readonly options: LogStreamOptions) {
+    this.nextBlock = options.fromBlock;
+  }
+
+  /** Resolves once the first catch-up has been delivered (the stream then follows the chain live). */
+  start(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.connected = resolve;
+      this.connect();
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    this.socket?.close();
+    this.socket = undefined;
+    await this.chain.catch(() => undefined);
+  }
+
+  /** Resolves when every log received so far has been delivered. */
+  async idle(): Promise<void> {
+    let seen: Promise<void> | undefined;
+    while (seen !== this.chain) {
+      seen = this.chain;
+      await seen.catch(() => undefined);
+    }
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    const socket = new WebSocket(this.options.wsUrl);
+    this.socket = socket;
+    let subscription: string | undefined;
+    let caughtUp = false;
+    const early: RpcLog[] = [];
+
+    socket.on('open', () => {
+      socket.send(
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address: this.options.addresses }] }),
+      );
+    });
+    socket.on('message', (raw) => {
+      let message: { id?: number; result?: unknown; error?: { message?: string }; method?: string; params?: { subscription?: string; result?: RpcLog } };
+      try {
+        message = JSON.parse(raw.toString());
+      } catch {
+        return;
+      }
+      if (message.id === 1) {
+        if (message.error !== undefined || typeof message.result !== 'string') {
+          this.options.logger.warn({ chainId: this.options.chainId, error: message.error }, 'log subscription refused');
+          socket.close();
+          return;
+        }
+        subscription = message.result;
+        // Subscribed before reading history: nothing can fall between the two.
+        this.enqueue(async () => {
+          await this.catchUp();
+          caughtUp = true;
+          this.attempts = 0;
+          const buffered = early.splice(0);
+          if (buffered.length > 0) await this.deliverLive(buffered);
+          this.connected?.();
+          this.connected = undefined;
+        });
+        return;
+      }
+      const params = message.params;
+      if (message.method === 'eth_subscription' && params?.subscription === subscription && params?.result !== undefined) {
+        const log = params.result;
+        if (log.removed === true) return;
+        if (!caughtUp) early.push(log);
+        else this.enqueue(() => this.deliverLive([log]));
+      }
+    });
+    socket.on('error', (error) => {
+      this.options.logger.debug({ err: error, chainId: this.options.chainId }, 'chain WebSocket error');
+    });
+    socket.on('close', () => {
+      if (this.socket === socket) this.socket = undefined;
+      if (this.stopped) return;
+      const delay = BACKOFF_MS[Math.min(this.attempts, BACKOFF_MS.length - 1)]!;
+      this.attempts += 1;
+      this.reconnectTimer = setTimeout(() => this.connect(), delay);
+      this.reconnectTimer.unref();
+    });
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.chain = this.chain.then(task).catch((error: unknown) => {
+      this.options.logger.error({ err: error, chainId: this.options.chainId }, 'log delivery failed; reconnecting to re-read');
+      // Re-reading from the cursor after a reconnect delivers the failed logs again.
+      this.socket?.terminate();
+    });
+  }
+
+  private async catchUp(): Promise<void> {
+    const head = Number(await this.options.client.request({ method: 'eth_blockNumber' }));
+    while (this.nextBlock <= head && !this.stopped) {
+      const to = Math.min(head, this.nextBlock + CATCH_UP_SPAN - 1);
+      const logs = (await this.options.client.request({
+        method: 'eth_getLogs',
+        params: [{ address: this.options.addresses, fromBlock: toHex(this.nextBlock), toBlock: toHex(to) }],
+      })) as unknown as RpcLog[];
+      const ordered = logs.filter((log) => log.removed !== true).sort(compareLogs);
+      await this.options.deliver(ordered, to + 1);
+      this.nextBlock = to + 1;
+      this.delivered = [to, Number.MAX_SAFE_INTEGER];
+    }
+  }
+
+  private async deliverLive(logs: RpcLog[]): Promise<void> {
+    const [block, index] = this.delivered;
+    const fresh = logs
+      .filter((log) => Number(log.blockNumber) > block || (Number(log.blockNumber) === block && Number(log.logIndex) > index))
+      .sort(compareLogs);
+    if (fresh.length === 0) return;
+    const last = fresh[fresh.length - 1]!;
+    // A live log's block may still have logs to come: a restart resumes at that block, never past it.
+    const next = Math.max(this.nextBlock, Number(last.blockNumber));
+    await this.options.deliver(fresh, next);
+    this.nextBlock = next;
+    this.delivered = [Number(last.blockNumber), Number(last.logIndex)];
+  }
+}
+
+function toHex(value: number): Hex {
+  return `0x${value.toString(16)}`;
+}
+
+function compareLogs(a: RpcLog, b: RpcLog): number {
+  return Number(a.blockNumber) - Number(b.blockNumber) || Number(a.logIndex) - Number(b.logIndex);
+}

@@ -1,0 +1,71 @@
+import { type Address, type Hex, encodeFunctionData, maxUint256 } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import type { QuoteResponse, RequestOptions, RestClient, TokenQuoteRequest } from '../../../clients/rest-client.js';
+import { typedDataFromJson } from '../../../contracts/typedData.js';
+import type { ChainInfo } from '../../../devnet/manifest.js';
+import { compactLockTag } from '../../orders/standard-order.js';
+import { SerialSender } from './serial-sender.js';
+
+const ABI = [
+  {
+    type: 'function',
+    name: 'approve',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'spender', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
+  {
+    type: 'function',
+    name: 'depositERC20',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'token', type: 'address' },
+      { name: 'lockTag', type: 'bytes12' },
+      { name: 'amount', type: 'uint256' },
+      { name: 'recipient', type: 'address' },
+    ],
+    outputs: [{ name: 'id', type: 'uint256' }],
+  },
+] as const;
+
+/** A taker of the tests: asks for quotes with its address, signs the quote's typed data, submits orders. */
+export class TestTaker {
+  readonly address: Address;
+  private readonly account;
+
+  constructor(
+    readonly privateKey: Hex,
+    private readonly rest: RestClient,
+    private readonly chains: readonly ChainInfo[],
+  ) {
+    this.account = privateKeyToAccount(privateKey);
+    this.address = this.account.address;
+  }
+
+  quote(request: Omit<TokenQuoteRequest, 'user'>, options?: RequestOptions): Promise<QuoteResponse> {
+    return this.rest.requestQuotes({ ...request, user: this.address }, options);
+  }
+
+  /** Signs the payload the quote carries (exactly what the service will relay). */
+  async sign(typedData: unknown): Promise<Hex> {
+    const payload = typedDataFromJson(typedData);
+    return this.account.signTypedData(payload as Parameters<typeof this.account.signTypedData>[0]);
+  }
+
+  /** Approves the resource lock and deposits `amount` of `token` under the sandbox lock tag. */
+  async depositToLock(chainId: number, token: Address, amount: bigint): Promise<void> {
+    const chain = this.chains.find((c) => c.chainId === chainId)!;
+    const sender = new SerialSender(this.privateKey, chainId, chain.rpcUrl);
+    const lock = chain.contracts.ResourceLock!;
+    await sender.send(token, encodeFunctionData({ abi: ABI, functionName: 'approve', args: [lock, maxUint256] }), 100_000n);
+    const receipt = await sender.send(
+      lock,
+      encodeFunctionData({ abi: ABI, functionName: 'depositERC20', args: [token, compactLockTag(chain.contracts.AlwaysOkAllocator!), amount, this.address] }),
+      300_000n,
+    );
+    if (receipt.status !== 'success') throw new Error('resource lock deposit reverted');
+  }
+}

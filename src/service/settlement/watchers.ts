@@ -1,0 +1,73 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock/index.js';
+import type { SettlementChain } from './chains.js';
+import { type ChainCursorRepository, type ChainFact, type ChainFactRepository, decodeFact, watchedAddresses } from './chain-facts.js';
+import { LogStream, type RpcLog } from './log-stream.js';
+import type { AfterCommit } from './relayer.js';
+
+export interface WatcherDeps {
+  chain: SettlementChain;
+  facts: ChainFactRepository;
+  cursors: ChainCursorRepository;
+  clock: Clock;
+  logger: Logger;
+  commit<T>(fn: () => T): T;
+  /** New facts of one delivery, inside the transaction that records them; returns work for after the commit. */
+  onFacts(facts: ChainFact[]): AfterCommit[];
+}
+
+/**
+ * Reads one chain's settlement logs into chain facts. A delivery commits in one transaction: the facts not seen
+ * before, the cursor, and whatever the orders make of them (transitions, ledger entries, events, relay intents).
+ */
+export class ChainWatcher {
+  private stream: LogStream | undefined;
+
+  constructor(private readonly deps: WatcherDeps) {}
+
+  async start(): Promise<void> {
+    const { chain } = this.deps;
+    let from = this.deps.cursors.get(chain.chainId);
+    if (from === undefined) {
+      // A chain never read: history before the service existed holds none of its orders.
+      from = Number(await chain.client.request({ method: 'eth_blockNumber' }));
+      this.deps.commit(() => this.deps.cursors.set(chain.chainId, from!, this.deps.clock.now()));
+    }
+    this.stream = new LogStream({
+      chainId: chain.chainId,
+      wsUrl: chain.wsUrl,
+      client: chain.client,
+      addresses: watchedAddresses(chain),
+      fromBlock: from,
+      deliver: (logs, nextBlock) => this.deliver(logs, nextBlock),
+      logger: this.deps.logger,
+    });
+    await this.stream.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.stream?.stop();
+  }
+
+  idle(): Promise<void> {
+    return this.stream?.idle() ?? Promise.resolve();
+  }
+
+  private async deliver(logs: RpcLog[], nextBlock: number): Promise<void> {
+    const { chain, clock } = this.deps;
+    const decoded = logs.map((log) => decodeFact(chain, log)).filter((fact): fact is ChainFact => fact !== undefined);
+    const effects = this.deps.commit(() => {
+      const now = clock.now();
+      const fresh = decoded.filter((fact) => this.deps.facts.insert(fact, now));
+      this.deps.cursors.set(chain.chainId, nextBlock, now);
+      return fresh.length === 0 ? [] : this.deps.onFacts(fresh);
+    });
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (error) {
+        this.deps.logger.error({ err: error, chainId: chain.chainId }, 'follow-up of a chain event failed');
+      }
+    }
+  }
+}
