@@ -3,3 +3,4 @@ export * from './rest-client.js';
 export * from './solver-stream-client.js';
 export * from './standard-order-wire.js';
 export * from './webhook-verifier.js';
+export * from './ws-client.js';

@@ -195,6 +195,16 @@ export class Auctioneer {
     return { type: 'decline.ack', rfqId };
   }
 
+  /**
+   * A quote the stream could not even parse, for a live RFQ the solver was invited to: remembered as the solver's
+   * rejection (the RFQ view shows `rejected`, not `silent`). The answer itself is sent by the stream.
+   */
+  recordMalformed(solverId: string, rfqId: string, reason: string): void {
+    const live = this.#live.get(rfqId);
+    if (live === undefined || !live.invited.has(solverId) || live.quotes.has(solverId) || live.declined.has(solverId)) return;
+    live.rejected.set(solverId, { code: 'malformed', reason });
+  }
+
   /** The solver has no live subscribed connection any more: stop waiting for it. */
   solverGone(solverId: string): void {
     for (const live of [...this.#live.values()]) {

@@ -156,6 +156,7 @@ export class AuctionModule implements ServiceModule {
       intake: {
         submitQuote: (solverId, input, receivedAt) => auctioneer.submitQuote(solverId, input, receivedAt),
         decline: (solverId, rfqId, reason, receivedAt) => auctioneer.decline(solverId, rfqId, reason, receivedAt),
+        malformedQuote: (solverId, rfqId, reason) => auctioneer.recordMalformed(solverId, rfqId, reason),
         solverGone: (solverId) => auctioneer.solverGone(solverId),
       },
       ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),

@@ -49,6 +49,8 @@ export const DEFAULT_SOLVER_STREAM_SETTINGS: SolverStreamSettings = {
 export interface QuoteIntake {
   submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number): QuoteAnswer;
   decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number): DeclineAnswer;
+  /** A quote that failed validation, for the RFQ view's record. */
+  malformedQuote(solverId: string, rfqId: string, reason: string): void;
   /** The solver has no connection left that receives RFQs. */
   solverGone(solverId: string): void;
 }
@@ -279,11 +281,14 @@ export class SolverStream implements SolverChannel, SolverNotifier {
         const quote = QuoteMessage.safeParse(message);
         if (!quote.success) {
           const issue = quote.error.issues[0];
+          const rfqId = typeof message.rfqId === 'string' ? message.rfqId : null;
+          const reason = `${issue?.path.join('.') || 'quote'}: ${issue?.message ?? 'invalid'}`;
+          if (rfqId !== null) this.deps.intake.malformedQuote(identity.solverId, rfqId, reason);
           sendJson(connection.ws, {
             type: 'quote.rejected',
-            rfqId: typeof message.rfqId === 'string' ? message.rfqId : null,
+            rfqId,
             code: 'malformed',
-            reason: `${issue?.path.join('.') || 'quote'}: ${issue?.message ?? 'invalid'}`,
+            reason,
             ...(typeof message.clientQuoteId === 'string' ? { clientQuoteId: message.clientQuoteId } : {}),
           });
           return;

@@ -1,0 +1,26 @@
+/**
+ * Scriptable misbehaviour of a reference solver, for scenarios: how it answers RFQs and what it does with the
+ * orders it wins. The default is an honest, prompt solver.
+ */
+export interface SolverBehaviour {
+  /**
+   * `quote` (default) prices and quotes; `decline` declines every RFQ; `silent` never answers (the auction waits
+   * out its window); `late` quotes after the window closed (and is rejected `rfq_expired`); `invalid` sends a
+   * malformed quote (rejected `malformed`).
+   */
+  quote?: 'quote' | 'decline' | 'silent' | 'late' | 'invalid';
+  /** How long after the window a `late` quote is sent, wall ms (default 100). */
+  lateByMs?: number;
+  /**
+   * `fill` (default) fills as soon as the order is assigned; `never` ignores won orders (they end refunded);
+   * `late` waits until the destination chain's time is past the fill deadline, then fills anyway (the fill
+   * lands, but the origin chain refuses to pay for it and the refund wins).
+   */
+  fill?: 'fill' | 'never' | 'late';
+  /** Extra wait before filling, wall ms. */
+  fillDelayMs?: number;
+  /** Claim on the origin chain once attested (default true). */
+  claim?: boolean;
+}
+
+export const HONEST: Readonly<Required<Pick<SolverBehaviour, 'quote' | 'fill' | 'claim'>>> = { quote: 'quote', fill: 'fill', claim: true };

@@ -1,0 +1,97 @@
+/**
+ * Reference solvers: N real clients of the solver stream, with seeded pricing strategies and scriptable
+ * behaviours, each with its own funded key from `sandbox.json` (accounts.solvers[i]).
+ */
+import type { SandboxManifest } from '../devnet/manifest.js';
+import type { SandboxComponent } from '../devnet/sandbox.js';
+import type { SolverBehaviour } from './behaviour.js';
+import { ReferenceSolver } from './reference-solver.js';
+import { solverNameFromSeed, strategyFromSeed, type PricingStrategy } from './strategy.js';
+
+export { HONEST, type SolverBehaviour } from './behaviour.js';
+export { ReferenceSolver, type ReferenceSolverOptions, type SolverCounters, type SolverEvent } from './reference-solver.js';
+export { SolverWallet, TransactionRevertedError, type FillResult } from './solver-wallet.js';
+export { priceRfq, solverNameFromSeed, strategyFromSeed, type PricedQuote, type PricingStrategy } from './strategy.js';
+
+export const DEFAULT_SOLVER_COUNT = 3;
+export const DEFAULT_SOLVER_SEED = 1;
+
+export interface StartReferenceSolversOptions {
+  /** A running sandbox's manifest: chains, solver accounts, and `api` (url and keys) unless given below. */
+  manifest: SandboxManifest;
+  /** Default 3; at most the number of solver accounts in the manifest. */
+  count?: number;
+  /** Same seed, same strategies and names (default 1). */
+  seed?: number;
+  /** Per solver index; missing entries behave honestly. */
+  behaviours?: ReadonlyArray<SolverBehaviour | undefined>;
+  /** Per solver index: replaces the seeded strategy (tests pin exact prices). */
+  strategies?: ReadonlyArray<Partial<PricingStrategy> | undefined>;
+  serviceUrl?: string;
+  apiKey?: string;
+}
+
+export interface ReferenceSolvers {
+  solvers: ReferenceSolver[];
+  stop(): Promise<void>;
+}
+
+export async function startReferenceSolvers(options: StartReferenceSolversOptions): Promise<ReferenceSolvers> {
+  const { manifest } = options;
+  const count = options.count ?? DEFAULT_SOLVER_COUNT;
+  const seed = options.seed ?? DEFAULT_SOLVER_SEED;
+  const accounts = manifest.accounts.solvers;
+  if (!Number.isInteger(count) || count < 0) throw new RangeError(`solver count must be a non-negative integer, got ${count}`);
+  if (count > accounts.length) {
+    throw new RangeError(`${count} solvers requested but the sandbox funds ${accounts.length} solver accounts`);
+  }
+  const serviceUrl = options.serviceUrl ?? manifest.api?.url;
+  const apiKey = options.apiKey ?? manifest.api?.apiKeys[0];
+  if (serviceUrl === undefined || apiKey === undefined) {
+    throw new Error('reference solvers need the service: the manifest has no `api` (start the settlement service first)');
+  }
+  const solvers = Array.from(
+    { length: count },
+    (_, index) =>
+      new ReferenceSolver({
+        name: solverNameFromSeed(seed, index),
+        serviceUrl,
+        apiKey,
+        chains: manifest.chains,
+        account: accounts[index]!,
+        strategy: { ...strategyFromSeed(seed, index), ...options.strategies?.[index] },
+        behaviour: options.behaviours?.[index] ?? {},
+      }),
+  );
+  const stop = async () => {
+    await Promise.allSettled(solvers.map((solver) => solver.stop()));
+  };
+  try {
+    // One at a time: registrations are quick, and their order keeps ids and listings reproducible.
+    for (const solver of solvers) await solver.start();
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { solvers, stop };
+}
+
+export interface ReferenceSolversComponentOptions {
+  count?: number;
+  seed?: number;
+  behaviours?: ReadonlyArray<SolverBehaviour | undefined>;
+}
+
+/** The reference solvers as a part of `sandbox up` (after the settlement service, whose `api` they use). */
+export function referenceSolversComponent(options: ReferenceSolversComponentOptions = {}): SandboxComponent {
+  return {
+    name: 'reference solvers',
+    async start(context) {
+      const count = options.count ?? DEFAULT_SOLVER_COUNT;
+      if (count === 0) return { stop: async () => undefined };
+      const started = await startReferenceSolvers({ manifest: context.manifest, count, seed: options.seed ?? DEFAULT_SOLVER_SEED, behaviours: options.behaviours });
+      context.onProgress(`${count} reference solver(s) connected: ${started.solvers.map((s) => s.name).join(', ')}`);
+      return { stop: started.stop };
+    },
+  };
+}

@@ -1,0 +1,171 @@
+/**
+ * A solver's on-chain hands: fill outputs on the destination chain (OutputSettler.fill) and claim on the origin
+ * chain once attested (InputSettlerEscrow / InputSettlerCompact `finalise`). One transaction at a time per chain
+ * (anvil can strand concurrent transactions of one sender), explicit gas limits, receipts polled every 10 ms.
+ */
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  encodeAbiParameters,
+  erc20Abi,
+  type Hex,
+  http,
+  maxUint256,
+  parseEventLogs,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+  type Account,
+} from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
+import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';
+import type { ChainInfo } from '../devnet/manifest.js';
+import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viemChain.js';
+
+/** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
+const GAS_LIMIT = 1_000_000n;
+const APPROVE_GAS = 120_000n;
+/** uint48 max: the destination settler cannot know an order's real deadline, so a late fill names this one. */
+const FAR_DEADLINE = 2 ** 48 - 1;
+
+interface ChainHandle {
+  info: ChainInfo;
+  public: PublicClient<Transport, Chain>;
+  wallet: WalletClient<Transport, Chain, Account>;
+  /** Tail of this chain's transaction queue. */
+  queue: Promise<unknown>;
+  approved: Set<string>;
+}
+
+export class TransactionRevertedError extends Error {
+  override readonly name = 'TransactionRevertedError';
+  constructor(
+    readonly hash: Hex,
+    what: string,
+  ) {
+    super(`${what} reverted (${hash})`);
+  }
+}
+
+export interface FillResult {
+  txHash: Hex;
+  /** Block timestamp the output settler recorded. */
+  timestamp: number;
+  solver: Hex;
+}
+
+export class SolverWallet {
+  readonly address: Address;
+  /** bytes32 solver identifier (left-padded address): what fills record and finalise checks against the caller. */
+  readonly identifier: Hex;
+  readonly #chains = new Map<number, ChainHandle>();
+
+  constructor(chains: readonly ChainInfo[], privateKey: Hex) {
+    const account = privateKeyToAccount(privateKey);
+    this.address = account.address;
+    this.identifier = addressToBytes32(account.address);
+    for (const info of chains) {
+      const chain = viemChain(info);
+      const transport = http(info.rpcUrl);
+      this.#chains.set(info.chainId, {
+        info,
+        public: createPublicClient({ chain, transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<Transport, Chain>,
+        wallet: createWalletClient({ chain, transport, account, pollingInterval: SANDBOX_POLLING_INTERVAL }),
+        queue: Promise.resolve(),
+        approved: new Set(),
+      });
+    }
+  }
+
+  chain(chainId: number | bigint): ChainHandle {
+    const handle = this.#chains.get(Number(chainId));
+    if (handle === undefined) throw new Error(`solver has no RPC for chain ${chainId}`);
+    return handle;
+  }
+
+  /** Latest block timestamp of a chain (Unix seconds): the chain's own clock, moved by `sandbox clock advance`. */
+  async chainTime(chainId: number | bigint): Promise<number> {
+    return Number((await this.chain(chainId).public.getBlock({ blockTag: 'latest' })).timestamp);
+  }
+
+  async balanceOf(chainId: number | bigint, token: Address): Promise<bigint> {
+    return this.chain(chainId).public.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [this.address] });
+  }
+
+  /**
+   * Fills every output of the order on its destination chain, output 0 first (its filler owns the order). `late`
+   * passes a far deadline so that a fill after the real deadline still lands (and the origin chain refuses to pay).
+   */
+  async fill(order: StandardOrder, orderId: Hex, options: { late?: boolean } = {}): Promise<FillResult[]> {
+    const results: FillResult[] = [];
+    for (const output of order.outputs) {
+      const chain = this.chain(output.chainId);
+      const settler = bytes32ToAddress(output.settler);
+      const token = bytes32ToAddress(output.token);
+      const receipt = await this.#serial(chain, async () => {
+        await this.#approveOnce(chain, token, settler);
+        return this.#send(chain, 'fill', {
+          address: settler,
+          abi: OutputSettlerArtifact.abi,
+          functionName: 'fill',
+          args: [orderId, { ...output }, options.late ? FAR_DEADLINE : order.fillDeadline, encodeAbiParameters([{ type: 'bytes32' }], [this.identifier])],
+        });
+      });
+      const [filled] = parseEventLogs({ abi: OutputSettlerArtifact.abi, logs: receipt.logs, eventName: 'OutputFilled' });
+      if (filled === undefined) throw new Error(`fill of ${orderId} emitted no OutputFilled (already filled by someone else?)`);
+      results.push({ txHash: receipt.transactionHash, timestamp: Number(filled.args.timestamp), solver: filled.args.solver });
+    }
+    return results;
+  }
+
+  /** Claims the inputs on the origin chain to this solver's own address. */
+  async finalise(order: StandardOrder, lockType: LockType, solveParams: readonly SolveParams[], compactSignatures?: Hex): Promise<Hex> {
+    const chain = this.chain(order.originChainId);
+    const params = solveParams.map((p) => ({ timestamp: p.timestamp, solver: p.solver }));
+    const receipt = await this.#serial(chain, () => {
+      if (lockType === 'ResourceLock') {
+        if (compactSignatures === undefined) throw new Error('a ResourceLock claim needs the sponsor signatures (compactSignatures)');
+        return this.#send(chain, 'finalise', {
+          address: chain.info.contracts.InputSettlerCompact!,
+          abi: InputSettlerCompactArtifact.abi,
+          functionName: 'finalise',
+          args: [toAbiOrder(order), compactSignatures, params, this.identifier, '0x'],
+        });
+      }
+      return this.#send(chain, 'finalise', {
+        address: chain.info.contracts.InputSettlerEscrow!,
+        abi: InputSettlerEscrowArtifact.abi,
+        functionName: 'finalise',
+        args: [toAbiOrder(order), params, this.identifier, '0x'],
+      });
+    });
+    return receipt.transactionHash;
+  }
+
+  /** Runs `task` after every earlier transaction of this solver on this chain. */
+  #serial<T>(chain: ChainHandle, task: () => Promise<T>): Promise<T> {
+    const run = chain.queue.then(task, task);
+    chain.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
+    const key = `${token}:${spender}`;
+    if (chain.approved.has(key)) return;
+    const allowance = await chain.public.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [this.address, spender] });
+    if (allowance < maxUint256 / 2n) {
+      await this.#send(chain, 'approve', { address: token, abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] }, APPROVE_GAS);
+    }
+    chain.approved.add(key);
+  }
+
+  async #send(chain: ChainHandle, what: string, request: Record<string, unknown>, gas = GAS_LIMIT) {
+    const hash = await chain.wallet.writeContract({ gas, ...request } as Parameters<typeof chain.wallet.writeContract>[0]);
+    const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: SANDBOX_POLLING_INTERVAL });
+    if (receipt.status !== 'success') throw new TransactionRevertedError(hash, what);
+    return receipt;
+  }
+}
