@@ -96,7 +96,7 @@ describe('createService', () => {
         {
           name: 'echo-ws',
           setup: (ctx) =>
-            ctx.upgrades.add('/api/v1/ws', (req, socket, head) =>
+            ctx.upgrades.add('/api/v1/echo-ws', (req, socket, head) =>
               sockets.handleUpgrade(req, socket, head, (ws) => sockets.emit('connection', ws, req)),
             ),
           stop: () => sockets.close(),
@@ -105,7 +105,7 @@ describe('createService', () => {
     });
     try {
       const message = await new Promise<string>((resolve, reject) => {
-        const client = new WebSocket(t.service.wsUrl);
+        const client = new WebSocket(`${t.url.replace('http', 'ws')}/api/v1/echo-ws`);
         client.on('message', (data) => {
           resolve(data.toString());
           client.close();
