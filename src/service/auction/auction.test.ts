@@ -322,3 +322,36 @@ describe('auction', () => {
     expect(solver.rfqs).toHaveLength(1);
   });
 });
+
+describe('auction across a restart', () => {
+  it('keeps quotes, re-schedules their expiry and serves the quote book from the store', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { TestClock } = await import('../../clock/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'auction-restart-'));
+    const clock = new TestClock({ start: TEST_EPOCH });
+    try {
+      const first = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      await first.solver('a', (rfq) => ({ outputAmount: outputBelow(rfq, 5) }));
+      const body = (await first.request('POST', '/api/v1/quotes', { body: usdcRequest() })).body;
+      const quoteId = body.quotes[0].quoteId;
+      await first.stop();
+      expect(clock.pendingJobs().filter((job) => job.name === 'quote.expiry')).toHaveLength(0);
+
+      const second = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      running.push(second);
+      expect(clock.pendingJobs().filter((job) => job.name === 'quote.expiry').map((job) => job.at)).toEqual([TEST_EPOCH + 30_000]);
+      expect(second.auction.quoteBook.get(quoteId)?.status).toBe('open');
+      expect((await second.client.getSolver(body.quotes[0].solverId)).stats.quotes).toBe(1);
+      await clock.advance(30_000);
+      const row = second.service.store.db.prepare('SELECT status FROM quotes WHERE id = ?').get(quoteId) as { status: string };
+      expect(row.status).toBe('expired');
+      // A late quote for the old RFQ hears that it closed, not that it never existed.
+      const late = await second.solver('late');
+      expect(await late.client.quote({ rfqId: body.rfqId, outputAmount: AMOUNT })).toMatchObject({ code: 'rfq_expired' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
