@@ -1,4 +1,6 @@
 import type { Check } from '../core/runner.js';
+import { eventChecks } from './events.js';
+import { orderChecks } from './orders.js';
 import { authChecks } from './platform/auth.js';
 import { corridorChecks } from './platform/corridors.js';
 import { errorChecks } from './platform/errors.js';
@@ -6,6 +8,12 @@ import { healthChecks } from './platform/health.js';
 import { idempotencyChecks } from './platform/idempotency.js';
 import { paginationChecks } from './platform/pagination.js';
 import { rateLimitChecks } from './platform/rate-limits.js';
+import { quoteChecks } from './quotes.js';
+import { referenceBChecks } from './reference-b.js';
+import { settlementChecks } from './settlements.js';
+import { solverChecks } from './solvers.js';
+import { webhookChecks } from './webhooks.js';
+import { wsChecks } from './ws.js';
 
 /** Every check of the suite, in declaration order (the runner orders them by phase). */
 export function allChecks(): Check[] {
@@ -17,5 +25,13 @@ export function allChecks(): Check[] {
     ...paginationChecks,
     ...idempotencyChecks,
     ...rateLimitChecks,
+    ...quoteChecks,
+    ...orderChecks,
+    ...settlementChecks,
+    ...eventChecks,
+    ...wsChecks,
+    ...webhookChecks,
+    ...solverChecks,
+    ...referenceBChecks,
   ];
 }

@@ -29,6 +29,23 @@ export class RunState {
   readonly #cleanups: Array<() => Promise<void>> = [];
   #receiver: Promise<WebhookReceiver> | undefined;
   currentCheck = '';
+  /** Taker WebSocket connections held open for the whole run with the main key (they count against its limit). */
+  persistentSockets = 0;
+  readonly #persistent: Array<() => Promise<void>> = [];
+
+  /** A connection kept across checks; `releasePersistent` closes it early. */
+  keepOpen(close: () => Promise<void>): void {
+    this.#persistent.push(close);
+  }
+
+  /**
+   * Closes the connections kept across checks. Long clock advances run one heartbeat job per connection every
+   * 30 s of clock time; without them a day passes in a fraction of the time.
+   */
+  async releasePersistent(): Promise<void> {
+    for (const close of this.#persistent.splice(0)) await close().catch(() => undefined);
+    this.persistentSockets = 0;
+  }
 
   constructor(target: Target, seed: number) {
     this.target = target;
@@ -62,6 +79,7 @@ export class RunState {
   }
 
   async finish(): Promise<void> {
+    await this.releasePersistent();
     for (const cleanup of this.#cleanups.reverse()) {
       await cleanup().catch(() => undefined);
     }

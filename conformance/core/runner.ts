@@ -85,7 +85,7 @@ async function runOne(check: Check, state: RunState, defaultTimeoutMs: number): 
   const anyOf = check.needsAnyOf ?? [];
   if (missing.length > 0 || (anyOf.length > 0 && !anyOf.some((need) => state.target.capabilities.has(need)))) {
     const reasons = missing.length > 0 ? missing.map((m) => state.target.missing[m] ?? m) : [anyOf.map((m) => state.target.missing[m] ?? m).join(', or ')];
-    return { ...base, status: 'SKIPPED', message: `needs ${reasons.join('; ')}`, durationMs: 0, evidence: [] };
+    return { ...base, status: 'SKIPPED', message: reasons.join('; '), durationMs: 0, evidence: [] };
   }
 
   const softLevel = check.severity ?? (strictestLevel(check.requirements) === 'MUST' ? 'fail' : 'warn');

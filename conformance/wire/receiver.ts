@@ -17,7 +17,10 @@ export interface Delivery {
   answered: number;
 }
 
-/** What an endpoint answers: a fixed status, or a list consumed one delivery at a time (then the last repeats). */
+/**
+ * What an endpoint answers: a fixed status, or a list consumed one delivery at a time (then the last repeats).
+ * A negative entry holds the request that many ms before answering 200 (a receiver too slow to count).
+ */
 export type EndpointBehaviour = { statuses: number[] } | { status: number };
 
 export interface ReceiverEndpoint {
@@ -57,9 +60,15 @@ export class WebhookReceiver {
           if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
         }
         receiver.#deliveries.push({ receivedAt: Date.now(), path, method: req.method ?? 'GET', headers, rawBody, answered: status });
-        res.writeHead(status, { 'Content-Type': 'application/json' });
-        res.end(JSON.stringify({ received: status < 300 }));
         for (const listener of [...receiver.#listeners]) listener();
+        const answer = () => {
+          if (res.destroyed) return;
+          const code = status < 0 ? 200 : status;
+          res.writeHead(code, { 'Content-Type': 'application/json', ...(code >= 300 && code < 400 ? { Location: '/elsewhere' } : {}) });
+          res.end(JSON.stringify({ received: code < 300 }));
+        };
+        if (status < 0) setTimeout(answer, -status).unref();
+        else answer();
       });
     });
     await new Promise<void>((resolve, reject) => {

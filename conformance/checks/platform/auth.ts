@@ -143,7 +143,7 @@ export const authChecks = [
     profiles: BOTH,
     tags: ['platform', 'auth', 'timing'],
     needs: ['apiKey', 'keys', 'clock'],
-    phase: PHASE.timing,
+    phase: PHASE.earlyTiming,
     async run(ctx: CheckContext) {
       const created = await ctx.api('POST', '/sandbox/keys', { auth: ctx.key, label: 'a key to rotate' });
       ctx.require('X-AUTH-005', created.status === 201, `creating a sandbox key answered ${created.status}`);

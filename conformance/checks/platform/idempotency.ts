@@ -212,7 +212,7 @@ export const idempotencyChecks = [
     profiles: BOTH,
     tags: ['platform', 'idempotency', 'timing'],
     needs: ['apiKey', 'clock'],
-    phase: PHASE.timing,
+    phase: PHASE.earlyTiming,
     async run(ctx: CheckContext) {
       const c = await creator(ctx);
       const key = newKey();

@@ -1,0 +1,336 @@
+import { randomBytes } from 'node:crypto';
+import type { CheckContext } from '../core/context.js';
+import { eventCapture, EVENT_PATTERNS, parseDelivery } from '../flows/capture.js';
+import type { Delivery, ReceiverEndpoint } from '../wire/receiver.js';
+import { signatureMatches } from '../wire/webhook-signature.js';
+import { BOTH, check, ONLY_A, ONLY_B, PHASE } from './support/define.js';
+import { expectError } from './support/errors.js';
+import { successFlow } from './orders.js';
+import { bFlow } from './reference-b.js';
+import { fieldProblems, hasPrefix, isArray, isBoolean, isIsoTime, isObject, type Json } from './support/shape.js';
+
+/** Schedules as offsets (s) of each attempt from the first send: each delay counts from the previous attempt. */
+export const SCHEDULE_A = [0, 5, 35, 635, 4_235, 25_835, 112_235];
+export const SCHEDULE_B = [0, 5, 35, 335, 3_935];
+
+interface Registered {
+  id: string;
+  secret: string;
+  endpoint: ReceiverEndpoint;
+  body: Json;
+}
+
+async function register(ctx: CheckContext, name: string, events: string[], behaviour: { status: number } | { statuses: number[] } = { status: 200 }): Promise<Registered> {
+  const receiver = await ctx.receiver();
+  const endpoint = receiver.endpoint(name, behaviour);
+  const secret = `whsec_conformance${randomBytes(16).toString('hex')}`;
+  const created = await ctx.api('POST', '/webhooks', { auth: ctx.key, body: { url: endpoint.url, events, secret }, label: `register ${name}` });
+  const body = isObject(created.json) ? created.json : {};
+  const id = (body.webhookId ?? body.id) as string | undefined;
+  ctx.require('A-WH-001', created.status === 201 && typeof id === 'string', `POST /webhooks answered ${created.status}: ${created.text.slice(0, 200)}`);
+  ctx.defer(async () => {
+    await ctx.api('DELETE', `/webhooks/${id}`, { auth: ctx.key, label: 'clean up', record: false });
+  });
+  return { id, secret: typeof body.signingKey === 'string' ? body.signingKey : secret, endpoint, body };
+}
+
+/** Every way one delivery breaks the spec's delivery rules; `clockSeconds` is the sandbox time when it arrived. */
+export function deliveryProblems(delivery: Delivery, webhook: { id: string; secret: string }, clockSeconds?: number): Array<[string, string]> {
+  const problems: Array<[string, string]> = [];
+  const h = delivery.headers;
+  if (delivery.method !== 'POST') problems.push(['X-WH-001', `a delivery came as ${delivery.method}`]);
+  const body = parseDelivery(delivery);
+  if (!body) problems.push(['X-WH-001', 'a delivery body is not a JSON object']);
+  const timestamp = h['x-service-timestamp'];
+  const signature = h['x-service-signature'];
+  if (timestamp === undefined || !/^\d+$/.test(timestamp)) problems.push(['X-WH-003', `X-Service-Timestamp is ${JSON.stringify(timestamp)}, not Unix seconds`]);
+  else if (clockSeconds !== undefined && Math.abs(Number(timestamp) - clockSeconds) > 120) {
+    problems.push(['X-WH-003', `X-Service-Timestamp ${timestamp} is ${Number(timestamp) - clockSeconds} s from the time it was received`]);
+  }
+  if (signature === undefined) problems.push(['X-WH-002', 'X-Service-Signature is missing']);
+  else if (timestamp !== undefined && !signatureMatches(webhook.secret, timestamp, delivery.rawBody, signature)) {
+    problems.push(['X-WH-002', `X-Service-Signature ${signature.slice(0, 16)}… is not HMAC-SHA256(secret, "<timestamp>.<body>")`]);
+  }
+  if (body && h['x-service-event'] !== body.type) problems.push(['X-WH-004', `X-Service-Event ${JSON.stringify(h['x-service-event'])} but the body is ${JSON.stringify(body.type)}`]);
+  if (h['x-service-webhookid'] !== webhook.id) problems.push(['X-WH-005', `X-Service-WebhookId ${JSON.stringify(h['x-service-webhookid'])}, expected ${webhook.id}`]);
+  if (!h['x-service-deliveryid']) problems.push(['X-WH-006', 'X-Service-DeliveryId is missing']);
+  return problems;
+}
+
+function expectDeliveries(ctx: CheckContext, deliveries: readonly Delivery[], webhook: { id: string; secret: string }, clockOffsetMs: number): void {
+  for (const delivery of deliveries) {
+    for (const [requirementId, message] of deliveryProblems(delivery, webhook, (delivery.receivedAt + clockOffsetMs) / 1_000)) ctx.expect(requirementId, false, message);
+  }
+  const ids = deliveries.map((d) => d.headers['x-service-deliveryid']);
+  ctx.expect('X-WH-006', new Set(ids).size === ids.length, 'two deliveries share an X-Service-DeliveryId');
+}
+
+/** Sandbox clock minus wall clock (ms): to judge a delivery's timestamp by the clock that stamped it. */
+async function clockOffset(ctx: CheckContext): Promise<number> {
+  return (await ctx.clockNow()) - Date.now();
+}
+
+/**
+ * Provokes events for a webhook: replays stored events to it when the deployment offers replay (its documented
+ * route), else runs the flow that emits them.
+ */
+async function provokeEvents(ctx: CheckContext, webhookId: string, count: number): Promise<string[]> {
+  const capture = await eventCapture(ctx);
+  let ids = capture.events().map((e) => String(e.id));
+  if (ids.length < count) {
+    if (ctx.profile === 'A') await successFlow(ctx, 'Permit2Escrow');
+    else await bFlow(ctx);
+    await ctx.sleep(300);
+    ids = capture.events().map((e) => String(e.id));
+  }
+  if (ids.length < count) ctx.skip(`only ${ids.length} events exist to drive ${count} deliveries`);
+  const chosen = ids.slice(-count);
+  const replay = await ctx.api('POST', `/webhooks/${webhookId}/replay`, { auth: ctx.key, body: { eventIds: chosen, includeDelivered: true }, label: 'replay stored events to the endpoint' });
+  if (replay.status !== 200 && replay.status !== 202) ctx.skip(`the deployment offers no event replay to an endpoint (POST /webhooks/{id}/replay answered ${replay.status}); the schedule needs fresh events`);
+  return chosen;
+}
+
+export const webhookChecks = [
+  check({
+    id: 'webhooks.create',
+    title: 'POST /api/v1/webhooks answers 201 with webhookId, url, events, signingKey, active and createdAt',
+    requirements: ['A-WH-001', 'A-WH-006', 'X-ID-001', 'X-ID-002'],
+    profiles: ONLY_A,
+    tags: ['webhooks'],
+    needs: ['apiKey'],
+    phase: PHASE.routes,
+    async run(ctx: CheckContext) {
+      const anonymous = await ctx.api('POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/x', events: ['order.*'] }, label: 'without credentials' });
+      expectError(ctx, anonymous, { status: 401, type: 'authentication_error' }, 'A-WH-001', 'POST /webhooks without credentials');
+      const webhook = await register(ctx, 'create', ['order.*']);
+      const problems = fieldProblems(
+        webhook.body,
+        [
+          ['webhookId', (v) => typeof v === 'string', 'a string'],
+          ['url', (v) => v === webhook.endpoint.url, webhook.endpoint.url],
+          ['events', (v) => isArray(v) && v.includes('order.*'), 'the events sent'],
+          ['signingKey', (v) => hasPrefix(v, 'whsec_'), 'a whsec_ key'],
+          ['active', isBoolean, 'a boolean'],
+          ['createdAt', isIsoTime, 'an ISO-8601 time'],
+        ],
+        'webhook',
+      );
+      ctx.expect('A-WH-001', problems.length === 0, problems.join('; '));
+      ctx.expect('A-WH-001', webhook.body.active === true, 'a new webhook is not active');
+      ctx.expect('X-ID-001', hasPrefix(webhook.id, 'wh_'), `webhookId ${webhook.id} lacks the wh_ prefix`);
+      ctx.expect('A-WH-006', hasPrefix(webhook.body.signingKey, 'whsec_live_') || hasPrefix(webhook.body.signingKey, 'whsec_'), 'signingKey lacks the whsec_ prefix');
+    },
+  }),
+
+  check({
+    id: 'webhooks.list-and-delete',
+    title: 'GET /api/v1/webhooks lists the webhook; DELETE removes it',
+    requirements: ['A-WH-002', 'A-WH-003'],
+    profiles: ONLY_A,
+    tags: ['webhooks'],
+    needs: ['apiKey'],
+    phase: PHASE.routes,
+    async run(ctx: CheckContext) {
+      const webhook = await register(ctx, 'list', ['order.settled']);
+      const listed = (response: { json: unknown }) => {
+        const body = response.json;
+        const items = isArray(body) ? body : isObject(body) ? (isArray(body.data) ? body.data : isArray(body.webhooks) ? body.webhooks : []) : [];
+        return items.some((w) => isObject(w) && (w.webhookId === webhook.id || w.id === webhook.id));
+      };
+      const anonymous = await ctx.api('GET', '/webhooks');
+      expectError(ctx, anonymous, { status: 401, type: 'authentication_error' }, 'A-WH-002', 'GET /webhooks without credentials');
+      const list = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
+      ctx.require('A-WH-002', list.status === 200, `GET /webhooks answered ${list.status}`);
+      ctx.expect('A-WH-002', listed(list), `the list does not hold ${webhook.id}`);
+      const removed = await ctx.api('DELETE', `/webhooks/${webhook.id}`, { auth: ctx.key });
+      ctx.expect('A-WH-003', removed.status >= 200 && removed.status < 300, `DELETE answered ${removed.status}`);
+      const after = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
+      ctx.expect('A-WH-003', !listed(after), `${webhook.id} is still listed after DELETE`);
+    },
+  }),
+
+  check({
+    id: 'webhooks.test-event',
+    title: 'POST /webhooks/{id}/test delivers a signed test event with every delivery header',
+    requirements: ['A-WH-004', 'X-WH-001', 'X-WH-002', 'X-WH-003', 'X-WH-004', 'X-WH-005', 'X-WH-006'],
+    profiles: ONLY_A,
+    tags: ['webhooks'],
+    needs: ['apiKey'],
+    phase: PHASE.routes,
+    async run(ctx: CheckContext) {
+      const webhook = await register(ctx, 'test-event', ['order.*']);
+      const offset = await clockOffset(ctx);
+      const sent = await ctx.api('POST', `/webhooks/${webhook.id}/test`, { auth: ctx.key, label: 'send a test event' });
+      ctx.expect('A-WH-004', sent.status >= 200 && sent.status < 300, `the test route answered ${sent.status}`);
+      const deliveries = await webhook.endpoint.waitFor(1, 10_000);
+      ctx.evidence.push(webhook.endpoint.evidence('test deliveries'));
+      ctx.require('A-WH-004', deliveries.length >= 1, 'no test delivery arrived within 10 s');
+      expectDeliveries(ctx, deliveries, webhook, offset);
+    },
+  }),
+
+  check({
+    id: 'webhooks.flow-deliveries',
+    title: 'Flow events reach the webhook signed, with every header, only the subscribed types, ids unique per attempt',
+    requirements: ['X-WH-001', 'X-WH-002', 'X-WH-003', 'X-WH-004', 'X-WH-005', 'X-WH-006', 'X-WH-010'],
+    profiles: BOTH,
+    tags: ['webhooks', 'flow'],
+    needs: ['apiKey', 'fundedAccounts', 'solvers'],
+    phase: PHASE.afterFlows,
+    async run(ctx: CheckContext) {
+      if (ctx.profile === 'A') await successFlow(ctx, 'Permit2Escrow');
+      else await bFlow(ctx);
+      const capture = await eventCapture(ctx);
+      if (!capture.webhook) ctx.fail(capture.webhookProblem ?? 'no webhook registered');
+      await ctx.sleep(300);
+      const deliveries = capture.deliveries();
+      ctx.evidence.push(capture.webhook.endpoint.evidence('flow deliveries'));
+      ctx.require('X-WH-001', deliveries.length > 0, 'the flows produced no webhook delivery');
+      expectDeliveries(ctx, deliveries, capture.webhook, await clockOffset(ctx));
+      const patterns = EVENT_PATTERNS[ctx.profile];
+      const matches = (type: string) => patterns.some((p) => (p.endsWith('.*') ? type.startsWith(p.slice(0, -1)) : p === type));
+      const strays = deliveries.map(parseDelivery).filter((b) => b && !matches(String(b.type)));
+      ctx.expect('X-WH-010', strays.length === 0, `delivered types the webhook did not subscribe to: ${strays.map((b) => b?.type).join(', ')}`);
+      ctx.note(`${deliveries.length} deliveries`);
+    },
+  }),
+
+  check({
+    id: 'webhooks.event-filter',
+    title: 'A webhook for order.settled alone receives no other event type',
+    requirements: ['X-WH-010'],
+    profiles: ONLY_A,
+    tags: ['webhooks', 'flow'],
+    needs: ['apiKey', 'fundedAccounts', 'solvers'],
+    phase: PHASE.flows - 1,
+    async run(ctx: CheckContext) {
+      const webhook = await register(ctx, 'only-settled', ['order.settled']);
+      await successFlow(ctx, 'Permit2Escrow');
+      await webhook.endpoint.waitFor(1, 5_000);
+      ctx.evidence.push(webhook.endpoint.evidence());
+      const types = webhook.endpoint.deliveries().map((d) => parseDelivery(d)?.type);
+      ctx.expect('X-WH-010', types.length > 0, 'order.settled never arrived');
+      ctx.expect('X-WH-010', types.every((t) => t === 'order.settled'), `delivered: ${types.join(', ')}`);
+    },
+  }),
+
+  check({
+    id: 'webhooks.retry-schedule',
+    title: 'A failing endpoint gets the retry schedule (A: 5 s, 30 s, 10 min, 1 h, 6 h, 24 h; B: 0, 5 s, 30 s, 5 min, 1 h), one event id',
+    requirements: ['A-WH-007', 'B-WH-001', 'X-WH-007', 'X-WH-008', 'X-WH-011'],
+    profiles: BOTH,
+    tags: ['webhooks', 'timing'],
+    needs: ['apiKey'],
+    needsAnyOf: ['clock', 'long'],
+    phase: PHASE.lateTiming,
+    timeoutMs: 120_000,
+    async run(ctx: CheckContext) {
+      await ctx.state.releasePersistent();
+      const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
+      const requirementId = ctx.profile === 'A' ? 'A-WH-007' : 'B-WH-001';
+      // First answers a redirect (a failure too), then 500s.
+      const webhook = await register(ctx, 'retries', ['*'], { statuses: [302, 500] });
+      const [eventId] = await provokeEvents(ctx, webhook.id, 1);
+      const useClock = ctx.target.capabilities.has('clock');
+      if (!useClock) {
+        // Real time: the first two retries (35 s); the rest of the schedule takes a day.
+        await webhook.endpoint.waitFor(3, 45_000);
+      } else {
+        await webhook.endpoint.waitFor(1, 5_000);
+        for (let i = 1; i < schedule.length; i += 1) {
+          await ctx.advanceClock(schedule[i]! - schedule[i - 1]!);
+          await webhook.endpoint.waitFor(i + 1, 3_000);
+        }
+        await ctx.advanceClock(48 * 3600);
+        await ctx.sleep(200);
+      }
+      const deliveries = webhook.endpoint.deliveries().filter((d) => parseDelivery(d)?.id === eventId);
+      ctx.evidence.push(webhook.endpoint.evidence('attempts'));
+      const stamps = deliveries.map((d) => Number(d.headers['x-service-timestamp']));
+      const offsets = stamps.map((s) => s - stamps[0]!);
+      ctx.note(`attempt offsets (s): ${offsets.join(', ')}; expected ${schedule.join(', ')}`);
+      const expected = useClock ? schedule : schedule.slice(0, 3);
+      ctx.expect(requirementId, deliveries.length === expected.length, `${deliveries.length} attempts, the schedule has ${expected.length}`);
+      expected.forEach((at, i) => {
+        if (offsets[i] !== undefined) ctx.expect(requirementId, Math.abs(offsets[i]! - at) <= 2, `attempt ${i + 1} at +${offsets[i]} s, the schedule says +${at} s`);
+      });
+      ctx.expect('X-WH-008', deliveries.length > 1, 'a failed delivery was not retried');
+      ctx.expect('X-WH-011', deliveries.length > 1 && deliveries[0]!.answered === 302, 'a 302 answer was not treated as a failure');
+      ctx.expect('X-WH-007', deliveries.every((d) => parseDelivery(d)?.id === eventId), 'the event id changed between attempts');
+      const deliveryIds = deliveries.map((d) => d.headers['x-service-deliveryid']);
+      ctx.expect('X-WH-006', new Set(deliveryIds).size === deliveryIds.length, 'attempts share an X-Service-DeliveryId');
+    },
+  }),
+
+  check({
+    id: 'webhooks.pause-and-enable',
+    title: 'After 5 events exhaust every attempt the webhook is paused; POST /v1/webhooks/{id}/enable re-activates it',
+    requirements: ['A-WH-008', 'A-WH-005'],
+    profiles: ONLY_A,
+    tags: ['webhooks', 'timing'],
+    needs: ['apiKey', 'clock'],
+    phase: PHASE.lateTiming,
+    timeoutMs: 120_000,
+    async run(ctx: CheckContext) {
+      await ctx.state.releasePersistent();
+      const webhook = await register(ctx, 'pause', ['*'], { status: 500 });
+      await provokeEvents(ctx, webhook.id, 5);
+      await ctx.advanceClock(SCHEDULE_A.at(-1)! + 60);
+      await ctx.sleep(300);
+      const state = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 }, label: 'state after 5 exhausted events' });
+      const mine = (isObject(state.json) && isArray(state.json.data) ? state.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
+      ctx.note(`attempts received: ${webhook.endpoint.deliveries().length}`);
+      ctx.expect('A-WH-008', isObject(mine) && mine.active === false, `after 5 exhausted events the webhook is ${isObject(mine) ? `active=${String(mine.active)} status=${String(mine.status)}` : 'not listed'}`);
+      webhook.endpoint.behave({ status: 200 });
+      const enabled = await ctx.request({ method: 'POST', path: `/v1/webhooks/${webhook.id}/enable`, auth: ctx.key, label: 'enable (legacy path)' });
+      ctx.expect('A-WH-005', enabled.status >= 200 && enabled.status < 300, `POST /v1/webhooks/{id}/enable answered ${enabled.status}`);
+      const after = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
+      const again = (isObject(after.json) && isArray(after.json.data) ? after.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
+      ctx.expect('A-WH-005', isObject(again) && again.active === true, 'the webhook is not active after enable');
+      const sent = await ctx.api('POST', `/webhooks/${webhook.id}/test`, { auth: ctx.key });
+      ctx.expect('A-WH-005', sent.status < 300 && (await webhook.endpoint.waitFor(webhook.endpoint.deliveries().length + 1, 5_000)).at(-1)?.answered === 200, 'an enabled webhook receives deliveries again');
+    },
+  }),
+
+  check({
+    id: 'webhooks.disable-after-5-failures',
+    title: 'After 5 consecutive failed deliveries the webhook is disabled (Reference B)',
+    requirements: ['B-WH-002'],
+    profiles: ONLY_B,
+    tags: ['webhooks', 'timing', 'reference-b'],
+    needs: ['apiKey', 'clock'],
+    phase: PHASE.lateTiming,
+    timeoutMs: 120_000,
+    async run(ctx: CheckContext) {
+      await ctx.state.releasePersistent();
+      const webhook = await register(ctx, 'disable', ['*'], { status: 500 });
+      await provokeEvents(ctx, webhook.id, 1);
+      for (let i = 1; i < SCHEDULE_B.length; i += 1) await ctx.advanceClock(SCHEDULE_B[i]! - SCHEDULE_B[i - 1]!);
+      await ctx.sleep(300);
+      const failures = webhook.endpoint.deliveries().length;
+      const state = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
+      const mine = (isObject(state.json) && isArray(state.json.data) ? state.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
+      ctx.note(`${failures} failed deliveries`);
+      ctx.expect('B-WH-002', failures >= 5, `only ${failures} deliveries failed`);
+      ctx.expect('B-WH-002', isObject(mine) && mine.active === false, `after ${failures} failures the webhook is ${isObject(mine) ? `active=${String(mine.active)} status=${String(mine.status)}` : 'not listed'}`);
+    },
+  }),
+
+  check({
+    id: 'webhooks.timeout-30s',
+    title: 'An endpoint that does not answer within 30 s fails the delivery (retried)',
+    requirements: ['X-WH-009'],
+    profiles: BOTH,
+    tags: ['webhooks', 'timing', 'slow'],
+    needs: ['apiKey', 'long'],
+    phase: PHASE.lateTiming,
+    timeoutMs: 150_000,
+    async run(ctx: CheckContext) {
+      const webhook = await register(ctx, 'slow', ['*'], { statuses: [-31_000, 200] });
+      await provokeEvents(ctx, webhook.id, 1);
+      const deliveries = await webhook.endpoint.waitFor(2, 70_000);
+      ctx.evidence.push(webhook.endpoint.evidence());
+      ctx.expect('X-WH-009', deliveries.length >= 2, 'a delivery left unanswered for 31 s was not retried');
+    },
+  }),
+];
