@@ -275,7 +275,7 @@ export class OrderIntake {
     if (created.status === 'Rejected') {
       throw new ValidationError({ code: 'deposit_failed', param: 'user', message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.` });
     }
-    return created;
+    return asDeposited(created);
   }
 
   private depositError(error: unknown, nonce: bigint): Error {
@@ -347,7 +347,7 @@ export class OrderIntake {
         this.deps.logger.error({ err: error, orderId }, 'order follow-up failed');
       }
     }
-    return this.deps.orders.get(orderId)!;
+    return asDeposited(this.deps.orders.get(orderId)!);
   }
 
   // ---- shared ---------------------------------------------------------------------------------------------
@@ -405,6 +405,15 @@ export class OrderIntake {
       settledAt: null,
     });
   }
+}
+
+/**
+ * The create response is the order as its deposit left it. The solver is told at once and may fill before the
+ * response is written; later stages are for `GET /orders/{id}`.
+ */
+function asDeposited(order: OrderRecord): OrderRecord {
+  if (order.status === 'Opening' || order.status === 'Rejected') return order;
+  return { ...order, status: 'Deposited', destinationTxHash: null, oracleAttestationHash: null, claimTxHash: null, refundTxHash: null, settledAt: null };
 }
 
 const LOCK_READS = [

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Command } from 'commander';
+import type { VerifyResult } from '../../service/ledger/chain.js';
+import { action, green, red, type GlobalOptions, type Output } from '../output.js';
+
+export interface LedgerVerification {
+  /** The SQLite file that was read. */
+  path: string;
+  ok: boolean;
+  /** Entries read (up to and including the first broken one). */
+  entries: number;
+  /** Hash of the last entry when intact: the head every evidence hash chains to. */
+  head?: string;
+  /** Sequence of the first broken entry. */
+  brokenAt?: number;
+  reason?: string;
+}
+
+export class LedgerFileError extends Error {
+  override readonly name = 'LedgerFileError';
+  readonly code = 'ledger_unreadable';
+  constructor(message: string) {
+    super(message);
+  }
+}
+
+/** The service store of a sandbox state folder (`<state>/service/service.sqlite`). */
+export function ledgerStorePath(stateDir: string): string {
+  return join(resolve(stateDir), 'service', 'service.sqlite');
+}
+
+/**
+ * Recomputes the evidence ledger's hash chain from the SQLite file, read-only (a running service may keep
+ * writing: WAL lets both work). Names the first entry whose sequence, link to its predecessor or content hash
+ * is wrong.
+ */
+export async function verifyLedgerFile(path: string): Promise<LedgerVerification> {
+  if (!existsSync(path)) throw new LedgerFileError(`no service store at ${path}: has \`sandbox up\` run with this --state-dir?`);
+  const { default: Database } = await import('better-sqlite3');
+  const { LedgerRepository } = await import('../../service/ledger/repository.js');
+  let db: InstanceType<typeof Database>;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+  } catch (error) {
+    throw new LedgerFileError(`cannot open ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'").get();
+    if (hasTable === undefined) throw new LedgerFileError(`${path} has no evidence ledger`);
+    // The repository reads through `store.db` only; a read-only handle is all it needs to iterate.
+    const ledger = new LedgerRepository({ db } as ConstructorParameters<typeof LedgerRepository>[0]);
+    const result: VerifyResult = ledger.verify();
+    return result.ok
+      ? { path, ok: true, entries: result.entries, head: result.head }
+      : { path, ok: false, entries: result.entries, brokenAt: result.brokenAt, reason: result.reason };
+  } finally {
+    db.close();
+  }
+}
+
+export function register(program: Command): void {
+  const ledger = program.command('ledger').description('the WORM evidence ledger of the sandbox service');
+  ledger
+    .command('verify')
+    .description('recompute the hash chain of every ledger entry; exit code 1 names the first broken entry')
+    .action(action(verify));
+}
+
+async function verify(output: Output, globals: GlobalOptions): Promise<void> {
+  const result = await verifyLedgerFile(ledgerStorePath(globals.stateDir));
+  if (!result.ok) process.exitCode = 1;
+  output.result(
+    () =>
+      result.ok
+        ? `${green('Ledger intact:')} ${result.entries} entr${result.entries === 1 ? 'y' : 'ies'}, head ${result.head ?? '(empty)'}`
+        : `${red(`Ledger broken at entry #${result.brokenAt}:`)} ${result.reason}\n` +
+          `  ${result.entries - 1} entr${result.entries === 2 ? 'y' : 'ies'} before it chain correctly; everything from #${result.brokenAt} on is unproven.`,
+    result,
+  );
+}

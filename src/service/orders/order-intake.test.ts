@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Address, createPublicClient, http } from 'viem';
+import { generatePrivateKey } from 'viem/accounts';
+import { ApiRequestError, type LockType, type Quote, type SettlementPath } from '../../clients/rest-client.js';
+import type { AuctionModule } from '../auction/module.js';
+import { startSettlementHarness, type SettlementHarness } from '../settlement/testing/harness.js';
+import { TestSolver } from '../settlement/testing/test-solver.js';
+import { TestTaker } from '../settlement/testing/taker.js';
+import { waitForStatus } from '../settlement/testing/wait.js';
+import { buildStandardOrder, typedDataFor } from './standard-order.js';
+import { typedDataToJson } from '../../contracts/typedData.js';
+
+/**
+ * Every way a signed order can be wrong is refused with its error and its `param`, and nothing reaches a chain:
+ * no block is mined on either chain and the relayer sends nothing.
+ */
+let h: SettlementHarness;
+let solver: TestSolver;
+let takerA: TestTaker;
+let takerB: TestTaker;
+
+beforeAll(async () => {
+  h = await startSettlementHarness();
+  solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[1]!.privateKey, chains: h.manifest.chains });
+  await solver.start();
+  takerA = new TestTaker(h.manifest.accounts.takers[0]!.privateKey, h.rest, h.manifest.chains);
+  takerB = new TestTaker(h.manifest.accounts.takers[1]!.privateKey, h.rest, h.manifest.chains);
+}, 60_000);
+
+afterAll(async () => {
+  await solver?.stop();
+  await h?.stop();
+});
+
+function usdc() {
+  const [alpha, beta] = h.manifest.chains;
+  return {
+    originChainId: alpha!.chainId,
+    destinationChainId: beta!.chainId,
+    inputToken: alpha!.tokens.find((t) => t.symbol === 'USDC')!.address as Address,
+    outputToken: beta!.tokens.find((t) => t.symbol === 'USDC')!.address as Address,
+  };
+}
+
+async function quoteFor(taker: TestTaker, lockType: LockType = 'Permit2Escrow', settlementPath: SettlementPath = 'direct'): Promise<Quote> {
+  const response = await taker.quote({ ...usdc(), inputAmount: '15000000000', lockType, settlementPath });
+  return response.quotes[0]!;
+}
+
+/** The typed data of `quoteId` for `user` with a nonce of the test's choosing (what a client would build itself). */
+function typedDataWithNonce(quoteId: string, user: Address, nonce: bigint): unknown {
+  const quote = h.service.module<AuctionModule>('auction').quoteBook.get(quoteId)!;
+  const chain = (id: number) => h.manifest.chains.find((c) => c.chainId === id)!;
+  const terms = {
+    originChain: chain(quote.originChainId),
+    destinationChain: chain(quote.destinationChainId),
+    inputToken: quote.inputToken,
+    outputToken: quote.outputToken,
+    inputAmount: BigInt(quote.inputAmount),
+    outputAmount: BigInt(quote.outputAmount),
+    lockType: quote.lockType,
+    fillDeadline: quote.fillDeadline,
+    expires: quote.expires,
+  };
+  return typedDataToJson(typedDataFor(terms, buildStandardOrder(terms, user, nonce)));
+}
+
+/** Blocks of both chains and the relayer's nonces: all unchanged means nothing was sent. */
+async function chainSnapshot(): Promise<string> {
+  const parts = await Promise.all(
+    h.manifest.chains.map(async (chain) => {
+      const client = createPublicClient({ transport: http(chain.rpcUrl) });
+      const [block, service, oracle] = await Promise.all([
+        client.getBlockNumber(),
+        client.getTransactionCount({ address: h.manifest.accounts.serviceRelayer[0]!.address, blockTag: 'pending' }),
+        client.getTransactionCount({ address: h.manifest.accounts.oracleRelayer[0]!.address, blockTag: 'pending' }),
+      ]);
+      return `${chain.name}:${block}:${service}:${oracle}`;
+    }),
+  );
+  return parts.join(' ');
+}
+
+async function expectRefusal(request: Promise<unknown>, expected: { status: number; code: string; param: string }): Promise<ApiRequestError> {
+  const before = await chainSnapshot();
+  const error = await request.then(
+    () => {
+      throw new Error(`accepted; expected ${expected.code}`);
+    },
+    (e: unknown) => e as ApiRequestError,
+  );
+  expect(error).toBeInstanceOf(ApiRequestError);
+  expect({ status: error.status, code: error.code, param: error.param }).toEqual(expected);
+  expect(error.type).toBeDefined();
+  expect(error.docUrl).toContain(`#${expected.code}`);
+  expect(await chainSnapshot()).toBe(before);
+  return error;
+}
+
+describe('order intake refusals (nothing on chain)', () => {
+  it('a replayed nonce: a new quote signed with a nonce the user already spent', async () => {
+    const first = await quoteFor(takerA);
+    const created = await h.rest.createOrder({ quoteId: first.quoteId, signature: await takerA.sign(first.typedData), nonce: first.nonce!, user: takerA.address });
+    expect(created.status).toBe('Deposited');
+    // Let its settlement finish: the refusal below must be the only thing that could touch a chain.
+    await waitForStatus(h.rest, created.orderId, 'Claimed');
+    const second = await quoteFor(takerA);
+    const replay = await takerA.sign(typedDataWithNonce(second.quoteId, takerA.address, BigInt(first.nonce!)));
+    const error = await expectRefusal(h.rest.createOrder({ quoteId: second.quoteId, signature: replay, nonce: first.nonce!, user: takerA.address }), {
+      status: 409,
+      code: 'nonce_already_used',
+      param: 'nonce',
+    });
+    expect(error.message).toContain(created.orderId);
+    // A nonce below the last one is a replay too.
+    const lower = await takerA.sign(typedDataWithNonce(second.quoteId, takerA.address, BigInt(first.nonce!) - 1n));
+    await expectRefusal(h.rest.createOrder({ quoteId: second.quoteId, signature: lower, nonce: Number(first.nonce) - 1, user: takerA.address }), {
+      status: 409,
+      code: 'nonce_already_used',
+      param: 'nonce',
+    });
+  });
+
+  it('a replayed signature: resubmitted as is, or presented for another quote', async () => {
+    const quote = await quoteFor(takerA);
+    const signature = await takerA.sign(quote.typedData);
+    const body = { quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerA.address };
+    await waitForStatus(h.rest, (await h.rest.createOrder(body)).orderId, 'Claimed');
+    await expectRefusal(h.rest.createOrder(body), { status: 409, code: 'quote_already_accepted', param: 'quoteId' });
+    // Presented for another quote (other terms), the signature covers nothing the service would relay.
+    const other = (await takerA.quote({ ...usdc(), inputAmount: '15000000001', lockType: 'Permit2Escrow', settlementPath: 'direct' })).quotes[0]!;
+    await expectRefusal(h.rest.createOrder({ ...body, quoteId: other.quoteId }), { status: 422, code: 'signature_invalid', param: 'signature' });
+  });
+
+  it.each<[LockType, (message: Record<string, any>) => void]>([
+    ['Permit2Escrow', (m) => (m.witness.outputs[0].amount = (BigInt(m.witness.outputs[0].amount) + 1n).toString())],
+    ['EIP3009Escrow', (m) => (m.value = (BigInt(m.value) - 1n).toString())],
+    ['ResourceLock', (m) => (m.mandate.outputs[0].recipient = `0x${'11'.repeat(32)}`)],
+  ])('tampered typed data (%s): the signature covers other terms than the quote', async (lockType, tamper) => {
+    const quote = await quoteFor(takerB, lockType);
+    const typed = structuredClone(quote.typedData) as { message: Record<string, any> };
+    tamper(typed.message);
+    const signature = await takerB.sign(typed);
+    const error = await expectRefusal(h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerB.address }), {
+      status: 422,
+      code: 'signature_invalid',
+      param: 'signature',
+    });
+    expect(error.message).toContain('recovers to');
+  });
+
+  it('a wrong signer: another key signs the taker’s order', async () => {
+    const quote = await quoteFor(takerA);
+    const signature = await takerB.sign(quote.typedData);
+    const error = await expectRefusal(h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerA.address }), {
+      status: 422,
+      code: 'signature_invalid',
+      param: 'signature',
+    });
+    expect(error.message).toContain(takerB.address);
+    // The quote is still open: the right signature goes through.
+    const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await takerA.sign(quote.typedData), nonce: quote.nonce!, user: takerA.address });
+    expect(created.status).toBe('Deposited');
+  });
+
+  it('an expired quote: rfq_expired once the quote window has passed by the clock', async () => {
+    const quote = await quoteFor(takerB);
+    const signature = await takerB.sign(quote.typedData);
+    await h.clock.advanceTo(Date.parse(quote.expiresAt));
+    await expectRefusal(h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerB.address }), {
+      status: 409,
+      code: 'rfq_expired',
+      param: 'quoteId',
+    });
+  });
+
+  it('the compliant path without a fresh attestation: attestation_expired on the header', async () => {
+    const quote = await quoteFor(takerB, 'Permit2Escrow', 'compliant');
+    const body = { quoteId: quote.quoteId, signature: await takerB.sign(quote.typedData), nonce: quote.nonce!, user: takerB.address };
+    await expectRefusal(h.rest.createOrder(body), { status: 403, code: 'attestation_expired', param: 'X-Service-Attestation' });
+    const forA = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${takerA.address}`);
+    await expectRefusal(h.rest.createOrder(body, { attestation: forA.attestation.hash }), { status: 403, code: 'attestation_expired', param: 'X-Service-Attestation' });
+    const forB = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${takerB.address}`);
+    const created = await h.rest.createOrder(body, { attestation: forB.attestation.hash });
+    expect(created.settlementPath).toBe('compliant');
+  });
+
+  it('a deposit that would revert, an empty resource lock, a missing user, an unknown quote', async () => {
+    const stranger = new TestTaker(generatePrivateKey(), h.rest, h.manifest.chains);
+    const quote = await quoteFor(stranger);
+    const error = await expectRefusal(
+      h.rest.createOrder({ quoteId: quote.quoteId, signature: await stranger.sign(quote.typedData), nonce: quote.nonce!, user: stranger.address }),
+      { status: 422, code: 'deposit_failed', param: 'user' },
+    );
+    expect(error.message).toMatch(/Insufficient|ERC20|SafeERC20|TRANSFER/i);
+    const lock = await quoteFor(stranger, 'ResourceLock');
+    await expectRefusal(
+      h.rest.createOrder({ quoteId: lock.quoteId, signature: await stranger.sign(lock.typedData), nonce: lock.nonce!, user: stranger.address }),
+      { status: 422, code: 'insufficient_lock_balance', param: 'user' },
+    );
+    const open = await quoteFor(takerA);
+    const service = (body: unknown) =>
+      fetch(`${h.service.url}/api/v1/orders`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({
+        status: r.status,
+        error: ((await r.json()) as { error: { code: string; param: string } }).error,
+      }));
+    expect(await service({ quoteId: open.quoteId, signature: `0x${'1'.repeat(130)}`, nonce: 1 })).toEqual({
+      status: 400,
+      error: expect.objectContaining({ code: 'parameter_missing', param: 'user' }),
+    });
+    expect(await service({ quoteId: 'qt_nope', signature: `0x${'1'.repeat(130)}`, nonce: 1, user: takerA.address })).toEqual({
+      status: 404,
+      error: expect.objectContaining({ code: 'resource_not_found', param: 'quoteId' }),
+    });
+    expect(await service({ quoteId: open.quoteId, signature: '0x12', nonce: 1, user: takerA.address })).toEqual({
+      status: 400,
+      error: expect.objectContaining({ code: 'parameter_invalid', param: 'signature' }),
+    });
+    expect(await service({ quoteId: open.quoteId, signature: `0x${'1'.repeat(130)}`, nonce: -1, user: takerA.address })).toEqual({
+      status: 400,
+      error: expect.objectContaining({ code: 'parameter_invalid', param: 'nonce' }),
+    });
+  });
+});
+
