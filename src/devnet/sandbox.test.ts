@@ -278,12 +278,23 @@ describe('startSandbox refuses', () => {
     expect(retry.chains).toHaveLength(2);
   });
 
-  it('chain ids of public networks unless allowed, and duplicate names', async () => {
-    await expect(startSandbox({ chains: [{ name: 'main', chainId: 1, port: 0 }] })).rejects.toThrow(ConfigError);
-    await expect(startSandbox({ chains: [{ name: 'base', chainId: 8453, port: 0 }] })).rejects.toThrow(/public network/);
-    await expect(
-      startSandbox({ chains: [{ name: 'a', chainId: 31337, port: 0 }, { name: 'a', chainId: 31338, port: 0 }] }),
-    ).rejects.toThrow(/used twice/);
+  it('chain ids of public networks unless allowed, and duplicate names, leaving no temporary folder', async () => {
+    const { readdirSync } = await import('node:fs');
+    // A private temp folder, so that other test processes' sandboxes do not show up in it.
+    const privateTmp = tempDir('sandbox-tmp-');
+    const previousTmp = process.env.TMPDIR;
+    process.env.TMPDIR = privateTmp;
+    try {
+      await expect(startSandbox({ chains: [{ name: 'main', chainId: 1, port: 0 }] })).rejects.toThrow(ConfigError);
+      await expect(startSandbox({ chains: [{ name: 'base', chainId: 8453, port: 0 }] })).rejects.toThrow(/public network/);
+      await expect(
+        startSandbox({ chains: [{ name: 'a', chainId: 31337, port: 0 }, { name: 'a', chainId: 31338, port: 0 }] }),
+      ).rejects.toThrow(/used twice/);
+      expect(readdirSync(privateTmp)).toEqual([]);
+    } finally {
+      if (previousTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previousTmp;
+    }
   });
 
   it('saved state of another deployment or chain id', async () => {

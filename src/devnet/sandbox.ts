@@ -113,15 +113,16 @@ interface ChainPlan {
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const onProgress = options.onProgress ?? (() => {});
+  const specs =
+    typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
+  validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });
+  // Only once the configuration is known to be valid: a refused start must not leave a folder behind.
   const temporary = options.stateDir === undefined;
   const layout = stateLayout(options.stateDir ?? mkdtempSync(join(tmpdir(), 'sandbox-')));
   const persist = options.persist ?? !temporary;
   const fresh = options.fresh ?? false;
   const mnemonic = options.mnemonic ?? ANVIL_MNEMONIC;
   const cacheDir = options.cacheDir ?? defaultCacheDir();
-  const specs =
-    typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
-  validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });
 
   ensureDir(layout.root);
   const lock = acquireStateLock(layout.lock, layout.root, options.ownerPid);
