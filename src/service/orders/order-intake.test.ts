@@ -161,6 +161,7 @@ describe('order intake refusals (nothing on chain)', () => {
     // The quote is still open: the right signature goes through.
     const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await takerA.sign(quote.typedData), nonce: quote.nonce!, user: takerA.address });
     expect(created.status).toBe('Deposited');
+    await waitForStatus(h.rest, created.orderId, 'Claimed');
   });
 
   it('an expired quote: rfq_expired once the quote window has passed by the clock', async () => {
@@ -183,6 +184,7 @@ describe('order intake refusals (nothing on chain)', () => {
     const forB = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${takerB.address}`);
     const created = await h.rest.createOrder(body, { attestation: forB.attestation.hash });
     expect(created.settlementPath).toBe('compliant');
+    await waitForStatus(h.rest, created.orderId, 'Claimed');
   });
 
   it('a deposit that would revert, an empty resource lock, a missing user, an unknown quote', async () => {

@@ -1,6 +1,6 @@
 import { type Address, type Hex, encodeFunctionData, maxUint256 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { QuoteResponse, RequestOptions, RestClient, TokenQuoteRequest } from '../../../clients/rest-client.js';
+import { ApiRequestError, type QuoteResponse, type RequestOptions, type RestClient, type TokenQuoteRequest } from '../../../clients/rest-client.js';
 import { typedDataFromJson } from '../../../contracts/typedData.js';
 import type { ChainInfo } from '../../../devnet/manifest.js';
 import { compactLockTag } from '../../orders/standard-order.js';
@@ -45,8 +45,17 @@ export class TestTaker {
     this.address = this.account.address;
   }
 
-  quote(request: Omit<TokenQuoteRequest, 'user'>, options?: RequestOptions): Promise<QuoteResponse> {
-    return this.rest.requestQuotes({ ...request, user: this.address }, options);
+  /** Asks for quotes; while solvers reconnect (a service restart) `corridor_unavailable` is retried for a few seconds. */
+  async quote(request: Omit<TokenQuoteRequest, 'user'>, options?: RequestOptions): Promise<QuoteResponse> {
+    const started = Date.now();
+    for (;;) {
+      try {
+        return await this.rest.requestQuotes({ ...request, user: this.address }, options);
+      } catch (error) {
+        if (!(error instanceof ApiRequestError) || error.code !== 'corridor_unavailable' || Date.now() - started > 5_000) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   }
 
   /** Signs the payload the quote carries (exactly what the service will relay). */

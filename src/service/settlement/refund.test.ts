@@ -1,0 +1,159 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Address, createPublicClient, encodeFunctionData, erc20Abi, http } from 'viem';
+import type { LockType } from '../../clients/rest-client.js';
+import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
+import { lockId } from '../../contracts/typedData.js';
+import type { EvidenceModule } from '../evidence/module.js';
+import { compactLockTag } from '../orders/standard-order.js';
+import { startSettlementHarness, type SettlementHarness } from './testing/harness.js';
+import { SerialSender } from './testing/serial-sender.js';
+import { TestSolver } from './testing/test-solver.js';
+import { TestTaker } from './testing/taker.js';
+import { eventually, waitForStatus } from './testing/wait.js';
+
+/** Refunds by the keeper at `expires + 1 s` of the service clock, and the races a refund must win. */
+let h: SettlementHarness;
+let solver: TestSolver;
+
+beforeAll(async () => {
+  h = await startSettlementHarness();
+  solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[2]!.privateKey, chains: h.manifest.chains });
+  await solver.start();
+}, 60_000);
+
+afterAll(async () => {
+  await solver?.stop();
+  await h?.stop();
+});
+
+beforeEach(() => {
+  solver.autoFill = true;
+  solver.autoClaim = true;
+});
+
+const AMOUNT = 12_000_000_000n;
+const alpha = () => h.manifest.chains[0]!;
+const beta = () => h.manifest.chains[1]!;
+const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) => chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+const client = () => createPublicClient({ transport: http(alpha().rpcUrl) });
+
+async function inputBalance(owner: Address): Promise<bigint> {
+  return client().readContract({ address: usdcOf(alpha()), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+}
+
+async function order(taker: TestTaker, lockType: LockType) {
+  if (lockType === 'ResourceLock') await taker.depositToLock(alpha().chainId, usdcOf(alpha()), AMOUNT);
+  const response = await taker.quote({
+    originChainId: alpha().chainId,
+    destinationChainId: beta().chainId,
+    inputToken: usdcOf(alpha()),
+    outputToken: usdcOf(beta()),
+    inputAmount: AMOUNT.toString(),
+    lockType,
+    settlementPath: 'direct',
+  });
+  const quote = response.quotes[0]!;
+  const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
+  await solver.until(() => solver.assigned.has(created.orderId), 5_000, 'assignment');
+  return { created, fillDeadline: response.fillDeadline, expires: response.expires };
+}
+
+function eventsOf(orderId: string): string[] {
+  return h.service.module<EvidenceModule>('evidence').outbox.forOrder(orderId).map((e) => e.envelope.type);
+}
+
+describe('refunds', () => {
+  it.each<LockType>(['Permit2Escrow', 'EIP3009Escrow'])('%s: the keeper refunds at expires + 1 s by the clock, not a second earlier', async (lockType) => {
+    solver.autoFill = false;
+    const taker = new TestTaker(h.manifest.accounts.takers[lockType === 'Permit2Escrow' ? 0 : 1]!.privateKey, h.rest, h.manifest.chains);
+    const before = await inputBalance(taker.address);
+    const { created, expires } = await order(taker, lockType);
+    expect(await inputBalance(taker.address)).toBe(before - AMOUNT);
+
+    await h.clock.advanceTo(expires * 1_000 + 999);
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
+
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
+    expect(refunded.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await inputBalance(taker.address)).toBe(before);
+    expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
+    const failed = h.service.module<EvidenceModule>('evidence').outbox.forOrder(created.orderId)[1]!.envelope;
+    expect(failed).toMatchObject({ order: { id: created.orderId, status: 'failed', reason: 'fill_deadline_expired', refundTxHash: refunded.refundTxHash } });
+    await solver.until(() => solver.refunded.has(created.orderId), 5_000, 'order.refunded');
+
+    const settlement = await h.rest.request<{ state: string; timeline: { stage: string; txHash?: string }[] }>(
+      'GET',
+      `/api/v1/workspaces/${h.workspaceId}/settlements/${created.orderId}`,
+    );
+    expect(settlement.state).toBe('Refunded');
+    expect(settlement.timeline.map((s) => s.stage)).toEqual(['rfq', 'deposited', 'refunded']);
+    expect(settlement.timeline[2]!.txHash).toBe(refunded.refundTxHash);
+  }, 30_000);
+
+  it('ResourceLock: an unclaimed compact is Refunded at expiry without a transaction; the taker withdraws by force', async () => {
+    solver.autoFill = false;
+    const taker = new TestTaker(h.manifest.accounts.takers[2]!.privateKey, h.rest, h.manifest.chains);
+    const { created, expires } = await order(taker, 'ResourceLock');
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
+    expect(refunded.refundTxHash).toBeNull();
+    expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
+
+    // The documented way out: enable forced withdrawal, wait the lock's reset period (10 min), withdraw.
+    const id = lockId(compactLockTag(alpha().contracts.AlwaysOkAllocator!), usdcOf(alpha()));
+    const sender = new SerialSender(taker.privateKey, alpha().chainId, alpha().rpcUrl);
+    const lock = alpha().contracts.ResourceLock!;
+    const held = await client().readContract({ address: lock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [taker.address, id] });
+    expect(held).toBeGreaterThanOrEqual(AMOUNT);
+    const before = await inputBalance(taker.address);
+    expect((await sender.send(lock, encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'enableForcedWithdrawal', args: [id] }))).status).toBe('success');
+    await h.clock.advance(600_000);
+    const withdrawal = await sender.send(lock, encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'forcedWithdrawal', args: [id, taker.address, held] }));
+    expect(withdrawal.status).toBe('success');
+    expect(await inputBalance(taker.address)).toBe(before + held);
+  }, 30_000);
+
+  it('a late fill loses to the refund: a fill after fillDeadline is never attested, the deposit goes back', async () => {
+    solver.autoFill = false;
+    const taker = new TestTaker(h.manifest.accounts.takers[3]!.privateKey, h.rest, h.manifest.chains);
+    const before = await inputBalance(taker.address);
+    const { created, fillDeadline, expires } = await order(taker, 'Permit2Escrow');
+    // Chains count whole seconds and trail the clock by less than one: a few seconds make the fill surely late.
+    await h.clock.advanceTo((fillDeadline + 3) * 1_000);
+    // The destination cannot know the order's deadline: the solver passes a later one and the fill lands.
+    const fill = await solver.fill(created.orderId, { fillDeadline: expires + 3_600 });
+    expect(fill.status).toBe('success');
+    const block = await createPublicClient({ transport: http(beta().rpcUrl) }).getBlock({ blockNumber: fill.blockNumber });
+    expect(Number(block.timestamp)).toBeGreaterThan(fillDeadline);
+    await eventually(() => h.service.store.db.prepare("SELECT 1 FROM processed_logs WHERE kind = 'filled' AND tx_hash = ?").get(fill.transactionHash), 5_000, 'the late fill to be seen');
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
+    expect(h.settlement().engine!.relays.forOrder(created.orderId).map((r) => r.kind)).toEqual(['open']);
+
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, created.orderId, 'Refunded');
+    expect(await inputBalance(taker.address)).toBe(before);
+    expect(solver.attested.has(created.orderId)).toBe(false);
+    const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
+    expect(transitions.map((e) => e.payload.to)).toEqual(['Refunded']);
+  }, 30_000);
+
+  it('a late claim loses to the refund: attested in time, claimed after expiry, the refund landed first', async () => {
+    solver.autoClaim = false;
+    const taker = new TestTaker(h.manifest.accounts.takers[4]!.privateKey, h.rest, h.manifest.chains);
+    const { created, expires } = await order(taker, 'Permit2Escrow');
+    await waitForStatus(h.rest, created.orderId, 'Attested');
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, created.orderId, 'Refunded');
+    const claim = await solver.claim(created.orderId);
+    expect(claim.status).toBe('reverted');
+    await h.settlement().engine!.idle();
+    const detail = await h.rest.getOrder(created.orderId);
+    expect(detail.status).toBe('Refunded');
+    expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
+    const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
+    expect(transitions.map((e) => e.payload.to)).toEqual(['Filled', 'Attested', 'Refunded']);
+  }, 30_000);
+});
