@@ -20,3 +20,15 @@ export { htmlReport, writeHtmlReport } from './reporters/html.js';
 export { writeJsonReport } from './reporters/json.js';
 export { coverageText } from './reporters/coverage.js';
 export { webhookSignature } from './wire/webhook-signature.js';
+export { certifyWebhookReceiver, receiverChecks, type ReceiverCertification } from './certify/webhook-receiver.js';
+export { certifySolver, fundSolver, solverAddressFrom, solverCertificationChecks, type SolverCertification } from './certify/solver.js';
+
+import { allChecks as conformanceChecks } from './checks/index.js';
+import { receiverChecks as receiverCertification } from './certify/webhook-receiver.js';
+import { solverCertificationChecks as solverCertification } from './certify/solver.js';
+import type { Check as AnyCheck } from './core/runner.js';
+
+/** Every check the catalogue is covered by: the conformance suite and both certify modes. */
+export function everyCheck(): AnyCheck[] {
+  return [...conformanceChecks(), ...receiverCertification, ...solverCertification];
+}

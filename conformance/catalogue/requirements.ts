@@ -127,10 +127,11 @@ export const REQUIREMENTS: readonly Requirement[] = [
   must('X-WH-009', 'Webhooks', 'A delivery the endpoint does not answer within 30 seconds fails.'),
   must('X-WH-010', 'Webhooks', 'Only events matching the webhook\'s event names or glob patterns (such as `order.*`) are delivered to it.'),
   convention('X-WH-011', 'SHOULD', 'Retries (conventions.md)', 'A 3xx answer is a failure; the first attempt is immediate and each delay counts from the previous failed attempt.'),
-  notShown('X-WH-012', 'Webhooks', 'The replay of stored events (7 days) and the email on pause/disable: no route or channel shown to observe them.'),
+  notShown('X-WH-012', 'Webhooks', 'The replay of stored events (7 days) and the email on pause/disable: not shown (no route or channel to observe them).'),
 
   // Receivers (what certify webhook-receiver holds a receiver to).
   must('X-WHR-001', 'Webhooks', 'A receiver rejects a delivery whose timestamp is more than 300 seconds old.'),
+  must('X-WHR-007', 'Webhooks', 'A receiver answers a correctly signed, fresh delivery with a 2xx (anything else is a failed delivery the service retries).'),
   must('X-WHR-002', 'Webhooks', 'A receiver answers an invalid signature with 401.'),
   notShown('X-WHR-003', 'Webhooks', 'A receiver compares signatures in constant time: not observable over the wire with any reliability.'),
   should('X-WHR-004', 'Webhooks', 'A receiver de-duplicates deliveries by event id (keeping processed ids 48 hours).'),
@@ -239,6 +240,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
   must('B-SOL-001', 'Endpoints / Reference B', '`POST /api/v1/solver/register` registers a solver (KYB details, pricing engine) and triggers compliance verification.'),
   must('B-SOL-002', 'Authentication', 'The solver stream accepts Reference B solver keys (`sk_test_`/`sk_live_`) in the auth message.'),
   notShown('B-NS-001', 'Endpoints / Reference B', 'Response fields of every Reference B route, and the request fields of accept, compliance status, audit and solver registration: not shown.'),
+
+  // Solvers under certification (what certify solver holds a solver to).
+  must('X-SLV-001', 'Solver stream connection flow', 'A solver authenticates, subscribes to `rfq.*` and answers RFQ events with quotes while the auction window is open.'),
+  must('X-SLV-002', 'What the service does', "A solver's quotes are valid: for the RFQ's corridor, a positive output amount in the destination token's smallest unit, not below what the RFQ asks."),
+  must('X-SLV-003', 'Order create response', 'The winning solver fills the order on the destination chain at or before its fill deadline.'),
+  must('X-SLV-004', 'What the service does', 'After the oracle attestation is recorded the solver claims on the origin chain.'),
+  must('X-SLV-005', 'WebSocket protocol', 'A solver answers `{type: ping}` with `{type: pong}` and stays connected.'),
 
   // Evidence ledger.
   must('X-LED-001', 'What the service does', 'Every trade is recorded in an append-only evidence ledger whose entries carry a sequence number, a hash and the previous entry\'s hash.'),

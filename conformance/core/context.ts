@@ -47,9 +47,13 @@ export class RunState {
     this.persistentSockets = 0;
   }
 
-  constructor(target: Target, seed: number) {
+  /** Settings of a certify mode (the receiver's secret, the solver under test…). */
+  readonly params: Record<string, unknown>;
+
+  constructor(target: Target, seed: number, params: Record<string, unknown> = {}) {
     this.target = target;
     this.seed = seed;
+    this.params = params;
     this.http = new HttpClient(target.url);
     this.http.observe((response, request) => {
       const path = new URL(response.evidence.request.url).pathname;

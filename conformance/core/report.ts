@@ -68,11 +68,12 @@ export function summarise(results: readonly CheckResult[]): ReportSummary {
 
 const SEVERITY: Record<Status, number> = { FAILED: 3, WARNING: 2, PASSED: 1, SKIPPED: 0 };
 
-export function requirementOutcomes(checks: readonly Check[], results: readonly CheckResult[], profile: Profile): RequirementOutcome[] {
+export function requirementOutcomes(checks: readonly Check[], results: readonly CheckResult[], profile: Profile, onlyCovered = false): RequirementOutcome[] {
   const report = coverage(checks.filter((c) => c.profiles.includes(profile)));
   const byCheck = new Map(results.map((r) => [r.id, r]));
   return report.entries
     .filter((e) => !(e.requirement.id.startsWith('A-') && profile === 'B') && !(e.requirement.id.startsWith('B-') && profile === 'A'))
+    .filter((e) => !onlyCovered || e.checks.length > 0)
     .map((entry) => {
       const ran = entry.checks.map((id) => byCheck.get(id)).filter((r): r is CheckResult => r !== undefined);
       let outcome: RequirementOutcome['outcome'];
@@ -98,6 +99,8 @@ export function buildReport(input: {
   selection?: Selection;
   expectedFailures?: number;
   toolVersion?: string;
+  /** Certify modes: list only the requirements their checks cover. */
+  onlyCovered?: boolean;
 }): ConformanceReport {
   const { target, outcome } = input;
   return {
@@ -120,6 +123,6 @@ export function buildReport(input: {
     },
     summary: summarise(outcome.results),
     results: outcome.results,
-    requirements: requirementOutcomes(input.checks, outcome.results, target.profile),
+    requirements: requirementOutcomes(input.checks, outcome.results, target.profile, input.onlyCovered ?? false),
   };
 }

@@ -15,6 +15,8 @@ export interface RunOptions {
   expectedFailures?: readonly ExpectedFailure[];
   /** Default per-check time limit. */
   timeoutMs?: number;
+  /** Settings the checks read from `ctx.state.params` (certify modes). */
+  params?: Record<string, unknown>;
   onStart?(check: Check, index: number, total: number): void;
   onResult?(result: CheckResult, index: number, total: number): void;
 }
@@ -39,7 +41,7 @@ export async function runChecks(options: RunOptions): Promise<RunOutcome> {
     .sort((a, b) => (a.check.phase ?? 50) - (b.check.phase ?? 50) || a.order - b.order)
     .map(({ check }) => check);
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.check, e.reason]));
-  const state = new RunState(options.target, seed);
+  const state = new RunState(options.target, seed, options.params);
   const started = Date.now();
   const results: CheckResult[] = [];
   try {

@@ -4,6 +4,7 @@
  */
 import { startSandbox, type Sandbox } from '../../src/devnet/sandbox.js';
 import { settlementServiceComponent, type ServiceComponentOptions } from '../../src/service/sandbox-component.js';
+import { referenceSolversComponent } from '../../src/solvers/index.js';
 import type { SandboxFile } from '../target/sandbox-file.js';
 
 export interface OwnSandbox {
@@ -15,8 +16,13 @@ export interface OwnSandbox {
   stop(): Promise<void>;
 }
 
-export async function startOwnSandbox(options: { service?: ServiceComponentOptions } = {}): Promise<OwnSandbox> {
-  const sandbox = await startSandbox({ components: [settlementServiceComponent({ logLevel: 'silent', ...options.service })] });
+export async function startOwnSandbox(options: { service?: ServiceComponentOptions; solvers?: number } = {}): Promise<OwnSandbox> {
+  const sandbox = await startSandbox({
+    components: [
+      settlementServiceComponent({ logLevel: 'silent', ...options.service }),
+      referenceSolversComponent({ count: options.solvers ?? 3 }),
+    ],
+  });
   const api = sandbox.manifest.api;
   if (!api) {
     await sandbox.stop();

@@ -112,8 +112,8 @@ export function register(program: Command): void {
       .addOption(new Option('--profile <profile>', 'only this generation').choices(['A', 'B']))
       .action(async (flags: { profile?: 'A' | 'B' }, command: Command) => {
         const { json } = globalOptions(command);
-        const { allChecks, coverageText } = await import('../../../conformance/index.js');
-        const checks = allChecks().filter((c) => flags.profile === undefined || c.profiles.includes(flags.profile));
+        const { everyCheck, coverageText } = await import('../../../conformance/index.js');
+        const checks = everyCheck().filter((c) => flags.profile === undefined || c.profiles.includes(flags.profile));
         const { text, report } = coverageText(checks);
         if (json) printJson({ ...report, entries: report.entries.map((e) => ({ ...e.requirement, checks: e.checks })) });
         else process.stdout.write(`${text}\n`);
