@@ -5,8 +5,11 @@ import { register as registerClock } from './commands/clock.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
 import { register as registerKeys } from './commands/keys.js';
+import { register as registerLedger } from './commands/ledger.js';
+import { register as registerMailbox } from './commands/mailbox.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
+import { register as registerWebhooks } from './commands/webhooks.js';
 import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
 
 /**
@@ -27,6 +30,9 @@ registerStatus(program);
 registerClock(program);
 registerKeys(program);
 registerConformance(program);
+registerLedger(program);
+registerWebhooks(program);
+registerMailbox(program);
 
 await program.parseAsync(process.argv);
 

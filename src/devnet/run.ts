@@ -15,6 +15,12 @@ export interface SandboxRunOptions {
   environment?: Environment;
   allowPublicChainIds?: boolean;
   cacheDir?: string;
+  /** REST/WebSocket port of the service (`--port`); default a free one. */
+  port?: number;
+  /** Reference solvers to connect (`--solvers`, default 3; 0 leaves the field to yours). */
+  solvers?: number;
+  /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
+  solverSeed?: number;
 }
 
 export async function runSandbox(options: SandboxRunOptions, onProgress: (message: string) => void): Promise<Sandbox> {

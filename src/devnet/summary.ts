@@ -78,6 +78,9 @@ export function formatSandboxSummary(
     rows([
       ['REST', manifest.api.url],
       ['WebSocket', manifest.api.wsUrl],
+      ['Dashboard', `${manifest.api.url}/`],
+      ['Workspace', manifest.api.workspaceId],
+      ...manifest.api.apiKeys.map((key, i) => [i === 0 ? 'API key' : '', key]),
     ]);
   }
   if (options.manifestPath) lines.push('', style.muted(`Everything above is in ${options.manifestPath}`));

@@ -48,6 +48,8 @@ export interface SandboxServiceOptions {
   previous?: SavedAccess;
   logger?: ServiceConfig['logger'];
   modules?: ServiceModule[];
+  /** Relayer keys of the settlement engine; `sandbox up` passes sandbox.json's relayer accounts. */
+  settlement?: ServiceConfig['settlement'];
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
     logger: options.logger ?? { file: layout.log },
     ...(options.modules === undefined ? {} : { modules: options.modules }),
+    ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
   const reusable = (previous?.apiKeys ?? []).filter((key) => {
@@ -125,9 +128,18 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         ...(options.port === undefined ? {} : { port: options.port }),
         logger: { file: layout.log, level: options.logLevel ?? 'info' },
         ...(options.modules === undefined ? {} : { modules: options.modules }),
+        settlement: relayerKeys(context.manifest),
       });
       context.onProgress(`settlement service listening on ${api.url}`);
       return { manifest: { api }, stop: () => service.stop() };
     },
   };
+}
+
+/** The settlement engine relays with the devnet's service and oracle relayer accounts. */
+function relayerKeys(manifest: SandboxComponentContext['manifest']): ServiceConfig['settlement'] {
+  const service = manifest.accounts.serviceRelayer[0];
+  const oracle = manifest.accounts.oracleRelayer[0];
+  if (!service || !oracle) return undefined;
+  return { serviceRelayer: { privateKey: service.privateKey }, oracleRelayer: { privateKey: oracle.privateKey } };
 }

@@ -14,6 +14,9 @@ interface UpFlags {
   config?: string;
   fresh?: boolean;
   detach?: boolean;
+  port?: string;
+  solvers?: string;
+  solverSeed?: string;
 }
 
 export function register(program: Command): void {
@@ -25,6 +28,9 @@ export function register(program: Command): void {
     .option('--config <file>', 'JSON config: chains (name, chainId, port), mnemonic, environment')
     .option('--fresh', 'discard the saved chain state and start clean')
     .option('-d, --detach', 'run in the background; `sandbox down` stops it')
+    .option('--port <port>', 'port of the settlement service (REST and WebSocket); default a free one')
+    .option('--solvers <count>', 'reference solvers to connect (default 3; 0 for none)')
+    .option('--solver-seed <seed>', 'seed of the reference solvers\' pricing strategies')
     .action(action(up));
 }
 
@@ -118,7 +124,18 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(config.mnemonic ? { mnemonic: config.mnemonic } : {}),
     ...(config.environment ? { environment: config.environment } : {}),
     ...(config.allowPublicChainIds ? { allowPublicChainIds: true } : {}),
+    ...(flags.port === undefined ? {} : { port: wholeNumber('--port', flags.port, 0, 65_535) }),
+    ...(flags.solvers === undefined ? {} : { solvers: wholeNumber('--solvers', flags.solvers, 0, 3) }),
+    ...(flags.solverSeed === undefined ? {} : { solverSeed: wholeNumber('--solver-seed', flags.solverSeed, 0, Number.MAX_SAFE_INTEGER) }),
   };
+}
+
+function wholeNumber(flag: string, value: string, min: number, max: number): number {
+  const parsed = Number(value);
+  if (!/^\d+$/.test(value) || parsed < min || parsed > max) {
+    throw new ConfigError(`${flag}: "${value}" must be a whole number from ${min} to ${max}.`);
+  }
+  return parsed;
 }
 
 function summary(manifest: SandboxManifest, manifestPath: string): string {
