@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { register as registerClock } from './commands/clock.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
+import { register as registerFaucet } from './commands/faucet.js';
 import { register as registerKeys } from './commands/keys.js';
 import { register as registerLedger } from './commands/ledger.js';
 import { register as registerMailbox } from './commands/mailbox.js';
@@ -33,6 +34,7 @@ registerConformance(program);
 registerLedger(program);
 registerWebhooks(program);
 registerMailbox(program);
+registerFaucet(program);
 
 await program.parseAsync(process.argv);
 

@@ -32,6 +32,7 @@ import { UpgradeRouter } from './http/upgrade.js';
 import { AuctionModule, type AuctionConfig } from './auction/module.js';
 import { ComplianceModule } from './compliance/module.js';
 import { EvidenceModule } from './evidence/module.js';
+import { FaucetModule } from './faucet/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
 import { OrdersModule } from './orders/module.js';
@@ -53,7 +54,7 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 function createBuiltinModules(
   realtime: RealtimeConfig,
   auctionConfig?: AuctionConfig,
-  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance'> = {},
+  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance' | 'faucet'> = {},
 ): ServiceModule[] {
   const evidence = new EvidenceModule();
   // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
@@ -67,7 +68,7 @@ function createBuiltinModules(
   const settlement = new SettlementModule({ evidence, settings: settlementConfig.settlement });
   const orders = new OrdersModule({ evidence, compliance, settlement, quoteBook: () => auction.quoteBook, notifier: auction.notifier });
   auction.useNonceSource(orders.nonces);
-  return [evidence, webhooks, takerStream, auction, compliance, settlement, orders];
+  return [evidence, webhooks, takerStream, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet)];
 }
 
 export interface Service {

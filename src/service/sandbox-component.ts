@@ -50,6 +50,8 @@ export interface SandboxServiceOptions {
   modules?: ServiceModule[];
   /** Relayer keys of the settlement engine; `sandbox up` passes sandbox.json's relayer accounts. */
   settlement?: ServiceConfig['settlement'];
+  /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
+  faucet?: ServiceConfig['faucet'];
 }
 
 /**
@@ -69,6 +71,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     logger: options.logger ?? { file: layout.log },
     ...(options.modules === undefined ? {} : { modules: options.modules }),
     ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
+    ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
   const reusable = (previous?.apiKeys ?? []).filter((key) => {
@@ -129,6 +132,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         logger: { file: layout.log, level: options.logLevel ?? 'info' },
         ...(options.modules === undefined ? {} : { modules: options.modules }),
         settlement: relayerKeys(context.manifest),
+        ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
       });
       context.onProgress(`settlement service listening on ${api.url}`);
       return { manifest: { api }, stop: () => service.stop() };

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPublicClient, erc20Abi, http } from 'viem';
+import { startSandbox, type Sandbox } from '../../devnet/sandbox.js';
+import { settlementServiceComponent } from '../sandbox-component.js';
+
+let sandbox: Sandbox;
+let url: string;
+let key: string;
+const stranger = '0x000000000000000000000000000000000000dEaD';
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ chains: 2, components: [settlementServiceComponent()] });
+  url = sandbox.manifest.api!.url;
+  key = sandbox.manifest.api!.apiKeys[0]!;
+}, 120_000);
+afterAll(() => sandbox?.stop());
+
+async function faucet(body: unknown, auth = `Bearer ${key}`) {
+  const response = await fetch(`${url}/api/v1/sandbox/faucet`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: response.status, body: (await response.json()) as Record<string, any> };
+}
+
+describe('sandbox faucet', () => {
+  it('mints the requested token on the requested chain and tops up gas', async () => {
+    const chain = sandbox.manifest.chains[1]!;
+    const usdt = chain.tokens.find((t) => t.symbol === 'USDT')!;
+    const client = createPublicClient({ transport: http(chain.rpcUrl) });
+    const before = await client.readContract({ address: usdt.address, abi: erc20Abi, functionName: 'balanceOf', args: [stranger] });
+    const answer = await faucet({ address: stranger, chain: chain.name, token: 'usdt', amount: '2500' });
+    expect(answer.status).toBe(200);
+    expect(answer.body.grants).toEqual([expect.objectContaining({ chain: chain.name, token: 'USDT', amount: '2500000000' })]);
+    const after = await client.readContract({ address: usdt.address, abi: erc20Abi, functionName: 'balanceOf', args: [stranger] });
+    expect(after - before).toBe(2_500_000_000n);
+    expect(await client.getBalance({ address: stranger })).toBeGreaterThanOrEqual(100n * 10n ** 18n);
+  });
+
+  it('funds every chain and token by default', async () => {
+    const answer = await faucet({ address: stranger });
+    expect(answer.status).toBe(200);
+    expect(answer.body.grants).toHaveLength(4);
+  });
+
+  it('refuses bad input with the offending param and needs a key', async () => {
+    expect((await faucet({ address: '0x1234' })).body.error.param).toBe('address');
+    expect((await faucet({ address: stranger, chain: 'mars' })).body.error).toMatchObject({ param: 'chain', type: 'invalid_request' });
+    expect((await faucet({ address: stranger, token: 'DAI' })).body.error.param).toBe('token');
+    expect((await faucet({ address: stranger, amount: '99999999' })).body.error.param).toBe('amount');
+    expect((await faucet({ address: stranger, amount: '1.5' })).status).toBe(400);
+    expect((await faucet({ address: stranger }, 'Bearer svc_test_nope_00')).status).toBe(401);
+  });
+});

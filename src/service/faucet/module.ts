@@ -1,0 +1,136 @@
+import { type Address as ViemAddress, type Hex, createPublicClient, createWalletClient, http, parseEther, parseUnits } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
+import { z } from 'zod';
+import type { ChainInfo } from '../../devnet/manifest.js';
+import { InvalidRequestError, MaintenanceError } from '../http/errors.js';
+import type { ServiceContext, ServiceModule } from '../http/service-module.js';
+import { Address } from '../http/wire.js';
+
+/** Mint ABI of the sandbox stablecoins (owner-only, the deployer owns them). */
+const mintAbi = [
+  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+] as const;
+
+export interface FaucetSettings {
+  /** Owner of the sandbox tokens (sandbox.json `accounts.deployer[0]`). */
+  minterKey: Hex;
+}
+
+declare module '../config.js' {
+  interface ServiceConfig {
+    /** Sandbox faucet: the key that may mint the test stablecoins. Absent: no faucet route. */
+    faucet?: FaucetSettings;
+  }
+}
+
+/** At most this many whole tokens per request: enough for any corridor's maximum trade. */
+const MAX_TOKENS = 10_000_000;
+const DEFAULT_TOKENS = 100_000;
+/** Native coin a funded address is topped up to, so it can pay gas. */
+const NATIVE_TOP_UP = parseEther('100');
+
+const FaucetRequest = z
+  .object({
+    address: Address,
+    chain: z.union([z.string().min(1).max(64), z.number().int().positive()]).optional(),
+    token: z.string().min(1).max(16).optional(),
+    amount: z
+      .string()
+      .regex(/^[1-9][0-9]{0,7}$/, 'a whole number of tokens')
+      .optional(),
+  })
+  .strict();
+
+const FaucetGrant = z.object({
+  chain: z.string(),
+  chainId: z.number(),
+  token: z.string(),
+  amount: z.string(),
+  txHash: z.string(),
+});
+const FaucetResponse = z.object({ address: z.string(), grants: z.array(FaucetGrant), nativeTopUp: z.string() });
+
+/**
+ * `POST /api/v1/sandbox/faucet` (sandbox only, API key): mints test stablecoins to an address on the chosen chains
+ * and tops its native balance up so it can pay gas, like a testnet faucet without the wait.
+ */
+export class FaucetModule implements ServiceModule {
+  readonly name = 'faucet';
+
+  constructor(private readonly settings: FaucetSettings | undefined) {}
+
+  setup(context: ServiceContext): void {
+    const settings = this.settings;
+    if (context.config.environment !== 'sandbox' || !settings) return;
+    const chains = context.config.chains;
+    context.openapi.schema('FaucetRequest', FaucetRequest);
+    context.openapi.schema('FaucetResponse', FaucetResponse);
+    const minter = privateKeyToAccount(settings.minterKey);
+    // One mint at a time per chain keeps the minter's nonces in order (anvil strands out-of-order sends).
+    const queues = new Map<number, Promise<unknown>>();
+    const serial = <T>(chainId: number, task: () => Promise<T>): Promise<T> => {
+      const next = (queues.get(chainId) ?? Promise.resolve()).then(task, task);
+      queues.set(chainId, next.catch(() => undefined));
+      return next;
+    };
+
+    context.routes().route({
+      method: 'post',
+      path: '/sandbox/faucet',
+      operationId: 'sandboxFaucet',
+      summary: 'Mint test stablecoins to an address and top up its native balance. Sandbox only.',
+      tags: ['Sandbox'],
+      auth: 'required',
+      idempotent: false,
+      body: FaucetRequest,
+      responses: { 200: { description: 'What was minted, per chain and token.', schema: FaucetResponse } },
+      handler: async ({ body }) => {
+        const selected = selectChains(chains, body.chain);
+        const whole = body.amount ?? String(DEFAULT_TOKENS);
+        if (Number(whole) > MAX_TOKENS) {
+          throw new InvalidRequestError({ code: 'parameter_invalid', param: 'amount', message: `At most ${MAX_TOKENS} tokens per request.` });
+        }
+        const grants: z.infer<typeof FaucetGrant>[] = [];
+        for (const chain of selected) {
+          const tokens = body.token === undefined ? chain.tokens : chain.tokens.filter((t) => t.symbol.toLowerCase() === body.token!.toLowerCase());
+          if (tokens.length === 0) {
+            throw new InvalidRequestError({ code: 'parameter_invalid', param: 'token', message: `No token ${body.token} on ${chain.name}; known: ${chain.tokens.map((t) => t.symbol).join(', ')}.` });
+          }
+          const transport = http(chain.rpcUrl);
+          const viemChain = { id: chain.chainId, name: chain.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } } as const;
+          const publicClient = createPublicClient({ chain: viemChain, transport, pollingInterval: 10 });
+          const wallet = createWalletClient({ chain: viemChain, transport, account: minter, pollingInterval: 10 });
+          try {
+            const native = await publicClient.getBalance({ address: body.address as ViemAddress });
+            if (native < NATIVE_TOP_UP) {
+              await publicClient.request({ method: 'anvil_setBalance' as never, params: [body.address, `0x${NATIVE_TOP_UP.toString(16)}`] as never });
+            }
+            for (const token of tokens) {
+              const amount = parseUnits(whole, token.decimals);
+              const hash = await serial(chain.chainId, async () => {
+                const sent = await wallet.writeContract({ address: token.address, abi: mintAbi, functionName: 'mint', args: [body.address as ViemAddress, amount], gas: 200_000n });
+                const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
+                if (receipt.status !== 'success') throw new Error(`mint of ${token.symbol} reverted`);
+                return sent;
+              });
+              grants.push({ chain: chain.name, chainId: chain.chainId, token: token.symbol, amount: amount.toString(), txHash: hash });
+            }
+          } catch (error) {
+            if (error instanceof InvalidRequestError) throw error;
+            throw new MaintenanceError({ code: 'chain_unavailable', message: `The faucet could not mint on ${chain.name}: ${(error as Error).message}`.slice(0, 300), cause: error });
+          }
+        }
+        return { status: 200, body: { address: body.address, grants, nativeTopUp: NATIVE_TOP_UP.toString() } };
+      },
+    });
+  }
+}
+
+function selectChains(chains: readonly ChainInfo[], wanted: string | number | undefined): ChainInfo[] {
+  if (wanted === undefined) return [...chains];
+  const found = chains.filter((c) => c.name === String(wanted) || c.chainId === Number(wanted));
+  if (found.length === 0) {
+    throw new InvalidRequestError({ code: 'parameter_invalid', param: 'chain', message: `Unknown chain ${wanted}; known: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}.` });
+  }
+  return found;
+}
