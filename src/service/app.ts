@@ -36,6 +36,7 @@ import { FaucetModule } from './faucet/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
 import { OrdersModule } from './orders/module.js';
+import { ReferenceBModule } from './reference-b/module.js';
 import { SettlementModule } from './settlement/module.js';
 import { platformMigrations } from './store/platform-migrations.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
@@ -68,7 +69,10 @@ function createBuiltinModules(
   const settlement = new SettlementModule({ evidence, settings: settlementConfig.settlement });
   const orders = new OrdersModule({ evidence, compliance, settlement, quoteBook: () => auction.quoteBook, notifier: auction.notifier });
   auction.useNonceSource(orders.nonces);
-  return [evidence, webhooks, takerStream, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet)];
+  // Reference B adapts the modules above; it is set up before the auction so that its route for rfq_ ids on the
+  // shared path GET /quotes/{id} is mounted ahead of Reference A's quote detail.
+  const referenceB = new ReferenceBModule({ evidence, auction, orders, settlement, compliance });
+  return [evidence, webhooks, takerStream, referenceB, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet)];
 }
 
 export interface Service {

@@ -117,6 +117,16 @@ export class AuctionModule implements ServiceModule {
     this.#parts?.registry.useSolverKeys(resolver);
   }
 
+  /** The solver registry (Reference B's `POST /solver/register` registers through it, so corridor counts stay right). */
+  get registry(): SolverRegistry {
+    return this.#ready().registry;
+  }
+
+  /** A solver's fill rate over finished orders; null before its first (Reference B's RFQ view reports it). */
+  fillRate(solverId: string): number | null {
+    return this.#ready().performance.fillRate(solverId);
+  }
+
   /** Live solver stream connections of a solver. */
   connectionCount(solverId: string): number {
     return this.#ready().stream.connectionCount(solverId);

@@ -50,7 +50,8 @@ export class ComplianceModule implements ServiceModule {
     };
     const environment = context.config.environment;
     context.openapi.schema('ComplianceStatus', ComplianceStatus);
-    context.routes().route({
+    // The spec lists this route under Reference B only: its errors are Format B.
+    context.routes({ errorFormat: 'B' }).route({
       method: 'get',
       path: '/compliance/status',
       operationId: 'getComplianceStatus',
