@@ -187,6 +187,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       );
     }
     await Promise.all(plans.map((plan, i) => (plan.saved ? restoreChainTime(rpcs[i] as RpcClient, plan.saved.meta) : undefined)));
+    // A cached genesis carries the timestamp of the day it was built: mine one block so that `latest` shows the
+    // chain's real time (clients compute deadlines from it). Restored chains keep their height on purpose.
+    await Promise.all(plans.map((plan, i) => (plan.saved || plan.deploy ? undefined : (rpcs[i] as RpcClient).call('evm_mine', []))));
     await Promise.all(plans.map((plan, i) => assertChainReady(plan.spec, rpcs[i] as RpcClient, description)));
 
     const chains: SandboxChain[] = processes.map((process, i) => ({

@@ -76,13 +76,13 @@ describe('corridor catalogue', () => {
     expect(() => buildCorridors(chains, options)).toThrow(/InputOracle.*Permit2/);
   });
 
-  it('is served at GET /api/v1/corridors', async () => {
-    const t = await startTestService({ chains: sampleChains(), corridors: { maxNotionalUsd: 50_000, solverCount: () => 2 } });
+  it('is served at GET /api/v1/corridors with the live solver count of the auction', async () => {
+    const t = await startTestService({ chains: sampleChains(), corridors: { maxNotionalUsd: 50_000 } });
     try {
       const response = await t.request('GET', '/api/v1/corridors', { key: null });
       expect(response.status).toBe(200);
       expect(response.body.corridors.map((c: { id: string }) => c.id)).toEqual(['alpha:USDC-beta:USDC', 'beta:USDC-alpha:USDC']);
-      expect(response.body.corridors[0]).toMatchObject({ solverCount: 2, maxNotional: '50000000000' });
+      expect(response.body.corridors[0]).toMatchObject({ solverCount: 0, maxNotional: '50000000000' });
     } finally {
       await t.stop();
     }
