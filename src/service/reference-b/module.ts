@@ -81,7 +81,12 @@ export class ReferenceBModule implements ServiceModule {
         corridors: context.corridors,
         quoteTtlMs: auction.settings.quoteTtlMs,
       }),
-      acceptance: new QuoteAcceptance({ intake, quoteBook: () => auction.quoteBook, chains: config.chains }),
+      acceptance: new QuoteAcceptance({
+        intake,
+        quoteBook: () => auction.quoteBook,
+        acceptedQuoteOf: (rfqId) => auction.quotes.rfqView(rfqId, () => null).responses.find((r) => r.quoteStatus === 'accepted')?.quoteId ?? undefined,
+        chains: config.chains,
+      }),
       trades: new TradeLookup({ ledger: evidence.ledger, orders: () => orders.orders, quoteBook: () => auction.quoteBook }),
       settlements: new SettlementViews({ orders: () => orders.orders, ledger: evidence.ledger, chains: config.chains }),
       audits: new AuditTrails(evidence.ledger),

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { ChainInfo } from '../../devnet/manifest.js';
 import { priceString } from '../auction/pricing.js';
 import type { QuoteBook } from '../auction/types.js';
-import { NotFoundError } from '../http/errors.js';
+import { ConflictError, NotFoundError } from '../http/errors.js';
 import { isoTime } from '../http/wire.js';
 import { tokenFacts } from '../orders/order-events.js';
 import type { IntakeContext, OrderIntake } from '../orders/order-intake.js';
@@ -14,6 +14,8 @@ import { settlementIdOf } from './settlement-ids.js';
 export interface QuoteAcceptanceDeps {
   intake(): OrderIntake;
   quoteBook(): QuoteBook;
+  /** The quote of the RFQ that was accepted, if one was. */
+  acceptedQuoteOf(rfqId: string): string | undefined;
   chains: readonly ChainInfo[];
 }
 
@@ -30,6 +32,17 @@ export class QuoteAcceptance {
     const quote = this.deps.quoteBook().get(body.quoteId);
     if (quote === undefined || quote.rfqId !== body.rfqId) {
       throw new NotFoundError({ code: 'resource_not_found', param: 'quoteId', message: `RFQ ${body.rfqId} has no quote ${body.quoteId}.` });
+    }
+    // One quote per RFQ becomes a settlement. Its siblings share the taker's nonce, so A's intake would call a second
+    // acceptance a nonce replay; Reference B says what happened.
+    const taken = this.deps.acceptedQuoteOf(body.rfqId);
+    if (taken !== undefined && taken !== body.quoteId) {
+      throw new ConflictError({
+        code: 'quote_already_accepted',
+        codeB: 'ALREADY_ACCEPTED',
+        param: 'quoteId',
+        message: `RFQ ${body.rfqId} was already accepted with quote ${taken}; request a new quote.`,
+      });
     }
     const order = await this.deps.intake().create(
       { quoteId: body.quoteId, signature: body.signature as Hex, nonce: BigInt(body.nonce), user: body.user as Address | undefined },
