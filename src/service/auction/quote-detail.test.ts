@@ -125,7 +125,6 @@ describe('quote detail', () => {
     expect(detail).toMatchObject({ status: 'expired', nonce: null, typedData: null });
     for (const [path, status, code, param] of [
       ['/api/v1/quotes/qt_unknown', 404, 'resource_not_found', 'quoteId'],
-      ['/api/v1/quotes/rfq_unknown', 404, 'resource_not_found', 'quoteId'],
       ['/api/v1/quotes/ord_123', 400, 'parameter_invalid', 'quoteId'],
       [`/api/v1/quotes/${body.quotes[0].quoteId}?user=0x12`, 400, 'parameter_invalid', 'user'],
       [`/api/v1/quotes/${body.quotes[0].quoteId}?nonce=1`, 400, 'parameter_unknown', 'nonce'],
@@ -134,5 +133,7 @@ describe('quote detail', () => {
       expect(response.status, path).toBe(status);
       expect(response.body.error, path).toMatchObject({ code, param });
     }
+    // rfq_ ids on this path are Reference B's RFQ view, whose errors are Format B.
+    expect((await t.request('GET', '/api/v1/quotes/rfq_unknown', { key: null })).body).toEqual({ error: { code: 'NOT_FOUND', message: 'No RFQ rfq_unknown.' } });
   });
 });
