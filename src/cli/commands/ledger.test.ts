@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
 import { startSettlementHarness } from '../../service/settlement/testing/harness.js';
-import { TestSolver } from '../../service/settlement/testing/test-solver.js';
+import { startReferenceSolvers } from '../../solvers/index.js';
 import { TestTaker } from '../../service/settlement/testing/taker.js';
 import { waitForStatus } from '../../service/settlement/testing/wait.js';
 import { ledgerStorePath, register, verifyLedgerFile } from './ledger.js';
@@ -21,9 +21,11 @@ let entries: { sequence: number }[];
 
 beforeAll(async () => {
   const h = await startSettlementHarness();
-  const solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[0]!.privateKey, chains: h.manifest.chains });
+  const solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
   try {
-    await solver.start();
     const taker = new TestTaker(h.manifest.accounts.takers[0]!.privateKey, h.rest, h.manifest.chains);
     const [alpha, beta] = h.manifest.chains;
     const quote = (
@@ -40,7 +42,7 @@ beforeAll(async () => {
     const attestation = (await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${taker.address}`)).attestation.hash;
     const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address }, { attestation });
     await waitForStatus(h.rest, created.orderId, 'Claimed');
-    await solver.stop();
+    await solvers.stop();
     await h.stopService();
     folder = mkdtempSync(join(tmpdir(), 'ledger-verify-'));
     original = join(folder, 'original.sqlite');

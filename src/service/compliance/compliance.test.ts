@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { privateKeyToAddress } from 'viem/accounts';
 import { ComplianceError } from '../http/errors.js';
-import { formatAError, startTestService, type TestService } from '../http/testing/service.js';
+import { startTestService, type TestService } from '../http/testing/service.js';
 import type { ComplianceModule } from './module.js';
 
 const alice = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -78,10 +78,11 @@ describe('compliance status and attestations', () => {
     expect(unknown.body).toMatchObject({ status: 'rejected', kyc: 'rejected', travelRule: 'not_ready', attestation: null });
   });
 
-  it('answers a bad address with a Format A 400 naming it', async () => {
+  it('answers a bad address with a 400 in Format B (compliance status is a Reference B route)', async () => {
     running = await startTestService();
     const response = await running.request('GET', '/api/v1/compliance/status?address=0x12', { key: null });
     expect(response.status).toBe(400);
-    expect(formatAError(response)).toMatchObject({ type: 'invalid_request', param: 'address' });
+    expect(response.body.error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(response.body.error.message).toContain('address');
   });
 });

@@ -4,7 +4,7 @@ import { generatePrivateKey } from 'viem/accounts';
 import { ApiRequestError, type LockType, type Quote, type SettlementPath } from '../../clients/rest-client.js';
 import type { AuctionModule } from '../auction/module.js';
 import { startSettlementHarness, type SettlementHarness } from '../settlement/testing/harness.js';
-import { TestSolver } from '../settlement/testing/test-solver.js';
+import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
 import { TestTaker } from '../settlement/testing/taker.js';
 import { waitForStatus } from '../settlement/testing/wait.js';
 import { buildStandardOrder, typedDataFor } from './standard-order.js';
@@ -15,20 +15,22 @@ import { typedDataToJson } from '../../contracts/typedData.js';
  * no block is mined on either chain and the relayer sends nothing.
  */
 let h: SettlementHarness;
-let solver: TestSolver;
+let solvers: ReferenceSolvers;
 let takerA: TestTaker;
 let takerB: TestTaker;
 
 beforeAll(async () => {
   h = await startSettlementHarness();
-  solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[1]!.privateKey, chains: h.manifest.chains });
-  await solver.start();
+  solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
   takerA = new TestTaker(h.manifest.accounts.takers[0]!.privateKey, h.rest, h.manifest.chains);
   takerB = new TestTaker(h.manifest.accounts.takers[1]!.privateKey, h.rest, h.manifest.chains);
 }, 60_000);
 
 afterAll(async () => {
-  await solver?.stop();
+  await solvers?.stop();
   await h?.stop();
 });
 

@@ -12,6 +12,7 @@ import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerEntry } from '../ledger/chain.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
+import { nextBlockTime } from '../settlement/chains.js';
 import type { SettlementEngine, SettlementListener } from '../settlement/engine.js';
 import { Keeper } from '../settlement/keeper.js';
 import type { RelayRecord } from '../settlement/relay-repository.js';
@@ -317,9 +318,9 @@ export class OrderLifecycle implements SettlementListener {
     const chain = this.deps.engine.chain(order.originChainId);
     if (chain === undefined) return { done: true };
     const retry = { done: false as const, retryAt: this.deps.clock.now() + 1_000 };
-    const block = await chain.client.getBlock({ blockTag: 'latest' });
-    // The next block is at least one second later; a refund needs block.timestamp > expires.
-    if (Number(block.timestamp) + 1 <= order.expires) return retry;
+    // Read the chain's time before its state: a refund needs block.timestamp > expires, and once the next block is
+    // past expires no compact claim (block.timestamp < expires) can land after the state read below.
+    if ((await nextBlockTime(chain)) <= order.expires) return retry;
     if (order.lockType === 'ResourceLock') {
       const consumed = await chain.client.readContract({
         address: chain.contracts.resourceLock,

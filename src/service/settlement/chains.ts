@@ -52,8 +52,13 @@ export function settlementChains(infos: readonly ChainInfo[]): SettlementChain[]
   return chains;
 }
 
-/** Latest block timestamp (Unix seconds): the time the next transaction's checks see, or one second less. */
-export async function chainTime(chain: SettlementChain): Promise<number> {
-  const block = await chain.client.getBlock({ blockTag: 'latest' });
-  return Number(block.timestamp);
+/**
+ * The timestamp the chain's next block will carry (the `pending` block's), in Unix seconds: what a transaction sent
+ * now is checked against. Blocks never go back in time, so once it is past a deadline, every later block is too.
+ */
+export async function nextBlockTime(chain: SettlementChain): Promise<number> {
+  const pending = (await chain.client.request({ method: 'eth_getBlockByNumber', params: ['pending', false] })) as { timestamp: string } | null;
+  if (pending !== null) return Number(pending.timestamp);
+  const latest = await chain.client.getBlock({ blockTag: 'latest' });
+  return Number(latest.timestamp) + 1;
 }

@@ -6,30 +6,39 @@ import { lockId } from '../../contracts/typedData.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { compactLockTag } from '../orders/standard-order.js';
 import { startSettlementHarness, type SettlementHarness } from './testing/harness.js';
+import { type ReferenceSolver, type ReferenceSolvers, type SolverEvent, startReferenceSolvers, TransactionRevertedError } from '../../solvers/index.js';
+import type { ChainFact } from './chain-facts.js';
 import { SerialSender } from './testing/serial-sender.js';
-import { TestSolver } from './testing/test-solver.js';
 import { TestTaker } from './testing/taker.js';
 import { eventually, waitForStatus } from './testing/wait.js';
 
-/** Refunds by the keeper at `expires + 1 s` of the service clock, and the races a refund must win. */
+/**
+ * Refunds by the keeper at `expires + 1 s` of the service clock, and the races a refund must win. One reference
+ * solver, scripted per test (never fill, fill late, do not claim).
+ */
 let h: SettlementHarness;
-let solver: TestSolver;
+let solvers: ReferenceSolvers;
+let solver: ReferenceSolver;
+const events: SolverEvent[] = [];
 
 beforeAll(async () => {
   h = await startSettlementHarness();
-  solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[2]!.privateKey, chains: h.manifest.chains });
-  await solver.start();
+  solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
+  solver = solvers.solvers[0]!;
+  solver.onEvent((event) => events.push(event));
 }, 60_000);
 
 afterAll(async () => {
-  await solver?.stop();
+  await solvers?.stop();
   await h?.stop();
 });
 
-beforeEach(() => {
-  solver.autoFill = true;
-  solver.autoClaim = true;
-});
+beforeEach(() => solver.setBehaviour({}));
+
+const saw = (type: SolverEvent['type'], orderId: string) => () => events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
 
 const AMOUNT = 12_000_000_000n;
 const alpha = () => h.manifest.chains[0]!;
@@ -54,7 +63,7 @@ async function order(taker: TestTaker, lockType: LockType) {
   });
   const quote = response.quotes[0]!;
   const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
-  await solver.until(() => solver.assigned.has(created.orderId), 5_000, 'assignment');
+  await eventually(saw('assigned', created.orderId), 5_000, 'assignment');
   return { created, fillDeadline: response.fillDeadline, expires: response.expires };
 }
 
@@ -64,7 +73,7 @@ function eventsOf(orderId: string): string[] {
 
 describe('refunds', () => {
   it.each<LockType>(['Permit2Escrow', 'EIP3009Escrow'])('%s: the keeper refunds at expires + 1 s by the clock, not a second earlier', async (lockType) => {
-    solver.autoFill = false;
+    solver.setBehaviour({ fill: 'never' });
     const taker = new TestTaker(h.manifest.accounts.takers[lockType === 'Permit2Escrow' ? 0 : 1]!.privateKey, h.rest, h.manifest.chains);
     const before = await inputBalance(taker.address);
     const { created, expires } = await order(taker, lockType);
@@ -76,12 +85,17 @@ describe('refunds', () => {
 
     await h.clock.advanceTo((expires + 1) * 1_000);
     const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
+    // Sent once, when the chain's next block was past expires: no refund reverted for being early.
+    expect(h.settlement().engine!.relays.forOrder(created.orderId).map((r) => [r.kind, r.status])).toEqual([
+      ['open', 'mined'],
+      ['refund', 'mined'],
+    ]);
     expect(refunded.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await inputBalance(taker.address)).toBe(before);
     expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
     const failed = h.service.module<EvidenceModule>('evidence').outbox.forOrder(created.orderId)[1]!.envelope;
     expect(failed).toMatchObject({ order: { id: created.orderId, status: 'failed', reason: 'fill_deadline_expired', refundTxHash: refunded.refundTxHash } });
-    await solver.until(() => solver.refunded.has(created.orderId), 5_000, 'order.refunded');
+    await eventually(saw('refunded', created.orderId), 5_000, 'order.refunded at the solver');
 
     const settlement = await h.rest.request<{ state: string; timeline: { stage: string; txHash?: string }[] }>(
       'GET',
@@ -93,11 +107,13 @@ describe('refunds', () => {
   }, 30_000);
 
   it('ResourceLock: an unclaimed compact is Refunded at expiry without a transaction; the taker withdraws by force', async () => {
-    solver.autoFill = false;
+    solver.setBehaviour({ fill: 'never' });
     const taker = new TestTaker(h.manifest.accounts.takers[2]!.privateKey, h.rest, h.manifest.chains);
     const { created, expires } = await order(taker, 'ResourceLock');
     await h.clock.advanceTo((expires + 1) * 1_000);
     const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
+    // Nothing is sent for a resource lock: the compact simply can no longer be claimed.
+    expect(h.settlement().engine!.relays.forOrder(created.orderId)).toEqual([]);
     expect(refunded.refundTxHash).toBeNull();
     expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
 
@@ -116,18 +132,16 @@ describe('refunds', () => {
   }, 30_000);
 
   it('a late fill loses to the refund: a fill after fillDeadline is never attested, the deposit goes back', async () => {
-    solver.autoFill = false;
+    solver.setBehaviour({ fill: 'late' });
     const taker = new TestTaker(h.manifest.accounts.takers[3]!.privateKey, h.rest, h.manifest.chains);
     const before = await inputBalance(taker.address);
     const { created, fillDeadline, expires } = await order(taker, 'Permit2Escrow');
-    // Chains count whole seconds and trail the clock by less than one: a few seconds make the fill surely late.
+    // The solver waits for the destination to pass the deadline, then fills naming a later one (the destination
+    // cannot know the order's): the fill lands.
     await h.clock.advanceTo((fillDeadline + 3) * 1_000);
-    // The destination cannot know the order's deadline: the solver passes a later one and the fill lands.
-    const fill = await solver.fill(created.orderId, { fillDeadline: expires + 3_600 });
-    expect(fill.status).toBe('success');
-    const block = await createPublicClient({ transport: http(beta().rpcUrl) }).getBlock({ blockNumber: fill.blockNumber });
-    expect(Number(block.timestamp)).toBeGreaterThan(fillDeadline);
-    await eventually(() => h.service.store.db.prepare("SELECT 1 FROM processed_logs WHERE kind = 'filled' AND tx_hash = ?").get(fill.transactionHash), 5_000, 'the late fill to be seen');
+    const filled = (await eventually(saw('filled', created.orderId), 10_000, 'the late fill')) as Extract<SolverEvent, { type: 'filled' }>;
+    expect(filled.timestamp).toBeGreaterThan(fillDeadline);
+    await eventually(() => h.service.store.db.prepare("SELECT 1 FROM processed_logs WHERE kind = 'filled' AND tx_hash = ?").get(filled.txHash), 5_000, 'the late fill to be seen');
     await h.settlement().engine!.idle();
     expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
     expect(h.settlement().engine!.relays.forOrder(created.orderId).map((r) => r.kind)).toEqual(['open']);
@@ -135,23 +149,26 @@ describe('refunds', () => {
     await h.clock.advanceTo((expires + 1) * 1_000);
     await waitForStatus(h.rest, created.orderId, 'Refunded');
     expect(await inputBalance(taker.address)).toBe(before);
-    expect(solver.attested.has(created.orderId)).toBe(false);
+    expect(events.some((e) => e.type === 'claimed' && e.orderId === created.orderId)).toBe(false);
     const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
     expect(transitions.map((e) => e.payload.to)).toEqual(['Refunded']);
   }, 30_000);
 
   it('a late claim loses to the refund: attested in time, claimed after expiry, the refund landed first', async () => {
-    solver.autoClaim = false;
+    solver.setBehaviour({ claim: false });
     const taker = new TestTaker(h.manifest.accounts.takers[4]!.privateKey, h.rest, h.manifest.chains);
     const { created, expires } = await order(taker, 'Permit2Escrow');
     await waitForStatus(h.rest, created.orderId, 'Attested');
     await h.clock.advanceTo((expires + 1) * 1_000);
     await waitForStatus(h.rest, created.orderId, 'Refunded');
-    const claim = await solver.claim(created.orderId);
-    expect(claim.status).toBe('reverted');
+    // The solver claims now, with the fill record the chains hold: the escrow refuses, the order is refunded already.
+    const stored = h.orders().orders.get(created.orderId)!;
+    const fill = h.settlement().engine!.facts.forOrder(stored.onchainOrderId).find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
+    await expect(solver.wallet.finalise(stored.standardOrder, 'Permit2Escrow', [{ timestamp: fill.timestamp, solver: fill.solver }])).rejects.toBeInstanceOf(
+      TransactionRevertedError,
+    );
     await h.settlement().engine!.idle();
-    const detail = await h.rest.getOrder(created.orderId);
-    expect(detail.status).toBe('Refunded');
+    expect((await h.rest.getOrder(created.orderId)).status).toBe('Refunded');
     expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
     const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
     expect(transitions.map((e) => e.payload.to)).toEqual(['Filled', 'Attested', 'Refunded']);

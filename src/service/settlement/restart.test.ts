@@ -3,7 +3,8 @@ import { type Address, createPublicClient, http } from 'viem';
 import type { OrderStatus } from '../../clients/rest-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { startSettlementHarness, type SettlementHarness } from './testing/harness.js';
-import { TestSolver } from './testing/test-solver.js';
+import { type ReferenceSolver, type ReferenceSolvers, type SolverEvent, startReferenceSolvers } from '../../solvers/index.js';
+import type { ChainFact } from './chain-facts.js';
 import { TestTaker } from './testing/taker.js';
 import { eventually, waitForStatus } from './testing/wait.js';
 
@@ -13,23 +14,28 @@ import { eventually, waitForStatus } from './testing/wait.js';
  * deposit on chain).
  */
 let h: SettlementHarness;
-let solver: TestSolver;
+let solvers: ReferenceSolvers;
+let solver: ReferenceSolver;
+const events: SolverEvent[] = [];
 
 beforeAll(async () => {
   h = await startSettlementHarness();
-  solver = new TestSolver({ url: h.service.url, apiKey: h.apiKey, privateKey: h.manifest.accounts.solvers[0]!.privateKey, chains: h.manifest.chains });
-  await solver.start();
+  solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
+  solver = solvers.solvers[0]!;
+  solver.onEvent((event) => events.push(event));
 }, 60_000);
 
 afterAll(async () => {
-  await solver?.stop();
+  await solvers?.stop();
   await h?.stop();
 });
 
-beforeEach(() => {
-  solver.autoFill = true;
-  solver.autoClaim = true;
-});
+beforeEach(() => solver.setBehaviour({}));
+
+const saw = (type: SolverEvent['type'], orderId: string) => () => events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
 
 const AMOUNT = 11_000_000_000n;
 let takerIndex = 0;
@@ -53,6 +59,13 @@ async function signedOrder() {
   return { body, expires: response.expires };
 }
 
+/** The order and its fill record as the service knows them (what `order.attested` tells the solver). */
+function claimInputs(orderId: string) {
+  const stored = h.orders().orders.get(orderId)!;
+  const fill = h.settlement().engine!.facts.forOrder(stored.onchainOrderId).find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
+  return { order: stored.standardOrder, solveParams: [{ timestamp: fill.timestamp, solver: fill.solver }] };
+}
+
 function assertExactlyOnce(orderId: string, terminal: Extract<OrderStatus, 'Claimed' | 'Refunded'>): void {
   const evidence = h.service.module<EvidenceModule>('evidence');
   const events = evidence.outbox.forOrder(orderId).map((e) => e.envelope.type);
@@ -73,32 +86,31 @@ function assertExactlyOnce(orderId: string, terminal: Extract<OrderStatus, 'Clai
 
 describe('restarts between steps', () => {
   it('stopped after Deposited; the solver fills while it is down; the new service catches up and settles', async () => {
-    solver.autoFill = false;
+    solver.setBehaviour({ fillDelayMs: 400 });
     const { body } = await signedOrder();
     const created = await h.rest.createOrder(body);
-    await solver.until(() => solver.assigned.has(created.orderId), 5_000, 'assignment');
     await h.stopService();
-    expect((await solver.fill(created.orderId)).status).toBe('success');
+    await eventually(saw('filled', created.orderId), 5_000, 'the fill while the service is down');
     await h.startService();
-    await waitForStatus(h.rest, created.orderId, 'Claimed');
+    await waitForStatus(h.rest, created.orderId, 'Claimed', 20_000);
     assertExactlyOnce(created.orderId, 'Claimed');
   }, 30_000);
 
   it('stopped after Attested; the solver claims while it is down; Finalised is read on restart', async () => {
-    solver.autoClaim = false;
+    solver.setBehaviour({ claim: false });
     const { body } = await signedOrder();
     const created = await h.rest.createOrder(body);
     await waitForStatus(h.rest, created.orderId, 'Attested');
-    await solver.until(() => solver.attested.has(created.orderId), 5_000, 'order.attested');
+    const stored = claimInputs(created.orderId);
     await h.stopService();
-    expect((await solver.claim(created.orderId)).status).toBe('success');
+    expect(await solver.wallet.finalise(stored.order, 'Permit2Escrow', stored.solveParams)).toMatch(/^0x[0-9a-f]{64}$/);
     await h.startService();
     await waitForStatus(h.rest, created.orderId, 'Claimed');
     assertExactlyOnce(created.orderId, 'Claimed');
   }, 30_000);
 
   it('stopped before expiry; the chains pass expires while it is down; the keeper is re-scheduled from the store', async () => {
-    solver.autoFill = false;
+    solver.setBehaviour({ fill: 'never' });
     const { body, expires } = await signedOrder();
     const created = await h.rest.createOrder(body);
     await h.stopService();
