@@ -55,6 +55,9 @@ function ownTrade(trade: Trade | undefined, auth: AuthContext | undefined, id: s
 }
 
 export function mountReferenceBRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: ReferenceBRouteDeps): void {
+  // Shapes shared with the auction keep the auction's names (this module is set up first).
+  openapi.schema('PairQuoteRequestFields', PairQuoteRequestFields);
+  openapi.schema('RfqView', RfqView);
   openapi.schema('ReferenceBRfqResponse', RfqResponse);
   openapi.schema('ReferenceBAcceptRequest', AcceptRequest);
   openapi.schema('ReferenceBAcceptResponse', AcceptResponse);
