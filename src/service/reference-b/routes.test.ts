@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SolverStreamClient, SolverStreamError } from '../../clients/solver-stream-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
@@ -111,6 +112,25 @@ describe('Format B errors', () => {
     const solvers = await t.request('GET', '/api/v1/solvers?owned=true');
     expect(solvers.body.data.filter((s: { name: string }) => s.name === 'b-solver')).toEqual([]);
     expect(evidence.ledger.verify().ok).toBe(true);
+  });
+
+  it('random bodies on every B route answer a Format B 4xx, never a 5xx', async () => {
+    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 300 }), fc.constantFrom(null, -1, 1.5, '', '0x', 'rfq_', 'qt_', 'ZZ'));
+    const body = (fields: string[]) => fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record(Object.fromEntries(fields.map((f) => [f, value])), { requiredKeys: [] }));
+    const routes: Array<[string, string[]]> = [
+      ['/api/v1/rfq', ['pair', 'side', 'amount', 'chain', 'destinationChain', 'user', 'lockType']],
+      ['/api/v1/accept', ['rfqId', 'quoteId', 'signature', 'nonce', 'user']],
+      ['/api/v1/solver/register', ['name', 'corridors', 'kyb', 'pricing', 'address', 'callbackUrl']],
+    ];
+    for (const [index, [path, fields]] of routes.entries()) {
+      for (const sample of fc.sample(body(fields), { seed: 8 + index, numRuns: 40 })) {
+        const answer = await t.request('POST', path, { body: sample });
+        expect(answer.status, `${path} ${JSON.stringify(sample)}`).toBeGreaterThanOrEqual(400);
+        expect(answer.status, `${path} ${JSON.stringify(sample)}`).toBeLessThan(500);
+        expect(Object.keys(answer.body.error).sort()).toEqual(['code', 'message']);
+        expect(answer.body.error.code).toMatch(/^(INVALID_REQUEST|MISSING_FIELD|VALIDATION_ERROR|NOT_FOUND)$/);
+      }
+    }
   });
 
   it('429 RATE_LIMITED with Retry-After once the burst is spent', async () => {
