@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
 import { harnessSolver } from '../flows/harness-solver.js';
-import { followOrder, quoteRequestFor, runOrderFlow, signTypedDataJson, taker, usableCorridors, type OrderFlow } from '../flows/taker.js';
+import { followOrder, freshAttestation, quoteRequestFor, runOrderFlow, signTypedDataJson, taker, usableCorridors, type OrderFlow } from '../flows/taker.js';
 import { chainById } from '../target/discover.js';
 import { rpcCall } from '../wire/rpc.js';
 import { isRefusal, WsSession } from '../wire/ws.js';
@@ -272,7 +272,7 @@ export const orderChecks = [
       const message = isObject(typedData.message) ? typedData.message : {};
       const reused = { ...typedData, message: { ...message, nonce: flow.nonce } };
       const signature = await signTypedDataJson(flow.taker, reused);
-      const reuse = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: next.quoteId, signature, nonce: Number(flow.nonce) }, label: 'a used nonce' });
+      const reuse = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: next.quoteId, signature, nonce: Number(flow.nonce), user: flow.taker.address }, label: 'a used nonce' });
       expectError(ctx, reuse, { status: [400, 409, 422] }, 'A-ORD-004', `an order with the spent nonce ${flow.nonce}`);
     },
   }),
@@ -298,12 +298,12 @@ export const orderChecks = [
       if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
       const nonce = Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : NaN));
       const byStranger = await signTypedDataJson(stranger, body.typedData);
-      const wrongKey = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: byStranger, nonce }, label: "another key's signature" });
+      const wrongKey = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: byStranger, nonce, user: user.address }, label: "another key's signature" });
       expectError(ctx, wrongKey, { status: [400, 401, 403, 409, 422] }, 'A-ORD-005', "a signature by another key than the order's user");
       const message = isObject(body.typedData.message) ? body.typedData.message : {};
       const tampered = { ...body.typedData, message: { ...message, deadline: String(Number(message.deadline ?? 0) + 1) } };
       const overOther = await signTypedDataJson(user, tampered);
-      const wrongData = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: overOther, nonce }, label: 'signature over tampered data' });
+      const wrongData = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: overOther, nonce, user: user.address }, label: 'signature over tampered data' });
       expectError(ctx, wrongData, { status: [400, 401, 403, 409, 422] }, 'A-ORD-005', 'a signature over tampered typed data');
     },
   }),
@@ -331,7 +331,7 @@ export const orderChecks = [
       await ctx.advanceClock(Math.max(1, Math.ceil((Date.parse(first.expiresAt) - now) / 1_000) + 1));
       const late = await ctx.api('POST', '/orders', {
         auth: ctx.key,
-        body: { quoteId: first.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)) },
+        body: { quoteId: first.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)), user: user.address },
         label: 'order after expiresAt',
       });
       expectError(ctx, late, { status: [409, 410, 422], code: 'rfq_expired' }, 'A-ORD-006', 'an order on an expired quote');
@@ -340,7 +340,7 @@ export const orderChecks = [
 
   check({
     id: 'orders.compliant-attestation',
-    title: 'The compliant path without (or with a bogus) X-Service-Attestation is a 403 attestation_expired',
+    title: 'The compliant path needs a fresh X-Service-Attestation: none or a bogus one is a 403 attestation_expired, a fresh one is accepted',
     requirements: ['A-ORD-011'],
     profiles: ONLY_A,
     tags: ['orders', 'compliance', 'negative'],
@@ -361,11 +361,16 @@ export const orderChecks = [
       const body = isObject(detail.json) ? detail.json : {};
       if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
       const signature = await signTypedDataJson(user, body.typedData);
-      const order = { quoteId: compliant.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)) };
+      const order = { quoteId: compliant.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)), user: user.address };
       const missing = await ctx.api('POST', '/orders', { body: order, label: 'compliant order without attestation' });
       expectError(ctx, missing, { status: 403, type: 'compliance_error', code: 'attestation_expired' }, 'A-ORD-011', 'a compliant order without X-Service-Attestation');
       const bogus = await ctx.api('POST', '/orders', { body: order, headers: { 'X-Service-Attestation': `0x${randomBytes(32).toString('hex')}` }, label: 'bogus attestation' });
       expectError(ctx, bogus, { status: 403, type: 'compliance_error', code: 'attestation_expired' }, 'A-ORD-011', 'a compliant order with an attestation never issued');
+      // The same order with a fresh attestation goes through: the header, not the order, was the problem.
+      const attestation = await freshAttestation(ctx, user.address);
+      if (attestation === undefined) ctx.fail(`GET /compliance/status gave no attestation for ${user.address}`);
+      const fresh = await ctx.api('POST', '/orders', { body: order, auth: ctx.key, headers: { 'X-Service-Attestation': attestation }, label: 'fresh attestation' });
+      ctx.expect('A-ORD-011', fresh.status === 201, `with a fresh attestation the compliant order answered ${fresh.status}: ${fresh.text.slice(0, 160)}`);
     },
   }),
 

@@ -301,7 +301,9 @@ export const quoteChecks = [
       const corridor = quotableCorridor(ctx);
       const decimals = corridor.inputToken.decimals;
       const whole = (BigInt(corridor.minNotional) * 11n) / 10n / 10n ** BigInt(decimals);
-      const body = { pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`, side: 'sell', amount: String(whole + 1n) };
+      // The origin chain's name (from the corridor id) tells the pair apart when it runs both ways.
+      const chain = corridor.id.split(':')[0];
+      const body = { pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`, side: 'sell', amount: String(whole + 1n), chain };
       const response = await ctx.api('POST', '/quotes', { body, label: 'pair/side/amount' });
       ctx.expect('A-QUO-005', response.status === 200, `the pair shape answered ${response.status}: ${response.text.slice(0, 200)}`);
       if (response.status === 200) {

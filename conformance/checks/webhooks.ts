@@ -20,7 +20,7 @@ interface Registered {
   body: Json;
 }
 
-async function register(ctx: CheckContext, name: string, events: string[], behaviour: { status: number } | { statuses: number[] } = { status: 200 }): Promise<Registered> {
+async function register(ctx: CheckContext, name: string, events: string[], behaviour: { status: number } | { statuses: number[] } = { status: 200 }, deleteAfterCheck = true): Promise<Registered> {
   const receiver = await ctx.receiver();
   const endpoint = receiver.endpoint(name, behaviour);
   const secret = `whsec_conformance${randomBytes(16).toString('hex')}`;
@@ -28,9 +28,11 @@ async function register(ctx: CheckContext, name: string, events: string[], behav
   const body = isObject(created.json) ? created.json : {};
   const id = (body.webhookId ?? body.id) as string | undefined;
   ctx.require('A-WH-001', created.status === 201 && typeof id === 'string', `POST /webhooks answered ${created.status}: ${created.text.slice(0, 200)}`);
-  ctx.defer(async () => {
-    await ctx.api('DELETE', `/webhooks/${id}`, { auth: ctx.key, label: 'clean up', record: false });
-  });
+  const remove = async () => {
+    await ctx.state.http.request({ method: 'DELETE', path: `/api/v1/webhooks/${id}`, auth: ctx.key }).catch(() => undefined);
+  };
+  if (deleteAfterCheck) ctx.defer(remove);
+  else ctx.state.onFinish(remove);
   return { id, secret: typeof body.signingKey === 'string' ? body.signingKey : secret, endpoint, body };
 }
 
@@ -88,6 +90,55 @@ async function provokeEvents(ctx: CheckContext, webhookId: string, count: number
   const replay = await ctx.api('POST', `/webhooks/${webhookId}/replay`, { auth: ctx.key, body: { eventIds: chosen, includeDelivered: true }, label: 'replay stored events to the endpoint' });
   if (replay.status !== 200 && replay.status !== 202) ctx.skip(`the deployment offers no event replay to an endpoint (POST /webhooks/{id}/replay answered ${replay.status}); the schedule needs fresh events`);
   return chosen;
+}
+
+function describeState(state: unknown): string {
+  return isObject(state) ? `active=${String(state.active)} status=${String(state.status)}` : 'not listed';
+}
+
+async function webhookState(ctx: CheckContext, id: string): Promise<Json | undefined> {
+  const list = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 }, label: 'webhook state' });
+  const items = isObject(list.json) && isArray(list.json.data) ? list.json.data : isArray(list.json) ? list.json : [];
+  return items.filter(isObject).find((w) => w.webhookId === id || w.id === id);
+}
+
+interface FailingEndpoints {
+  retries: { endpoint: ReceiverEndpoint; eventId: string; useClock: boolean };
+  /** The endpoint that should end paused (A) or disabled (B), with its state after the sweep. */
+  stopping?: Registered;
+  stoppedState?: Json | undefined;
+}
+
+/**
+ * One sweep of the clock through the whole retry schedule, shared by the schedule, pause and disable checks: a
+ * day of clock time costs the deployment a heartbeat job per connection every 30 s, so it is walked only once.
+ */
+function failingEndpoints(ctx: CheckContext): Promise<FailingEndpoints> {
+  return ctx.fixture('failing-webhook-endpoints', async () => {
+    await ctx.state.releasePersistent();
+    const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
+    const useClock = ctx.target.capabilities.has('clock');
+    // First answers a redirect (a failure too), then 500s.
+    const retries = await register(ctx, 'retries', ['*'], { statuses: [302, 500] }, false);
+    const stopping = useClock ? await register(ctx, ctx.profile === 'A' ? 'pause' : 'disable', ['*'], { status: 500 }, false) : undefined;
+    const [eventId] = await provokeEvents(ctx, retries.id, 1);
+    if (stopping) await provokeEvents(ctx, stopping.id, ctx.profile === 'A' ? 5 : 1);
+    if (!useClock) {
+      // Real time: the first two retries (35 s); the rest of the schedule takes a day.
+      await retries.endpoint.waitFor(3, 45_000);
+      return { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock } };
+    }
+    await retries.endpoint.waitFor(1, 5_000);
+    for (let i = 1; i < schedule.length; i += 1) {
+      await ctx.advanceClock(schedule[i]! - schedule[i - 1]!);
+      await retries.endpoint.waitFor(i + 1, 3_000);
+    }
+    // An hour past the last attempt: nothing more may come.
+    await ctx.advanceClock(3_600);
+    await ctx.sleep(200);
+    const stoppedState = await webhookState(ctx, stopping!.id);
+    return { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock }, stopping, stoppedState };
+  });
 }
 
 export const webhookChecks = [
@@ -225,27 +276,12 @@ export const webhookChecks = [
     phase: PHASE.lateTiming,
     timeoutMs: 120_000,
     async run(ctx: CheckContext) {
-      await ctx.state.releasePersistent();
       const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
       const requirementId = ctx.profile === 'A' ? 'A-WH-007' : 'B-WH-001';
-      // First answers a redirect (a failure too), then 500s.
-      const webhook = await register(ctx, 'retries', ['*'], { statuses: [302, 500] });
-      const [eventId] = await provokeEvents(ctx, webhook.id, 1);
-      const useClock = ctx.target.capabilities.has('clock');
-      if (!useClock) {
-        // Real time: the first two retries (35 s); the rest of the schedule takes a day.
-        await webhook.endpoint.waitFor(3, 45_000);
-      } else {
-        await webhook.endpoint.waitFor(1, 5_000);
-        for (let i = 1; i < schedule.length; i += 1) {
-          await ctx.advanceClock(schedule[i]! - schedule[i - 1]!);
-          await webhook.endpoint.waitFor(i + 1, 3_000);
-        }
-        await ctx.advanceClock(48 * 3600);
-        await ctx.sleep(200);
-      }
-      const deliveries = webhook.endpoint.deliveries().filter((d) => parseDelivery(d)?.id === eventId);
-      ctx.evidence.push(webhook.endpoint.evidence('attempts'));
+      const sweep = await failingEndpoints(ctx);
+      const { endpoint, eventId, useClock } = sweep.retries;
+      const deliveries = endpoint.deliveries().filter((d) => parseDelivery(d)?.id === eventId);
+      ctx.evidence.push(endpoint.evidence('attempts'));
       const stamps = deliveries.map((d) => Number(d.headers['x-service-timestamp']));
       const offsets = stamps.map((s) => s - stamps[0]!);
       ctx.note(`attempt offsets (s): ${offsets.join(', ')}; expected ${schedule.join(', ')}`);
@@ -272,23 +308,19 @@ export const webhookChecks = [
     phase: PHASE.lateTiming,
     timeoutMs: 120_000,
     async run(ctx: CheckContext) {
-      await ctx.state.releasePersistent();
-      const webhook = await register(ctx, 'pause', ['*'], { status: 500 });
-      await provokeEvents(ctx, webhook.id, 5);
-      await ctx.advanceClock(SCHEDULE_A.at(-1)! + 60);
-      await ctx.sleep(300);
-      const state = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 }, label: 'state after 5 exhausted events' });
-      const mine = (isObject(state.json) && isArray(state.json.data) ? state.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
+      const sweep = await failingEndpoints(ctx);
+      const webhook = sweep.stopping;
+      if (!webhook) ctx.fail('the pausing endpoint could not be set up');
       ctx.note(`attempts received: ${webhook.endpoint.deliveries().length}`);
-      ctx.expect('A-WH-008', isObject(mine) && mine.active === false, `after 5 exhausted events the webhook is ${isObject(mine) ? `active=${String(mine.active)} status=${String(mine.status)}` : 'not listed'}`);
+      ctx.expect('A-WH-008', isObject(sweep.stoppedState) && sweep.stoppedState.active === false, `after 5 exhausted events the webhook is ${describeState(sweep.stoppedState)}`);
       webhook.endpoint.behave({ status: 200 });
       const enabled = await ctx.request({ method: 'POST', path: `/v1/webhooks/${webhook.id}/enable`, auth: ctx.key, label: 'enable (legacy path)' });
       ctx.expect('A-WH-005', enabled.status >= 200 && enabled.status < 300, `POST /v1/webhooks/{id}/enable answered ${enabled.status}`);
-      const after = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
-      const again = (isObject(after.json) && isArray(after.json.data) ? after.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
+      const again = await webhookState(ctx, webhook.id);
       ctx.expect('A-WH-005', isObject(again) && again.active === true, 'the webhook is not active after enable');
+      const before = webhook.endpoint.deliveries().length;
       const sent = await ctx.api('POST', `/webhooks/${webhook.id}/test`, { auth: ctx.key });
-      ctx.expect('A-WH-005', sent.status < 300 && (await webhook.endpoint.waitFor(webhook.endpoint.deliveries().length + 1, 5_000)).at(-1)?.answered === 200, 'an enabled webhook receives deliveries again');
+      ctx.expect('A-WH-005', sent.status < 300 && (await webhook.endpoint.waitFor(before + 1, 5_000)).at(-1)?.answered === 200, 'an enabled webhook receives deliveries again');
     },
   }),
 
@@ -302,17 +334,13 @@ export const webhookChecks = [
     phase: PHASE.lateTiming,
     timeoutMs: 120_000,
     async run(ctx: CheckContext) {
-      await ctx.state.releasePersistent();
-      const webhook = await register(ctx, 'disable', ['*'], { status: 500 });
-      await provokeEvents(ctx, webhook.id, 1);
-      for (let i = 1; i < SCHEDULE_B.length; i += 1) await ctx.advanceClock(SCHEDULE_B[i]! - SCHEDULE_B[i - 1]!);
-      await ctx.sleep(300);
+      const sweep = await failingEndpoints(ctx);
+      const webhook = sweep.stopping;
+      if (!webhook) ctx.fail('the disabling endpoint could not be set up');
       const failures = webhook.endpoint.deliveries().length;
-      const state = await ctx.api('GET', '/webhooks', { auth: ctx.key, query: { limit: 100 } });
-      const mine = (isObject(state.json) && isArray(state.json.data) ? state.json.data : []).find((w) => isObject(w) && w.webhookId === webhook.id);
       ctx.note(`${failures} failed deliveries`);
       ctx.expect('B-WH-002', failures >= 5, `only ${failures} deliveries failed`);
-      ctx.expect('B-WH-002', isObject(mine) && mine.active === false, `after ${failures} failures the webhook is ${isObject(mine) ? `active=${String(mine.active)} status=${String(mine.status)}` : 'not listed'}`);
+      ctx.expect('B-WH-002', isObject(sweep.stoppedState) && sweep.stoppedState.active === false, `after ${failures} failures the webhook is ${describeState(sweep.stoppedState)}`);
     },
   }),
 

@@ -26,7 +26,7 @@ describe('report signatures', () => {
   it('verifies a signed report, also after a JSON round trip with other key order', () => {
     const signed = signDocument(report(), key);
     expect(verifyDocument(signed)).toMatchObject({ valid: true });
-    const reordered = JSON.parse(JSON.stringify({ results: signed.results, ...signed }));
+    const reordered = Object.fromEntries(Object.entries(signed).reverse());
     expect(verifyDocument(JSON.parse(JSON.stringify(reordered, null, 2)))).toMatchObject({ valid: true });
   });
 

@@ -213,7 +213,8 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
     await depositIntoLock(ctx, chain, account, String(input[0]), BigInt(String(input[1] ?? quoteRequest.inputAmount)));
   }
   const signature = await signTypedDataJson(account, typedData);
-  const orderRequest: Json = { quoteId: quote.quoteId, signature, nonce: Number.isSafeInteger(Number(nonce)) ? Number(nonce) : nonce };
+  // `user` names the signer: the spec's order request has no field for it, the deployment documents this one.
+  const orderRequest: Json = { quoteId: quote.quoteId, signature, nonce: Number.isSafeInteger(Number(nonce)) ? Number(nonce) : nonce, user: account.address };
   const headers: Record<string, string> = {};
   if (settlementPath === 'compliant') {
     const attestation = await freshAttestation(ctx, account.address);

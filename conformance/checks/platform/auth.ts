@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../../core/context.js';
 import { BOTH, check, ONLY_A, PHASE } from '../support/define.js';
 import { expectError } from '../support/errors.js';
+import { oneDayLater } from './idempotency.js';
 import { isObject } from '../support/shape.js';
 
 /** Routes the spec marks Required (JWT or API key), listed so that one served by the target can be probed. */
@@ -145,22 +146,12 @@ export const authChecks = [
     needs: ['apiKey', 'keys', 'clock'],
     phase: PHASE.earlyTiming,
     async run(ctx: CheckContext) {
-      const created = await ctx.api('POST', '/sandbox/keys', { auth: ctx.key, label: 'a key to rotate' });
-      ctx.require('X-AUTH-005', created.status === 201, `creating a sandbox key answered ${created.status}`);
-      const issued = isObject(created.json) ? created.json.key : undefined;
-      if (typeof issued !== 'string') ctx.fail('the created key is not in the answer');
-      const old: string = issued;
-      const rotated = await ctx.api('POST', '/sandbox/keys/rotate', { auth: old, body: {}, label: 'rotate it' });
-      ctx.require('X-AUTH-005', rotated.status === 201, `rotation answered ${rotated.status}`);
-      const successor = isObject(rotated.json) && isObject(rotated.json.key) ? (rotated.json.key.key as string | undefined) : undefined;
-      const probe = async (key: string, label: string) => (await ctx.api('GET', '/sandbox/keys', { auth: key, label })).status;
-      ctx.expect('X-AUTH-005', (await probe(old, 'old key right after rotation')) === 200, 'the old key stopped working at once');
-      await ctx.advanceClock(24 * 3600 - 60);
-      ctx.expect('X-AUTH-005', (await probe(old, 'old key at 23 h 59 m')) === 200, 'the old key stopped working before 24 hours');
-      await ctx.advanceClock(120);
-      const late = await ctx.api('GET', '/sandbox/keys', { auth: old, label: 'old key at 24 h 1 m' });
-      expectError(ctx, late, { status: 401, type: 'authentication_error' }, 'X-AUTH-005', 'the old key 24 h 1 m after rotation');
-      if (typeof successor === 'string') ctx.expect('X-AUTH-005', (await probe(successor, 'successor key')) === 200, 'the successor key does not work');
+      const day = await oneDayLater(ctx);
+      const rotation = day.rotation ?? ctx.fail(day.rotationProblem ?? 'no key was rotated');
+      ctx.expect('X-AUTH-005', rotation.rightAfter === 200, `the old key stopped working at once (${rotation.rightAfter})`);
+      ctx.expect('X-AUTH-005', rotation.almostDay === 200, `the old key stopped working before 24 hours (${rotation.almostDay} at 23 h 57 m)`);
+      expectError(ctx, rotation.afterDay, { status: 401, type: 'authentication_error' }, 'X-AUTH-005', 'the old key 24 h 3 m after rotation');
+      if (rotation.successorAfter !== undefined) ctx.expect('X-AUTH-005', rotation.successorAfter === 200, `the successor key answered ${rotation.successorAfter}`);
     },
   }),
 ];

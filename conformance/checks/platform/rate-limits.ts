@@ -37,6 +37,8 @@ interface BurstOutcome {
   first429?: WireResponse;
   /** Status of the run's main key right after the dedicated key hit 429. */
   otherKeyStatus?: number;
+  /** Profile B: a Reference B route asked right after the first 429. */
+  limitedB?: WireResponse;
 }
 
 /** A key to spend: a fresh sandbox key when the target hands them out, else the main key (run last). */
@@ -49,39 +51,50 @@ async function burstKey(ctx: CheckContext): Promise<{ key: string; dedicated: bo
   return { key: ctx.key, dedicated: false };
 }
 
+/** The cheapest route to spend the burst on (limits are per key, whatever the route). */
+function burstPath(_ctx: CheckContext): string {
+  return '/corridors';
+}
+
+/** A Reference B route, asked while the key is limited: its 429 must be in Format B. */
+const B_ROUTE = '/settlements/stl_conformanceratelimit';
+
 function burst(ctx: CheckContext): Promise<BurstOutcome> {
   return ctx.fixture('rate-limit-burst', async () => {
     const { key, dedicated } = await burstKey(ctx);
-    const probe = await ctx.api('GET', '/corridors', { auth: key, label: 'limit probe' });
+    const path = burstPath(ctx);
+    const probe = await ctx.api('GET', path, { auth: key, label: 'limit probe' });
     const limit = Number(probe.headers['x-ratelimit-limit']);
     if (!Number.isFinite(limit) || limit <= 0) ctx.fail(`no usable X-RateLimit-Limit (${probe.headers['x-ratelimit-limit']}) to size the burst`);
     if (limit > MAX_BURST_PROBED) ctx.skip(`the burst limit ${limit} is above ${MAX_BURST_PROBED}; the check does not hammer a deployment that long`);
     // The bucket refills while the burst runs (a busy machine sends slower): keep going until the first 429,
-    // within three times the burst and half a minute.
-    const total = limit * 3;
+    // within five times the burst and half a minute.
+    const total = limit * 5;
     const deadline = Date.now() + 30_000;
     const statuses: number[] = [];
     let first429: WireResponse | undefined;
     let otherKeyStatus: number | undefined;
+    let limitedB: WireResponse | undefined;
     let sent = 0;
     const worker = async () => {
       while (sent < total && first429 === undefined && Date.now() < deadline) {
         sent += 1;
-        const response = await ctx.state.http.request({ method: 'GET', path: '/api/v1/corridors', auth: key, label: BURST_LABEL });
+        const response = await ctx.state.http.request({ method: 'GET', path: `/api/v1${path}`, auth: key, label: BURST_LABEL });
         statuses.push(response.status);
         if (response.status === 429 && first429 === undefined) {
           first429 = response;
+          if (ctx.profile === 'B') limitedB = await ctx.api('GET', B_ROUTE, { auth: key, label: 'a Reference B route while limited' });
           if (dedicated) {
             otherKeyStatus = (await ctx.api('GET', '/corridors', { auth: ctx.key, label: 'the main key while the burst key is limited' })).status;
           }
         }
       }
     };
-    await Promise.all(Array.from({ length: 32 }, worker));
+    await Promise.all(Array.from({ length: 48 }, worker));
     const index = statuses.indexOf(429);
-    const okBeforeFirst429 = statuses.slice(0, index < 0 ? statuses.length : index).filter((s) => s < 400).length + 1; // +1: the probe
+    const okBeforeFirst429 = statuses.slice(0, index < 0 ? statuses.length : index).filter((s) => s !== 429).length + 1; // +1: the probe
     ctx.note(`${statuses.length} requests in the burst; ${okBeforeFirst429} passed before the first 429 (limit ${limit})`);
-    return { key, dedicated, limit, okBeforeFirst429, ...(first429 === undefined ? {} : { first429 }), ...(otherKeyStatus === undefined ? {} : { otherKeyStatus }) };
+    return { key, dedicated, limit, okBeforeFirst429, ...(first429 === undefined ? {} : { first429 }), ...(otherKeyStatus === undefined ? {} : { otherKeyStatus }), ...(limitedB === undefined ? {} : { limitedB }) };
   });
 }
 
@@ -140,19 +153,25 @@ export const rateLimitChecks = [
     async run(ctx: CheckContext) {
       const outcome = await burst(ctx);
       const limited = outcome.first429;
-      if (limited === undefined) ctx.fail(`no 429 within ${outcome.limit * 3} requests (burst ${outcome.limit}): the limit is not enforced`);
+      if (limited === undefined) ctx.fail(`no 429 within ${outcome.limit * 5} requests (burst ${outcome.limit}): the limit is not enforced`);
       ctx.evidence.push(limited.evidence);
       ctx.expect('X-LIM-003', outcome.okBeforeFirst429 >= outcome.limit, `only ${outcome.okBeforeFirst429} requests passed before the first 429; the burst is ${outcome.limit}`);
       const retryAfter = limited.headers['retry-after'];
       if (retryAfter === undefined) ctx.fail('the 429 carries no Retry-After');
       ctx.expect('X-LIM-002', /^\d+$/.test(retryAfter), `Retry-After ${JSON.stringify(retryAfter)} is not a number of seconds`);
-      expectError(ctx, limited, { status: 429, type: 'rate_limit_error', code: ctx.profile === 'B' ? 'RATE_LIMITED' : undefined }, 'X-LIM-002', 'the 429');
+      expectError(ctx, limited, { status: 429, type: 'rate_limit_error' }, 'X-LIM-002', 'the 429');
+      if (ctx.profile === 'B') {
+        const b = outcome.limitedB;
+        ctx.require('X-LIM-002', b !== undefined, 'no Reference B request was made while limited');
+        expectError(ctx, b, { status: 429, code: 'RATE_LIMITED' }, 'X-LIM-002', `GET ${B_ROUTE} while the key is limited`);
+        ctx.expect('X-LIM-002', b.headers['retry-after'] !== undefined, 'the Reference B 429 carries no Retry-After');
+      }
       const seconds = Number(retryAfter);
       ctx.expect('X-LIM-004', seconds >= 1, `Retry-After is ${seconds}, below 1`);
       if (seconds > 30) ctx.skip(`Retry-After is ${seconds} s; the check does not wait that long`);
       await ctx.sleep(Math.max(1, seconds) * 1_000 + 50);
-      const after = await ctx.api('GET', '/corridors', { auth: outcome.key, label: 'after waiting Retry-After' });
-      ctx.expect('X-LIM-004', after.status === 200, `after waiting Retry-After (${seconds} s) the request answered ${after.status}`);
+      const after = await ctx.api('GET', burstPath(ctx), { auth: outcome.key, label: 'after waiting Retry-After' });
+      ctx.expect('X-LIM-004', after.status !== 429, `after waiting Retry-After (${seconds} s) the request answered ${after.status}`);
     },
   }),
 
