@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from './canonical-json.js';
 import { formatAError, startTestService, type TestService } from './testing/service.js';
 import { widgetsModule } from './testing/widgets.js';
 
@@ -183,5 +188,40 @@ describe('Idempotency-Key', () => {
     expect(keys.size).toBe(1);
     for (const answer of answers) expect([201, 409]).toContain(answer.status);
     expect((await t.request('GET', '/api/v1/sandbox/keys')).body.data.length).toBe(before + 1);
+  });
+});
+
+describe('Idempotency-Key across a crash', () => {
+  it('a claim left in flight by a dead process is released when the service starts again (found by the crash campaign)', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'idempotency-crash-'));
+    const storePath = join(folder, 'service.sqlite');
+    const key = freshKey();
+    const keyHash = createHash('sha256').update(key, 'utf8').digest();
+    try {
+      const first = await startTestService({ modules: [widgetsModule()], storePath });
+      // What a request executing at the moment of a SIGKILL leaves behind: a claim nobody will complete or release.
+      const now = first.clock.now();
+      const fingerprint = createHash('sha256').update(`POST\n/api/v1/test/widgets\n${canonicalJson({ name: 'after crash' })}`).digest();
+      expect(first.service.repos.idempotency.claim(first.workspaceId, keyHash, fingerprint, now, now + 24 * HOUR)).toBe(true);
+      const held = await first.request('POST', '/api/v1/test/widgets', { body: { name: 'after crash' }, headers: { 'Idempotency-Key': key } });
+      expect(formatAError(held).code).toBe('idempotency_key_in_use');
+      const { apiKey } = first;
+      await first.stop();
+
+      const second = await startTestService({ modules: [widgetsModule()], storePath });
+      const retried = await second.request('POST', '/api/v1/test/widgets', {
+        body: { name: 'after crash' },
+        headers: { 'Idempotency-Key': key },
+        key: apiKey,
+      });
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      const replay = await second.request('POST', '/api/v1/test/widgets', { body: { name: 'after crash' }, headers: { 'Idempotency-Key': key }, key: apiKey });
+      expect(replay.text).toBe(retried.text);
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      await second.stop();
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });

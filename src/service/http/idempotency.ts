@@ -70,6 +70,8 @@ function validKey(key: string): boolean {
  */
 export function idempotency(options: IdempotencyOptions): RequestHandler {
   const { repository, clock } = options;
+  // Built once at start-up, before the server listens: no request of this process can hold a claim yet.
+  repository.releaseAbandoned();
   return (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('Idempotency-Key');
     if (key === undefined) {

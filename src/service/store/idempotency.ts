@@ -91,6 +91,15 @@ export class IdempotencyRepository {
       .run(owner, keyHash);
   }
 
+  /**
+   * Drops every in-flight claim. Called once when the service starts: a claim still in flight then belongs to a
+   * process that died mid-request (a crash, SIGKILL), which will never complete or release it; left alone, the key
+   * would answer 409 `idempotency_key_in_use` until it expires, 24 h later. Completed responses are kept.
+   */
+  releaseAbandoned(): number {
+    return this.store.db.prepare(`DELETE FROM idempotency_records WHERE state = 'in_flight'`).run().changes;
+  }
+
   deleteExpired(now: number): number {
     return this.store.db.prepare('DELETE FROM idempotency_records WHERE expires_at <= ?').run(now).changes;
   }
