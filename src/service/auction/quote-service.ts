@@ -510,6 +510,8 @@ export class QuoteService implements QuoteBook {
               solverId: quote.solverId,
               ttl: Math.round(settings.quoteTtlMs / 1000),
               confidence: collected.confidence,
+              // Lets a taker stream subscription with a `corridors` filter select it.
+              corridor: rfq.corridor,
             },
           },
           at: collected.receivedAt,

@@ -20,6 +20,9 @@ import { TestReceiver } from '../webhooks/test-support/receiver.js';
 let h: SettlementHarness;
 let solvers: ReferenceSolvers;
 let stream: TakerStreamClient;
+/** Subscribed to the same channels for the reverse corridor only: sees none of the trades below. */
+let otherCorridor: TakerStreamClient;
+const otherMessages: StreamMessage[] = [];
 let receiver: TestReceiver;
 let webhookSecret: string;
 const messages: StreamMessage[] = [];
@@ -104,10 +107,15 @@ beforeAll(async () => {
   const ok = await stream.subscribe({ channels: CHANNELS, corridors: [corridor()] });
   expect(ok.ok).toMatchObject({ type: 'subscribe.ok', channels: CHANNELS });
   stream.on((message) => messages.push(message));
+  otherCorridor = await TakerStreamClient.connect({ url: h.service.wsUrl, token: h.apiKey });
+  const [alpha, beta] = h.manifest.chains;
+  await otherCorridor.subscribe({ channels: CHANNELS, corridors: [`${beta!.name}:USDC-${alpha!.name}:USDC`] });
+  otherCorridor.on((message) => otherMessages.push(message));
 }, 90_000);
 
 afterAll(async () => {
   await stream?.close();
+  await otherCorridor?.close();
   await solvers?.stop();
   await receiver?.stop();
   await h?.stop();
@@ -172,6 +180,7 @@ describe('Reference B on real chains', () => {
     ]);
     const byType = (type: string) => events.find((e) => e.type === type)! as Record<string, any>;
     expect(byType('rfq.created').rfq).toMatchObject({ id: flow.rfq.rfqId, pair: 'USDC/USDC', side: 'sell', amount: '20000', corridor: corridor() });
+    for (const received of events.filter((e) => e.type === 'quote.received')) expect(received.quote).toMatchObject({ rfqId: flow.rfq.rfqId, corridor: corridor() });
     expect(events.filter((e) => e.type === 'quote.received').map((e) => (e.quote as { id: string }).id).sort()).toEqual(
       flow.rfq.quotes.map((q: { quoteId: string }) => q.quoteId).sort(),
     );
@@ -198,6 +207,8 @@ describe('Reference B on real chains', () => {
     expect(audit).toMatchObject({ tradeId: orderId, type: 'compliance.check', checkType: 'settlement_audit', settlementId });
     for (const event of events) expect(event.id).toMatch(/^evt_/);
 
+    // Every B event names its corridor: a subscription filtered to another corridor saw none of them.
+    expect(otherMessages.filter((m) => B_TYPES.has(m.type))).toEqual([]);
     // The same events, with the same ids, reach the webhook (delivery order is not guaranteed, ids are).
     await eventually(() => webhookEvents(ids).length >= events.length || undefined, 10_000, 'webhook deliveries');
     expect(new Set(webhookEvents(ids).map((e) => e.id))).toEqual(new Set(events.map((e) => e.id)));
