@@ -16,7 +16,13 @@ export class ErrorFormatRoutes {
     if (format === 'A') return;
     const pattern = path
       .split('/')
-      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      // A parameter may follow literal text inside a segment (`rfq_:rfqId`): escape the text, match the parameter.
+      .map((segment) =>
+        segment
+          .split(/(:[A-Za-z_][A-Za-z0-9_]*)/)
+          .map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+          .join(''),
+      )
       .join('/');
     this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`) });
   }
