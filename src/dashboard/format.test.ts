@@ -24,6 +24,7 @@ describe('format', () => {
     expect(formatAge(86_400_000)).toBe('1 d');
     expect(formatAge(31 * 3_600_000)).toBe('1 d 7 h');
     expect(formatAge(-5_000)).toBe('-5 s');
+    expect(formatAge(-500)).toBe('0 s');
     expect(formatAge(Number.NaN)).toBe('—');
   });
 

@@ -38,8 +38,8 @@ export function formatAmount(raw: string | undefined, token: { symbol: string; d
 /** Ages and durations as people read them: `42 s`, `5 min`, `3 h 12 min`, `2 d 4 h`. */
 export function formatAge(ms: number): string {
   if (!Number.isFinite(ms)) return '—';
-  const sign = ms < 0 ? '-' : '';
   const s = Math.floor(Math.abs(ms) / 1_000);
+  const sign = ms < 0 && s > 0 ? '-' : '';
   if (s < 60) return `${sign}${s} s`;
   const min = Math.floor(s / 60);
   if (min < 60) return `${sign}${min} min`;

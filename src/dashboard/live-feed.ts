@@ -23,6 +23,11 @@ export interface LiveFeedOptions {
   onState(state: FeedState, detail?: string): void;
   /** After a reconnect or a reported gap: events may have been missed, so re-read what is shown. */
   onResubscribed?(): void;
+  /**
+   * Asked when the service closes with 4401: false means the key itself is refused, and retrying cannot help.
+   * (A sandbox clock advance can also close a connection still authenticating: its auth timeout is clock time.)
+   */
+  keyStillValid?(): Promise<boolean>;
 }
 
 const MAX_BACKOFF_MS = 30_000;
@@ -38,6 +43,7 @@ export class LiveFeed {
   private retry: ReturnType<typeof setTimeout> | undefined;
   private readonly seen = new Set<string>();
   private lastEventId: string | undefined;
+  private state: FeedState = 'connecting';
   private useCursor = true;
 
   constructor(private readonly options: LiveFeedOptions) {}
@@ -51,26 +57,19 @@ export class LiveFeed {
     this.stopped = true;
     if (this.retry !== undefined) clearTimeout(this.retry);
     this.socket?.close(1000, 'page closed');
-    this.options.onState('closed');
+    this.setState('closed');
   }
 
   private open(): void {
-    this.options.onState(this.everLive ? 'reconnecting' : 'connecting');
+    this.setState(this.everLive ? 'reconnecting' : 'connecting');
     const socket = new WebSocket(this.options.url);
     this.socket = socket;
     socket.onopen = () => socket.send(JSON.stringify({ type: 'auth', token: this.options.token }));
     socket.onmessage = (message) => this.receive(socket, message.data);
     socket.onclose = (close) => {
       if (this.socket !== socket || this.stopped) return;
-      if (close.code === UNAUTHORIZED) {
-        this.stopped = true;
-        this.options.onState('closed', close.reason || 'the key was refused');
-        return;
-      }
-      this.failures += 1;
-      const delay = Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** Math.min(this.failures - 1, 5));
-      this.options.onState('reconnecting', `${close.reason || `closed (${close.code})`}; retry in ${Math.round(delay / 1_000)} s`);
-      this.retry = setTimeout(() => this.open(), delay);
+      if (close.code === UNAUTHORIZED) void this.afterRefusal(close.reason);
+      else this.reconnect(close.reason || `closed (${close.code})`);
     };
   }
 
@@ -91,7 +90,7 @@ export class LiveFeed {
         const wasLive = this.everLive;
         this.everLive = true;
         this.failures = 0;
-        this.options.onState('live');
+        this.setState('live');
         if (wasLive) this.options.onResubscribed?.();
         return;
       }
@@ -110,7 +109,7 @@ export class LiveFeed {
           this.useCursor = true;
           return;
         }
-        this.options.onState(this.everLive ? 'live' : 'reconnecting', str(message.error, 'message') ?? 'error');
+        this.setState(this.state, str(message.error, 'message') ?? 'error');
         return;
       }
       default: {
@@ -128,5 +127,28 @@ export class LiveFeed {
   private subscribe(socket: WebSocket): void {
     const cursor = this.useCursor ? this.lastEventId : undefined;
     socket.send(JSON.stringify({ type: 'subscribe', topics: this.options.topics, ...(cursor === undefined ? {} : { cursor }) }));
+  }
+
+  private reconnect(reason: string): void {
+    this.failures += 1;
+    const delay = Math.min(MAX_BACKOFF_MS, 1_000 * 2 ** Math.min(this.failures - 1, 5));
+    this.setState('reconnecting', `${reason}; retry in ${Math.round(delay / 1_000)} s`);
+    this.retry = setTimeout(() => this.open(), delay);
+  }
+
+  private async afterRefusal(reason: string): Promise<void> {
+    const valid = (await this.options.keyStillValid?.().catch(() => true)) ?? false;
+    if (this.stopped) return;
+    if (valid) {
+      this.reconnect(reason || 'authentication interrupted');
+      return;
+    }
+    this.stopped = true;
+    this.setState('closed', reason || 'the key was refused');
+  }
+
+  private setState(state: FeedState, detail?: string): void {
+    this.state = state;
+    this.options.onState(state, detail);
   }
 }

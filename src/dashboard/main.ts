@@ -282,6 +282,7 @@ class Dashboard {
       onState: (state, detail) => this.showFeedState(state, detail),
       onEvent: (event) => this.onEvent(event),
       onResubscribed: () => void this.poll(true),
+      keyStillValid: async () => (await this.api.get('/sandbox/info')).status !== 401,
     });
     this.feed.start();
   }

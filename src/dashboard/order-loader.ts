@@ -97,6 +97,9 @@ export async function loadOrderDetail(
 
   // The quote the order took names its RFQ, corridor, lock type and tokens (read once).
   const ids = idsFromLedger(ledger);
+  // The audit answer may name the trade's RFQ itself (Reference B lists every id of the trade).
+  const auditRfq = audit.ok ? str(audit.body, 'rfqId') : undefined;
+  if (auditRfq !== undefined) ids.rfqId = auditRfq;
   const quoteId = order.quoteId ?? ids.quoteId;
   if (facts.fromQuote === undefined && quoteId !== undefined) {
     const quote = await api.get(`/quotes/${encodeURIComponent(quoteId)}`);
@@ -110,7 +113,7 @@ export async function loadOrderDetail(
   data.order = order;
 
   // The RFQ's own entries (request, collected quotes) are recorded under the RFQ id, before the order existed.
-  if (rfqId !== undefined && audit.ok) {
+  if (rfqId !== undefined && audit.ok && !ledger.some((entry) => entry.tradeId === rfqId)) {
     const rfqAudit = await api.get(`/audit/${encodeURIComponent(rfqId)}`);
     if (rfqAudit.ok) ledger = mergeLedgerEntries(ledger, ledgerEntriesFrom(rfqAudit.body));
   }

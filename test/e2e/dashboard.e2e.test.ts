@@ -6,12 +6,16 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, type Page, chromium } from 'playwright-core';
+import { type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiInfo } from '../../src/devnet/manifest.js';
+import { type LockType, RestClient } from '../../src/clients/rest-client.js';
+import type { ApiInfo, ChainInfo } from '../../src/devnet/manifest.js';
 import { type Sandbox, startSandbox } from '../../src/devnet/sandbox.js';
 import { DashboardModule } from '../../src/service/dashboard/module.js';
 import { settlementServiceComponent } from '../../src/service/sandbox-component.js';
+import { TestTaker } from '../../src/service/settlement/testing/taker.js';
+import { TestReceiver } from '../../src/service/webhooks/test-support/receiver.js';
+import { type ReferenceSolvers, startReferenceSolvers } from '../../src/solvers/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
@@ -21,13 +25,20 @@ if (!hasChromium) {
 }
 
 const UI_TIMEOUT_MS = 20_000;
+/** 12,000 USDC: above the corridor minimum (10,000 USD). */
+const AMOUNT = 12_000_000_000n;
 
 let sandbox: Sandbox;
 let api: ApiInfo;
+let rest: RestClient;
+let solvers: ReferenceSolvers;
+let receiver: TestReceiver;
 let context: BrowserContext;
 let page: Page;
 let userDataDir: string;
 const pageErrors: string[] = [];
+/** Every text the live-feed badge showed, in order (how the WebSocket fared through clock advances). */
+const feedLog: string[] = [];
 const consoleErrors: string[] = [];
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -46,6 +57,72 @@ function clockShown(text: string | null): number {
   return ms;
 }
 
+function usdc(chain: ChainInfo): `0x${string}` {
+  return chain.tokens.find((token) => token.symbol === 'USDC')!.address;
+}
+
+/** What a taker does: quotes with its address (three solvers compete), signs the best quote, creates the order. */
+async function placeOrder(takerIndex: number, lockType: LockType): Promise<{ orderId: string; quoteId: string; expires: number }> {
+  const [alpha, beta] = sandbox.manifest.chains as [ChainInfo, ChainInfo];
+  const taker = new TestTaker(sandbox.manifest.accounts.takers[takerIndex]!.privateKey, rest, sandbox.manifest.chains);
+  const response = await taker.quote({
+    originChainId: alpha.chainId,
+    destinationChainId: beta.chainId,
+    inputToken: usdc(alpha),
+    outputToken: usdc(beta),
+    inputAmount: AMOUNT.toString(),
+    lockType,
+    settlementPath: 'direct',
+  });
+  expect(response.quotes.length).toBeGreaterThanOrEqual(2);
+  const quote = response.quotes[0]!;
+  const created = await rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
+  return { orderId: created.orderId, quoteId: quote.quoteId, expires: response.expires };
+}
+
+function orderRow(orderId: string): Locator {
+  return page.locator(`tr.order-row[data-order-id="${orderId}"]`);
+}
+
+async function journeyOf(): Promise<string[]> {
+  return page.locator('[data-testid="journey"] > li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-stage')}:${item.getAttribute('data-state')}`));
+}
+
+/** The stage as the page shows it: chain, block, tx; the block is checked against the chain's own receipt. */
+async function expectStageOnChain(stage: string, chainName: string, txHash?: string | null): Promise<void> {
+  const step = page.locator(`[data-testid="journey"] > li[data-stage="${stage}"]`);
+  expect(await step.getAttribute('data-chain')).toBe(chainName);
+  const tx = await step.getAttribute('data-tx');
+  expect(tx).toMatch(/^0x[0-9a-f]{64}$/);
+  if (txHash !== undefined && txHash !== null) expect(tx).toBe(txHash);
+  const chain = sandbox.chains.find((c) => c.name === chainName)!;
+  const receipt = await chain.rpc.call<{ blockNumber: string } | null>('eth_getTransactionReceipt', [tx]);
+  expect(receipt, `${stage}: ${tx} is a transaction on ${chainName}`).not.toBeNull();
+  await expect.poll(() => step.getAttribute('data-block'), { timeout: UI_TIMEOUT_MS }).toBe(String(Number(receipt!.blockNumber)));
+  const text = await step.textContent();
+  expect(text).toContain(`block #${Number(receipt!.blockNumber)}`);
+  expect(text).toMatch(/at \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+}
+
+async function openJourney(orderId: string): Promise<void> {
+  await orderRow(orderId).click();
+  await page.locator(`[data-testid="detail-title"][data-order-id="${orderId}"]`).waitFor();
+}
+
+/** Every ledger entry shown was re-hashed by the page, and none failed. */
+async function expectLedgerVerified(types: string[]): Promise<void> {
+  const rows = page.locator('[data-testid="ledger"] tbody tr');
+  await expect
+    .poll(async () => {
+      const shown = await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+      return types.every((type) => shown.includes(type));
+    }, { timeout: UI_TIMEOUT_MS })
+    .toBe(true);
+  const checks = () => page.locator('[data-testid="ledger"] [data-verified]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-verified')));
+  await expect.poll(async () => (await checks()).length, { timeout: UI_TIMEOUT_MS }).toBe(await rows.count());
+  expect(new Set(await checks())).toEqual(new Set(['true']));
+}
+
 async function screenshot(name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
@@ -59,11 +136,20 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
       components: [settlementServiceComponent({ logLevel: 'silent', modules: [new DashboardModule()] })],
     });
     api = sandbox.manifest.api!;
+    rest = new RestClient({ baseUrl: api.url, apiKey: api.apiKeys[0]! });
+    // The reference solvers `sandbox up` runs, three of them competing for every RFQ.
+    solvers = await startReferenceSolvers({ manifest: sandbox.manifest, count: 3 });
+    // A webhook endpoint that keeps failing: its deliveries show attempts, answers and the next retry.
+    receiver = await TestReceiver.start(() => Date.now());
+    receiver.answer = () => ({ status: 503 });
+    const hook = await call('POST', '/api/v1/webhooks', { url: receiver.url, events: ['order.*'] });
+    expect(hook.status).toBe(201);
     userDataDir = mkdtempSync(join(tmpdir(), 'dashboard-chromium-'));
     context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
-      viewport: { width: 1440, height: 1000 },
+      // Tall enough that the journey panel shows its deliveries in the screenshots.
+      viewport: { width: 1440, height: 1700 },
       args: [
         '--headless',
         '--no-sandbox',
@@ -78,6 +164,17 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     page = context.pages()[0] ?? (await context.newPage());
     page.setDefaultTimeout(UI_TIMEOUT_MS);
     page.on('pageerror', (error) => pageErrors.push(error.message));
+    await page.exposeFunction('__feedChanged', (text: string) => feedLog.push(text));
+    await page.addInitScript(() => {
+      document.addEventListener('DOMContentLoaded', () => {
+        const feed = document.getElementById('feed')!;
+        new MutationObserver(() => (window as unknown as { __feedChanged(text: string): void }).__feedChanged(feed.textContent ?? '')).observe(feed, {
+          childList: true,
+          characterData: true,
+          subtree: true,
+        });
+      });
+    });
     page.on('console', (message) => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
@@ -90,6 +187,8 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
 
   afterAll(async () => {
     await context?.close();
+    await solvers?.stop();
+    await receiver?.stop();
     await sandbox?.stop();
     if (userDataDir !== undefined) rmSync(userDataDir, { recursive: true, force: true });
   });
@@ -100,7 +199,7 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await page.locator('#feed[data-state="live"]').waitFor();
     const loadMs = performance.now() - started;
 
-    await expect.poll(() => page.locator('#environment').textContent()).toBe('sandbox');
+    await expect.poll(() => page.locator('#environment').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('sandbox');
     for (const chain of sandbox.chains) {
       const row = page.locator(`tr[data-chain="${chain.name}"]`);
       await row.waitFor();
@@ -110,7 +209,7 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
       expect(head).toBeLessThanOrEqual(actual);
       expect(await row.textContent()).toContain(String(chain.chainId));
     }
-    await expect.poll(() => page.locator('[data-testid="orders-empty"]').count()).toBe(1);
+    await expect.poll(() => page.locator('[data-testid="orders-empty"]').count(), { timeout: UI_TIMEOUT_MS }).toBe(1);
     expect(loadMs).toBeLessThan(10_000);
     console.info(`dashboard: loaded and live in ${Math.round(loadMs)} ms`);
   });
@@ -120,7 +219,7 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     const headsBefore = await Promise.all(sandbox.chains.map((chain) => chain.rpc.call<string>('eth_blockNumber').then(Number)));
 
     await page.locator('button[data-advance="1h"]').click();
-    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent()).toMatch(/^\+1h: \d+ jobs? run$/);
+    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^\+1h: \d+ jobs? run$/);
     const shownAfter = clockShown(await page.locator('[data-testid="clock-now"]').textContent());
     expect(shownAfter - shownBefore).toBeGreaterThanOrEqual(3_600_000);
     expect(shownAfter - shownBefore).toBeLessThan(3_600_000 + 30_000);
@@ -131,17 +230,17 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     for (const [i, chain] of sandbox.chains.entries()) {
       const head = Number(await chain.rpc.call<string>('eth_blockNumber'));
       expect(head).toBeGreaterThan(headsBefore[i]!);
-      await expect.poll(async () => Number(await page.locator(`tr[data-chain="${chain.name}"]`).getAttribute('data-head-block'))).toBeGreaterThanOrEqual(head);
+      await expect.poll(async () => Number(await page.locator(`tr[data-chain="${chain.name}"]`).getAttribute('data-head-block')), { timeout: UI_TIMEOUT_MS }).toBeGreaterThanOrEqual(head);
     }
 
     // A custom duration, and a bad one answered with the service's message.
     await page.locator('[data-testid="advance-custom"]').fill('90s');
     await page.locator('button[data-advance="custom"]').click();
-    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent()).toMatch(/^\+90s: /);
+    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^\+90s: /);
     const errorsBefore = consoleErrors.length;
     await page.locator('[data-testid="advance-custom"]').fill('soon');
     await page.locator('button[data-advance="custom"]').click();
-    await expect.poll(() => page.locator('[data-testid="advance-result"]').getAttribute('data-error')).toBe('');
+    await expect.poll(() => page.locator('[data-testid="advance-result"]').getAttribute('data-error'), { timeout: UI_TIMEOUT_MS }).toBe('');
     expect(await page.locator('[data-testid="advance-result"]').textContent()).toMatch(/invalid duration/);
     // Chromium logs the refused request itself; that one is expected.
     expect(consoleErrors.splice(errorsBefore)).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
@@ -149,6 +248,73 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await page.locator('#feed[data-state="live"]').waitFor();
     await screenshot('dashboard-clock.png');
   });
+
+  it('shows a successful order live, then its journey across both chains with quotes, verified evidence and deliveries', async () => {
+    const { orderId, quoteId } = await placeOrder(0, 'Permit2Escrow');
+    const row = orderRow(orderId);
+    await row.waitFor();
+    expect(await row.textContent()).toContain('alpha:USDC-beta:USDC');
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('Claimed');
+    await expect.poll(async () => (await row.locator('td').allTextContents()).slice(2, 7), { timeout: UI_TIMEOUT_MS }).toEqual(['alpha:USDC-beta:USDC', 'Permit2Escrow', 'direct', '12,000 USDC', expect.stringMatching(/^11,9\d\d(\.\d+)? USDC$/)]);
+
+    await openJourney(orderId);
+    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:done', 'attested:done', 'claimed:done']);
+    const order = await rest.getOrder(orderId);
+    await expectStageOnChain('deposited', 'alpha', order.originTxHash);
+    await expectStageOnChain('filled', 'beta', order.destinationTxHash);
+    await expectStageOnChain('attested', 'alpha', order.oracleAttestationHash);
+    await expectStageOnChain('claimed', 'alpha', order.claimTxHash);
+
+    // The RFQ's competition: every solver's answer, the taken quote marked.
+    const quotes = page.locator('[data-testid="quotes"] tbody tr');
+    await expect.poll(() => quotes.count(), { timeout: UI_TIMEOUT_MS }).toBeGreaterThanOrEqual(2);
+    expect(await page.locator(`[data-testid="quotes"] tr[data-winner="true"]`).getAttribute('data-quote')).toBe(quoteId);
+
+    await expectLedgerVerified(['rfq.created', 'quotes.collected', 'order.created']);
+
+    // The failing endpoint: attempts with the receiver's 503, and the next retry on the schedule.
+    const created = page.locator('[data-testid="deliveries"] tr[data-state="retrying"]', { hasText: 'order.created' });
+    await created.first().waitFor({ timeout: 30_000 });
+    expect(await created.first().textContent()).toContain('#1 503');
+    expect(await created.first().locator('[data-testid="next-retry"]').textContent()).toMatch(/UTC \(in /);
+    await screenshot('dashboard-success.png');
+  }, 90_000);
+
+  it('shows an order the solvers never fill, and its refund after the clock button moves past expiry', async () => {
+    for (const solver of solvers.solvers) solver.setBehaviour({ fill: 'never' });
+    const { orderId, expires } = await placeOrder(1, 'EIP3009Escrow');
+    const row = orderRow(orderId);
+    await row.waitFor();
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: UI_TIMEOUT_MS }).toBe('Deposited');
+    await openJourney(orderId);
+    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:pending', 'attested:pending', 'claimed:pending']);
+    expect(await page.locator('[data-stage="filled"] .note').textContent()).toMatch(/fill deadline/);
+    await expectStageOnChain('deposited', 'alpha');
+    await screenshot('dashboard-waiting.png');
+
+    // Expiry is minutes away; one click moves the clock (and both chains) a day on, and the keeper refunds.
+    const clock = (await call('GET', '/api/v1/sandbox/clock')).body as { nowMs: number };
+    expect(expires * 1_000).toBeLessThan(clock.nowMs + 86_400_000);
+    const advanceStarted = performance.now();
+    await page.locator('button[data-advance="1d"]').click();
+    // Every clock-timed job of the day runs, each moving both chains: a day with four live WebSocket connections is
+    // about 10,000 heartbeat jobs and 20 s on an idle machine.
+    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: 150_000, interval: 250 }).toMatch(/^\+1d: \d+ jobs run$/);
+    console.info(`dashboard: +1 day advance took ${Math.round(performance.now() - advanceStarted)} ms (${await page.locator('[data-testid="advance-result"]').textContent()})`);
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('Refunded');
+    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:skipped', 'attested:skipped', 'refunded:done']);
+    const order = await rest.getOrder(orderId);
+    await expectStageOnChain('refunded', 'alpha', order.refundTxHash);
+    await expectLedgerVerified(['order.created', 'order.transition']);
+    // The feed went through the day-long advance (and reconnected if it had to).
+    await expect.poll(() => page.locator('#feed').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('live');
+    console.info(`dashboard: live feed states so far: ${[...new Set(feedLog)].join(' | ')}`);
+    await screenshot('dashboard-refund.png');
+
+    // Both journeys are still there: the successful one ends in a claim.
+    const rows = await page.locator('tr.order-row').evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
+    expect(rows).toEqual(['Refunded', 'Claimed']);
+  }, 240_000);
 
   it('raised no script errors and reached nothing outside loopback', () => {
     expect(pageErrors).toEqual([]);

@@ -32,7 +32,9 @@ export function renderChainsPanel(chains: readonly ChainStateView[] | undefined,
         chain.ok
           ? drift === undefined
             ? ''
-            : `${drift >= 0 ? '+' : ''}${formatAge(drift)} vs clock`
+            : Math.abs(drift) < 2_000
+              ? 'in step with the clock'
+              : `${formatAge(Math.abs(drift))} ${drift > 0 ? 'ahead of' : 'behind'} the clock`
           : h('span', { className: 'verify-bad' }, `unreachable: ${chain.error ?? ''}`),
       ),
     );

@@ -45,7 +45,14 @@ function stepItem(step: JourneyStep, model: OrderDetailModel): BrowserElement {
   const block = step.blockNumber ?? (step.txHash === undefined ? undefined : model.blocks.get(step.txHash) ?? undefined);
   return h(
     'li',
-    { className: 'step', 'data-stage': step.stage, 'data-state': step.state },
+    {
+      className: 'step',
+      'data-stage': step.stage,
+      'data-state': step.state,
+      'data-chain': step.chain?.name,
+      'data-tx': step.txHash,
+      'data-block': block,
+    },
     h('span', {}),
     h(
       'div',
@@ -137,7 +144,7 @@ function ledgerSection(model: OrderDetailModel): Child[] {
             h('td', { className: 'num' }, entry.sequence),
             h('td', {}, h('details', {}, h('summary', {}, entry.type), h('pre', {}, JSON.stringify(entry.payload, null, 2)))),
             h('td', { className: 'mono' }, formatClock(Date.parse(entry.recordedAt))),
-            h('td', {}, hashCode(entry.hash)),
+            h('td', { className: 'nowrap' }, hashCode(entry.hash)),
             h('td', {}, verificationCell(bySequence.get(entry.sequence))),
           ),
         ),
@@ -170,7 +177,7 @@ function deliveriesSection(model: OrderDetailModel): Child[] {
             'tr',
             { 'data-delivery': delivery.key, 'data-state': delivery.state },
             h('td', { title: delivery.eventId }, delivery.eventType ?? shortId(delivery.eventId)),
-            h('td', { className: 'mono', title: delivery.url ?? '' }, shortId(delivery.webhookId)),
+            h('td', { className: 'mono nowrap', title: delivery.url ?? '' }, shortId(delivery.webhookId)),
             h('td', {}, delivery.state),
             h('td', { className: 'mono' }, delivery.attempts.map(attemptText).join(', ')),
             h(

@@ -44,7 +44,7 @@ export function renderOrdersTable(model: OrdersTableModel): Child[] {
           if (event.key === 'Enter') model.onSelect(order.id);
         },
       },
-      h('td', { className: 'mono', title: order.id }, shortId(order.id)),
+      h('td', { className: 'mono nowrap', title: order.id }, shortId(order.id)),
       h('td', {}, h('span', { className: 'status', 'data-status': order.status ?? '' }, order.status ?? '…')),
       h('td', { className: 'mono' }, corridorOf(order, model.chains) ?? '—'),
       h('td', {}, order.lockType ?? '—'),
