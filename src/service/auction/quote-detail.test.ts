@@ -89,6 +89,8 @@ describe('quote detail', () => {
       expect(detail.nonce).toBe(item.nonce);
       expect(detail.standardOrder).toEqual(item.standardOrder);
       expect(detail.typedData).toEqual(item.typedData);
+      // The orders module reads the taker from the quote book: an order needs no `user` of its own.
+      expect(t.auction.quoteBook.get(item.quoteId)?.user).toBe(taker.address);
     }
   });
 

@@ -266,6 +266,7 @@ export class QuoteService implements QuoteBook {
       expiresAt: quote.expiresAt,
       fillDeadline: rfq.fillDeadline,
       expires: rfq.expires,
+      user: rfq.user,
     };
   }
 
