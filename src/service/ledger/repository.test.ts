@@ -31,6 +31,17 @@ describe('ledger repository', () => {
     expect(ledger.verify()).toMatchObject({ ok: false, brokenAt: 3 });
   });
 
+  it('a payload turned from TEXT into a BLOB of the same bytes is a broken entry (found by the tamper campaign)', () => {
+    const { store, ledger } = open();
+    for (let i = 0; i < 3; i++) ledger.append({ type: 't', tradeId: 'x', recordedAt: '2026-01-01T00:00:00.000Z', payload: { i } });
+    store.db.exec('DROP TRIGGER ledger_entries_no_update');
+    // What flipping the lowest bit of the column's serial type in the file does: same bytes, stored as a BLOB.
+    store.db.prepare('UPDATE ledger_entries SET payload = CAST(payload AS BLOB) WHERE sequence = 2').run();
+    expect(store.db.prepare('SELECT typeof(payload) AS t FROM ledger_entries WHERE sequence = 2').get()).toEqual({ t: 'blob' });
+    expect(ledger.verify()).toMatchObject({ ok: false, brokenAt: 2, reason: 'hash does not match the content' });
+    expect(ledger.get(2)?.payload).toEqual({ unparseable: '<stored as blob>' });
+  });
+
   it('rolls back the entry and the event together and publishes only committed events', () => {
     const { ledger, outbox } = open();
     const heard: string[] = [];

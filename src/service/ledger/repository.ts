@@ -46,10 +46,13 @@ interface LedgerRow {
 function fromRow(row: LedgerRow): LedgerEntry {
   let payload: LedgerEntry['payload'];
   try {
+    // A BLOB where the text belongs is a hand edit too (one bit of the record header turns TEXT into BLOB), and
+    // JSON.parse would silently read its bytes as the same text: refuse anything but text.
+    if (typeof row.payload !== 'string') throw new TypeError('the payload is not stored as text');
     payload = JSON.parse(row.payload) as { [key: string]: CanonicalValue };
   } catch {
     // A hand-edited row may not even parse: keep the raw text so verification reports it instead of crashing.
-    payload = { unparseable: row.payload };
+    payload = { unparseable: typeof row.payload === 'string' ? row.payload : `<stored as ${Buffer.isBuffer(row.payload) ? 'blob' : typeof row.payload}>` };
   }
   return {
     sequence: row.sequence,
