@@ -32,6 +32,7 @@ import { UpgradeRouter } from './http/upgrade.js';
 import { AuctionModule, type AuctionConfig } from './auction/module.js';
 import { ComplianceModule } from './compliance/module.js';
 import { EvidenceModule } from './evidence/module.js';
+import { DashboardModule } from './dashboard/module.js';
 import { FaucetModule } from './faucet/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
@@ -72,7 +73,7 @@ function createBuiltinModules(
   // Reference B adapts the modules above; it is set up before the auction so that its route for rfq_ ids on the
   // shared path GET /quotes/{id} is mounted ahead of Reference A's quote detail.
   const referenceB = new ReferenceBModule({ evidence, auction, orders, settlement, compliance });
-  return [evidence, webhooks, takerStream, referenceB, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet)];
+  return [evidence, webhooks, takerStream, referenceB, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet), new DashboardModule()];
 }
 
 export interface Service {
