@@ -19,8 +19,8 @@ export interface LogStreamOptions {
   /** Used for catch-up reads (eth_getLogs, eth_blockNumber). */
   client: PublicClient;
   addresses: Address[];
-  /** First block not read yet (from the stored cursor). */
-  fromBlock: number;
+  /** First block not read yet (from the stored cursor); undefined: start at the head of the first connection. */
+  fromBlock: number | undefined;
   /**
    * Receives logs in chain order, one call at a time. `nextBlock`: every log before it has now been delivered, so
    * a restart may resume there.
@@ -40,7 +40,7 @@ const BACKOFF_MS = [100, 250, 500, 1_000, 2_000];
  */
 export class LogStream {
   private socket: WebSocket | undefined;
-  private nextBlock: number;
+  private nextBlock: number | undefined;
   /** Position (block, log index) of the last log delivered; live logs at or before it are duplicates. */
   private delivered: [number, number] = [-1, -1];
   private chain: Promise<void> = Promise.resolve();
@@ -53,7 +53,10 @@ export class LogStream {
     this.nextBlock = options.fromBlock;
   }
 
-  /** Resolves once the first catch-up has been delivered (the stream then follows the chain live). */
+  /**
+   * Resolves once the first catch-up has been delivered (the stream then follows the chain live), or when the first
+   * connection attempt fails: a chain that does not answer yet is retried in the background.
+   */
   start(): Promise<void> {
     return new Promise<void>((resolve) => {
       this.connected = resolve;
@@ -130,6 +133,11 @@ export class LogStream {
     });
     socket.on('close', () => {
       if (this.socket === socket) this.socket = undefined;
+      if (this.connected !== undefined) {
+        this.options.logger.warn({ chainId: this.options.chainId, url: this.options.wsUrl }, 'chain WebSocket unavailable; retrying');
+        this.connected();
+        this.connected = undefined;
+      }
       if (this.stopped) return;
       const delay = BACKOFF_MS[Math.min(this.attempts, BACKOFF_MS.length - 1)]!;
       this.attempts += 1;
@@ -148,6 +156,11 @@ export class LogStream {
 
   private async catchUp(): Promise<void> {
     const head = Number(await this.options.client.request({ method: 'eth_blockNumber' }));
+    if (this.nextBlock === undefined) {
+      // Never read before: history from before the service existed holds none of its orders.
+      await this.options.deliver([], head);
+      this.nextBlock = head;
+    }
     while (this.nextBlock <= head && !this.stopped) {
       const to = Math.min(head, this.nextBlock + CATCH_UP_SPAN - 1);
       const logs = (await this.options.client.request({
@@ -169,7 +182,7 @@ export class LogStream {
     if (fresh.length === 0) return;
     const last = fresh[fresh.length - 1]!;
     // A live log's block may still have logs to come: a restart resumes at that block, never past it.
-    const next = Math.max(this.nextBlock, Number(last.blockNumber));
+    const next = Math.max(this.nextBlock ?? 0, Number(last.blockNumber));
     await this.options.deliver(fresh, next);
     this.nextBlock = next;
     this.delivered = [Number(last.blockNumber), Number(last.logIndex)];

@@ -63,8 +63,14 @@ export class AccountRelayer {
 
   /** Settles what a previous run left signed but unconfirmed, then sends queued intents. */
   async start(): Promise<void> {
-    await this.exclusive(() => this.recover());
-    this.kick();
+    try {
+      await this.exclusive(() => this.recover());
+      this.kick();
+    } catch (error) {
+      // A chain that does not answer must not keep the service from starting: recovery is retried.
+      this.deps.logger.warn({ err: error, chainId: this.chainId, account: this.address }, 'relayer recovery failed; retrying');
+      this.scheduleRetry();
+    }
   }
 
   stop(): void {

@@ -27,12 +27,7 @@ export class ChainWatcher {
 
   async start(): Promise<void> {
     const { chain } = this.deps;
-    let from = this.deps.cursors.get(chain.chainId);
-    if (from === undefined) {
-      // A chain never read: history before the service existed holds none of its orders.
-      from = Number(await chain.client.request({ method: 'eth_blockNumber' }));
-      this.deps.commit(() => this.deps.cursors.set(chain.chainId, from!, this.deps.clock.now()));
-    }
+    const from = this.deps.cursors.get(chain.chainId);
     this.stream = new LogStream({
       chainId: chain.chainId,
       wsUrl: chain.wsUrl,

@@ -5,6 +5,7 @@ export interface SentReceipt {
   status: 'success' | 'reverted';
   transactionHash: Hex;
   blockNumber: bigint;
+  logs: { address: Address; topics: Hex[]; data: Hex }[];
 }
 
 /**
@@ -50,9 +51,14 @@ export class SerialSender {
         const receipt = (await this.client.request({
           method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction',
           params: [raw],
-        })) as unknown as { status: Hex; transactionHash: Hex; blockNumber: Hex };
+        })) as unknown as { status: Hex; transactionHash: Hex; blockNumber: Hex; logs: SentReceipt['logs'] };
         this.nonce += 1;
-        return { status: receipt.status === '0x1' ? 'success' : 'reverted', transactionHash: receipt.transactionHash, blockNumber: BigInt(receipt.blockNumber) } as SentReceipt;
+        return {
+          status: receipt.status === '0x1' ? 'success' : 'reverted',
+          transactionHash: receipt.transactionHash,
+          blockNumber: BigInt(receipt.blockNumber),
+          logs: receipt.logs,
+        } as SentReceipt;
       } catch (error) {
         this.nonce = undefined;
         throw error;

@@ -1,0 +1,234 @@
+// Fully settled lifecycles per second through the service — quote (real auction, 3 reference solvers) → signed
+// order → relayed deposit → fill → oracle relay (both legs) → claim, with N orders in flight — against the raw
+// floor: the same five transactions per order (openFor, fill, OutputOracle.submit, InputOracle.receiveAttestation,
+// finalise) sent straight to the same two anvils by this script, from the same accounts (the service relayers,
+// the same winning solver per order) with the same number in flight, and no service. Service, solvers and the
+// floor driver share this process, as in `sandbox up`.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, tempDir } from '../lib.mjs';
+
+export const name = 'settlement';
+export const description = 'settled lifecycles/s, quote → claim with 3 reference solvers, vs the raw floor of the same transactions';
+
+const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 150);
+const IN_FLIGHT = Number(process.env.BENCH_SETTLEMENT_IN_FLIGHT ?? 12);
+const WARM_UP = 10;
+const GOAL_RATIO = 0.6;
+const AMOUNT = 10_000_000_000n;
+
+const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+const MINT_ABI = [
+  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+  { type: 'function', name: 'approve', stateMutability: 'nonpayable', inputs: [{ name: 'spender', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] },
+];
+
+const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+
+/** Runs `count` tasks on `concurrency` workers (task(i, worker)); resolves with the elapsed wall milliseconds. */
+async function pool(count, concurrency, task) {
+  const started = performance.now();
+  let next = 0;
+  const worker = async (slot) => {
+    while (next < count) await task(next++, slot);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, (_, slot) => worker(slot)));
+  return performance.now() - started;
+}
+
+export async function run() {
+  const { startSandbox } = await load('src/devnet/sandbox.js');
+  const { readChainTime } = await load('src/devnet/chainTime.js');
+  const { createService } = await load('src/service/app.js');
+  const { TestClock } = await load('src/clock/index.js');
+  const { devnetChainTime } = await load('src/service/sandbox-component.js');
+  const { startReferenceSolvers } = await load('src/solvers/index.js');
+  const { RestClient } = await load('src/clients/rest-client.js');
+  const { typedDataFromJson } = await load('src/contracts/typedData.js');
+  const { toAbiOrder, addressToBytes32 } = await load('src/contracts/order.js');
+  const { SerialSender } = await load('src/service/settlement/testing/serial-sender.js');
+  const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/service/orders/standard-order.js');
+  const tx = await load('src/service/settlement/transactions.js');
+  const { OutputSettlerArtifact, InputSettlerEscrowArtifact } = await load('src/contracts/artifacts/index.js');
+  const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
+  const { decodeEventLog, encodeAbiParameters, encodeFunctionData, getAddress } = await import('viem');
+
+  const folder = tempDir('bench-settlement-');
+  const sandbox = await startSandbox({});
+  const { manifest } = sandbox;
+  const [alpha, beta] = manifest.chains;
+  const usdc = (chain) => chain.tokens.find((t) => t.symbol === 'USDC').address;
+
+  async function fundTakers(count) {
+    const minter = new SerialSender(manifest.accounts.deployer[0].privateKey, alpha.chainId, alpha.rpcUrl);
+    const funded = [];
+    for (let i = 0; i < count; i++) {
+      const key = generatePrivateKey();
+      const account = privateKeyToAccount(key);
+      await minter.client.request({ method: 'anvil_setBalance', params: [account.address, '0x8ac7230489e80000'] });
+      const mint = encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [account.address, AMOUNT * BigInt(ORDERS + WARM_UP)] });
+      if ((await minter.send(usdc(alpha), mint, 200_000n)).status !== 'success') throw new Error('mint reverted');
+      const approve = encodeFunctionData({ abi: MINT_ABI, functionName: 'approve', args: [PERMIT2, 2n ** 256n - 1n] });
+      if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success') throw new Error('approve reverted');
+      funded.push({ address: account.address, account, key });
+    }
+    return funded;
+  }
+  // Nonces rise per user, so one taker has one order in flight at a time: one funded taker per in-flight slot
+  // (the floor uses the same ones).
+  const takers = await fundTakers(IN_FLIGHT);
+  let service;
+  let solvers;
+  try {
+    // ---- through the service -------------------------------------------------------------------------------
+    const offset = Math.max(0, ...(await readChainTime(sandbox.chains)).map((c) => c.offsetSeconds));
+    service = await createService({
+      environment: 'sandbox',
+      chains: manifest.chains,
+      storePath: join(folder.dir, 'service.sqlite'),
+      clock: new TestClock({ ticking: true, start: Date.now() + offset * 1_000 }),
+      chainTime: devnetChainTime(sandbox.chains),
+      logger: { level: 'silent' },
+      settlement: {
+        serviceRelayer: { privateKey: manifest.accounts.serviceRelayer[0].privateKey },
+        oracleRelayer: { privateKey: manifest.accounts.oracleRelayer[0].privateKey },
+      },
+    });
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
+    const api = { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] };
+    // Equal prices and no simulated latency: the quickest answer wins, so orders spread over the three solvers.
+    const strategy = { latencyMs: 0, marginBps: 5, gasCost: 0.1 };
+    solvers = await startReferenceSolvers({ manifest: { ...manifest, api }, count: 3, strategies: [strategy, strategy, strategy] });
+    const solverAccount = new Map(solvers.solvers.map((s, i) => [s.solverId, manifest.accounts.solvers[i]]));
+    const rest = new RestClient({ baseUrl: service.url, apiKey });
+
+    const settled = new Set();
+    const waiting = new Map();
+    service.module('evidence').outbox.onCommitted((event) => {
+      if (event.envelope.type !== 'order.settled') return;
+      settled.add(event.orderId);
+      waiting.get(event.orderId)?.();
+    });
+    const winners = [];
+    const lifecycle = async (i, record, slot) => {
+      const taker = takers[slot];
+      const response = await rest.requestQuotes({
+        inputToken: usdc(alpha),
+        outputToken: usdc(beta),
+        inputAmount: AMOUNT.toString(),
+        originChainId: alpha.chainId,
+        destinationChainId: beta.chainId,
+        lockType: 'Permit2Escrow',
+        settlementPath: 'direct',
+        user: taker.address,
+      });
+      const quote = response.quotes[0];
+      const signature = await taker.account.signTypedData(typedDataFromJson(quote.typedData));
+      const order = await rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce, user: taker.address });
+      if (record) winners[i] = { solver: solverAccount.get(quote.solverId), outputAmount: BigInt(quote.outputAmount) };
+      if (!settled.has(order.orderId)) {
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`order ${order.orderId} did not settle in 30 s`)), 30_000);
+          waiting.set(order.orderId, () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      waiting.delete(order.orderId);
+    };
+    await pool(WARM_UP, IN_FLIGHT, (i, slot) => lifecycle(i, false, slot));
+    const serviceMs = await pool(ORDERS, IN_FLIGHT, (i, slot) => lifecycle(i, true, slot));
+    await solvers.stop();
+    solvers = undefined;
+    await service.stop();
+    service = undefined;
+
+    // ---- raw floor: the same transactions, no service ------------------------------------------------------
+    const senders = new Map();
+    const sender = (key, chain) => {
+      const id = `${key}:${chain.chainId}`;
+      if (!senders.has(id)) senders.set(id, new SerialSender(key, chain.chainId, chain.rpcUrl));
+      return senders.get(id);
+    };
+    const relayer = manifest.accounts.serviceRelayer[0].privateKey;
+    const oracle = manifest.accounts.oracleRelayer[0].privateKey;
+    const chainNow = Math.max(...(await readChainTime(sandbox.chains)).map((c) => c.timestamp + 1));
+    const outputSettler = getAddress(beta.contracts.OutputSettler);
+    const floorLifecycle = async (i) => {
+      const { solver, outputAmount } = winners[i];
+      const taker = takers[i % takers.length];
+      const terms = {
+        originChain: alpha,
+        destinationChain: beta,
+        inputToken: usdc(alpha),
+        outputToken: usdc(beta),
+        inputAmount: AMOUNT,
+        outputAmount,
+        lockType: 'Permit2Escrow',
+        fillDeadline: chainNow + 600,
+        expires: chainNow + 900,
+      };
+      const order = buildStandardOrder(terms, taker.address, BigInt(Date.now()) * 1_000_000n + BigInt(i));
+      const orderId = onchainOrderId(terms, order);
+      const signature = await taker.account.signTypedData(typedDataFor(terms, order));
+      const ok = (receipt, what) => {
+        if (receipt.status !== 'success') throw new Error(`floor: ${what} reverted`);
+        return receipt;
+      };
+      ok(await sender(relayer, alpha).send(alpha.contracts.InputSettlerEscrow, tx.openForCalldata('Permit2Escrow', order, signature), 400_000n), 'openFor');
+      const output = order.outputs[0];
+      const solverId = addressToBytes32(solver.address);
+      const filled = ok(
+        await sender(solver.privateKey, beta).send(
+          outputSettler,
+          encodeFunctionData({
+            abi: OutputSettlerArtifact.abi,
+            functionName: 'fill',
+            args: [orderId, output, order.fillDeadline, encodeAbiParameters([{ type: 'bytes32' }], [solverId])],
+          }),
+          400_000n,
+        ),
+        'fill',
+      );
+      const log = filled.logs.find((l) => getAddress(l.address) === outputSettler);
+      const { timestamp } = decodeEventLog({ abi: OutputSettlerArtifact.abi, data: log.data, topics: log.topics }).args;
+      const payload = tx.fillPayload({ solver: solverId, timestamp }, orderId, output);
+      const submit = tx.oracleSubmitCalldata(output, payload);
+      ok(await sender(oracle, beta).send(submit.to, submit.data, 200_000n), 'submit');
+      const receive = tx.oracleReceiveCalldata(order.inputOracle, output, payload);
+      ok(await sender(oracle, alpha).send(receive.to, receive.data, 250_000n), 'receiveAttestation');
+      ok(
+        await sender(solver.privateKey, alpha).send(
+          alpha.contracts.InputSettlerEscrow,
+          encodeFunctionData({
+            abi: InputSettlerEscrowArtifact.abi,
+            functionName: 'finalise',
+            args: [toAbiOrder(order), [{ timestamp, solver: solverId }], solverId, '0x'],
+          }),
+          600_000n,
+        ),
+        'finalise',
+      );
+    };
+    const floorMs = await pool(ORDERS, IN_FLIGHT, floorLifecycle);
+
+    const serviceRate = (ORDERS * 1_000) / serviceMs;
+    const floorRate = (ORDERS * 1_000) / floorMs;
+    const ratio = serviceRate / floorRate;
+    const distinctSolvers = new Set(winners.map((w) => w.solver.address)).size;
+    return [
+      {
+        benchmark: 'settled lifecycles/s through the service (quote → claim)',
+        result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
+        detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${distinctSolvers} winning solver account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}`,
+        values: { serviceRate, floorRate, ratio, orders: ORDERS, inFlight: IN_FLIGHT, serviceMs, floorMs, goalRatio: GOAL_RATIO, meetsGoal: ratio >= GOAL_RATIO },
+      },
+    ];
+  } finally {
+    await solvers?.stop();
+    await service?.stop();
+    await sandbox.stop();
+    folder.remove();
+  }
+}
