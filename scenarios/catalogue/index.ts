@@ -1,0 +1,31 @@
+import type { Scenario } from '../core/scenario.js';
+import { expiredQuote, replayedNonce, tamperedSignature } from './attacks.js';
+import { competingSolvers, misbehavingSolvers } from './auction.js';
+import { compliantAttestations, sanctionedInProduction } from './compliance.js';
+import { idempotentOrderCreation, rateLimitBurst } from './platform.js';
+import { lateFillLosesToRefund, refundWhenNeverFilled } from './refunds.js';
+import { referenceBFailure, referenceBSuccess } from './reference-b.js';
+import { crashAndRestart } from './restart.js';
+import { successScenarios } from './success.js';
+import { webhookExhaustion, webhookRetries } from './webhooks.js';
+
+/** Every scenario, in the order a full run plays them. */
+export const catalogue: readonly Scenario[] = [
+  ...successScenarios,
+  refundWhenNeverFilled,
+  lateFillLosesToRefund,
+  competingSolvers,
+  misbehavingSolvers,
+  webhookRetries,
+  webhookExhaustion,
+  compliantAttestations,
+  sanctionedInProduction,
+  replayedNonce,
+  tamperedSignature,
+  expiredQuote,
+  idempotentOrderCreation,
+  rateLimitBurst,
+  referenceBSuccess,
+  referenceBFailure,
+  crashAndRestart,
+];

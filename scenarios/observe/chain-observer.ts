@@ -1,0 +1,279 @@
+import { type Abi, type Address, type Hex, type Log, decodeAbiParameters, decodeEventLog, getAddress } from 'viem';
+import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
+import { InputSettlerCompactArtifact } from '../../src/contracts/artifacts/InputSettlerCompact.js';
+import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
+import { OutputSettlerArtifact } from '../../src/contracts/artifacts/OutputSettler.js';
+import { outputHash } from '../../src/contracts/fill.js';
+import { type MandateOutput, standardOrderAbi } from '../../src/contracts/order.js';
+import type { ChainInfo } from '../../src/devnet/manifest.js';
+import { chainClient, contractOf, tokenBalance } from '../actors/chain-clients.js';
+import { EscrowLedger } from './escrow-accounting.js';
+
+export type ChainFactKind = 'Open' | 'OutputFilled' | 'AttestationRecorded' | 'Finalised' | 'Refunded';
+
+/** One log about an order, on any chain. */
+export interface ChainFact {
+  kind: ChainFactKind;
+  chain: string;
+  chainId: number;
+  /** On-chain order id, lowercase hex. */
+  orderId: Hex;
+  blockNumber: bigint;
+  logIndex: number;
+  txHash: Hex;
+  /** Block timestamp, Unix seconds. */
+  timestamp: number;
+  /** OutputFilled / Finalised: the solver identifier (bytes32). */
+  solver?: Hex;
+  /** Finalised: which input settler. */
+  settler?: 'escrow' | 'compact';
+  /** Open: the order's user. */
+  user?: Address;
+}
+
+/** The lifecycle's causal order: each step needs the one before it (a refund needs nothing but time). */
+const RANK: Record<ChainFactKind, number> = { Open: 0, OutputFilled: 1, AttestationRecorded: 2, Finalised: 3, Refunded: 3 };
+/** Chains agree on the time to within a second: only a larger gap orders facts of different chains by time. */
+const CLOCK_SLACK_S = 1;
+
+/**
+ * Facts of one order in the order they happened. Causal steps keep the lifecycle's order (block times of two chains
+ * are not comparable to the second); a fill and a refund, which do not depend on each other, go by time.
+ */
+export function compareFacts(a: ChainFact, b: ChainFact): number {
+  const independent = (a.kind === 'Refunded' && b.kind === 'OutputFilled') || (a.kind === 'OutputFilled' && b.kind === 'Refunded');
+  if (independent && Math.abs(a.timestamp - b.timestamp) > CLOCK_SLACK_S) return a.timestamp - b.timestamp;
+  return RANK[a.kind] - RANK[b.kind] || a.timestamp - b.timestamp || a.chainId - b.chainId || a.logIndex - b.logIndex;
+}
+
+interface WatchedChain {
+  info: ChainInfo;
+  escrow: Address;
+  compact: Address;
+  outputSettler: Address;
+  inputOracle: Address;
+  cursor: bigint;
+  ledger: EscrowLedger;
+  /** Escrow balance per token at the cursor. */
+  balances: Map<string, bigint>;
+  /** What the escrow held that the visible history does not explain (a target observed mid-life). */
+  baselines: Map<string, bigint> | undefined;
+  compactClaims: Map<string, number>;
+}
+
+export interface EscrowAccount {
+  chain: string;
+  token: Address;
+  symbol: string;
+  escrowed: bigint;
+  claimed: bigint;
+  refunded: bigint;
+  open: bigint;
+  balance: bigint;
+  baseline: bigint;
+}
+
+/**
+ * Reads the settlement contracts' logs of every chain, incrementally (from block 0 on the first sync), and the
+ * escrow's token balances at the same block: the on-chain side of every timeline and of the invariants.
+ */
+export class ChainObserver {
+  readonly #chains: WatchedChain[];
+  readonly #facts = new Map<string, ChainFact[]>();
+  readonly #fills = new Map<string, { count: number; paid: bigint; amount: bigint }>();
+  readonly #blockTimes = new Map<string, number>();
+  readonly problems: string[] = [];
+  readonly notes: string[] = [];
+  #syncing: Promise<void> | undefined;
+
+  constructor(chains: readonly ChainInfo[]) {
+    this.#chains = chains.map((info) => ({
+      info,
+      escrow: contractOf(info, 'InputSettlerEscrow'),
+      compact: contractOf(info, 'InputSettlerCompact'),
+      outputSettler: contractOf(info, 'OutputSettler'),
+      inputOracle: contractOf(info, 'InputOracle'),
+      cursor: -1n,
+      ledger: new EscrowLedger(),
+      balances: new Map(),
+      baselines: undefined,
+      compactClaims: new Map(),
+    }));
+  }
+
+  /** Catches up with every chain. Concurrent callers share one pass. */
+  sync(): Promise<void> {
+    this.#syncing ??= Promise.all(this.#chains.map((chain) => this.#syncChain(chain))).then(
+      () => {
+        this.#syncing = undefined;
+      },
+      (error: unknown) => {
+        this.#syncing = undefined;
+        throw error;
+      },
+    );
+    return this.#syncing;
+  }
+
+  async #syncChain(chain: WatchedChain): Promise<void> {
+    const client = chainClient(chain.info);
+    const head = await client.getBlockNumber();
+    if (head <= chain.cursor) return;
+    const logs = await client.getLogs({
+      address: [chain.escrow, chain.compact, chain.outputSettler, chain.inputOracle],
+      fromBlock: chain.cursor + 1n,
+      toBlock: head,
+    });
+    for (const log of logs) await this.#record(chain, log);
+    const balances = await Promise.all(
+      chain.info.tokens.map(async (token) => [token.address.toLowerCase(), await tokenBalance(chain.info, token.address as Address, chain.escrow, head)] as const),
+    );
+    chain.balances = new Map(balances);
+    if (chain.baselines === undefined) {
+      chain.baselines = new Map(balances.map(([token, balance]) => [token, balance - chain.ledger.expectedOpen(token)]));
+      for (const [token, baseline] of chain.baselines) {
+        if (baseline !== 0n) this.notes.push(`${chain.info.name}: the escrow held ${baseline} of ${token} before the visible history began`);
+      }
+    }
+    chain.cursor = head;
+  }
+
+  async #timestamp(chain: WatchedChain, blockNumber: bigint): Promise<number> {
+    const key = `${chain.info.chainId}:${blockNumber}`;
+    let time = this.#blockTimes.get(key);
+    if (time === undefined) {
+      time = Number((await chainClient(chain.info).getBlock({ blockNumber })).timestamp);
+      this.#blockTimes.set(key, time);
+    }
+    return time;
+  }
+
+  async #record(chain: WatchedChain, log: Log): Promise<void> {
+    const address = getAddress(log.address);
+    const abi: Abi =
+      address === getAddress(chain.escrow)
+        ? InputSettlerEscrowArtifact.abi
+        : address === getAddress(chain.compact)
+          ? InputSettlerCompactArtifact.abi
+          : address === getAddress(chain.outputSettler)
+            ? OutputSettlerArtifact.abi
+            : InputOracleArtifact.abi;
+    let decoded: { eventName: string; args: Record<string, unknown> };
+    try {
+      decoded = decodeEventLog({ abi, data: log.data, topics: log.topics }) as unknown as typeof decoded;
+    } catch {
+      return;
+    }
+    const base = {
+      chain: chain.info.name,
+      chainId: chain.info.chainId,
+      blockNumber: log.blockNumber ?? 0n,
+      logIndex: log.logIndex ?? 0,
+      txHash: (log.transactionHash ?? '0x') as Hex,
+      timestamp: await this.#timestamp(chain, log.blockNumber ?? 0n),
+    };
+    const args = decoded.args;
+    const orderId = String(args.orderId ?? '').toLowerCase() as Hex;
+    switch (decoded.eventName) {
+      case 'Open': {
+        const [order] = decodeAbiParameters([standardOrderAbi], args.order as Hex);
+        const inputs = order.inputs.map(([id, amount]) => [`0x${id.toString(16).padStart(40, '0')}`, amount] as const);
+        chain.ledger.open(orderId, order.user, inputs);
+        this.#add({ ...base, kind: 'Open', orderId, user: order.user });
+        return;
+      }
+      case 'Finalised': {
+        const settler = address === getAddress(chain.escrow) ? 'escrow' : 'compact';
+        if (settler === 'escrow') chain.ledger.close(orderId, 'claimed');
+        else {
+          const claims = (chain.compactClaims.get(orderId) ?? 0) + 1;
+          chain.compactClaims.set(orderId, claims);
+          if (claims > 1) this.problems.push(`${chain.info.name}: compact ${orderId} was claimed ${claims} times`);
+        }
+        this.#add({ ...base, kind: 'Finalised', orderId, solver: args.solver as Hex, settler });
+        return;
+      }
+      case 'Refunded':
+        chain.ledger.close(orderId, 'refunded');
+        this.#add({ ...base, kind: 'Refunded', orderId });
+        return;
+      case 'OutputFilled': {
+        const output = args.output as MandateOutput;
+        const key = `${chain.info.chainId}:${orderId}:${outputHash(output)}`;
+        const fill = this.#fills.get(key) ?? { count: 0, paid: 0n, amount: output.amount };
+        fill.count += 1;
+        fill.paid += args.finalAmount as bigint;
+        this.#fills.set(key, fill);
+        this.#add({ ...base, kind: 'OutputFilled', orderId, solver: args.solver as Hex });
+        return;
+      }
+      case 'AttestationRecorded':
+        this.#add({ ...base, kind: 'AttestationRecorded', orderId });
+        return;
+    }
+  }
+
+  #add(fact: ChainFact): void {
+    const list = this.#facts.get(fact.orderId) ?? [];
+    list.push(fact);
+    list.sort(compareFacts);
+    this.#facts.set(fact.orderId, list);
+  }
+
+  /** Everything seen about one on-chain order, in lifecycle order. */
+  factsOf(onchainOrderId: string): readonly ChainFact[] {
+    return this.#facts.get(onchainOrderId.toLowerCase()) ?? [];
+  }
+
+  /** Escrow opens of `user` seen so far (refused orders must add none). */
+  opensBy(user: string): number {
+    let count = 0;
+    for (const facts of this.#facts.values()) count += facts.filter((f) => f.kind === 'Open' && f.user?.toLowerCase() === user.toLowerCase()).length;
+    return count;
+  }
+
+  /** Per chain and token: the accounting identity's terms, as of the last sync. */
+  escrowAccounts(): EscrowAccount[] {
+    return this.#chains.flatMap((chain) =>
+      chain.info.tokens.map((token) => {
+        const key = token.address.toLowerCase();
+        const totals = chain.ledger.totals.get(key) ?? { escrowed: 0n, claimed: 0n, refunded: 0n };
+        const balance = chain.balances.get(key) ?? 0n;
+        const baseline = chain.baselines?.get(key) ?? 0n;
+        return { chain: chain.info.name, token: token.address as Address, symbol: token.symbol, ...totals, open: balance - baseline, balance, baseline };
+      }),
+    );
+  }
+
+  /** Violations of escrow accounting and single payouts, as of the last sync. */
+  escrowViolations(): string[] {
+    const violations: string[] = [];
+    for (const chain of this.#chains) {
+      violations.push(...chain.ledger.problems.map((p) => `${chain.info.name}: ${p}`));
+      if (chain.ledger.unknownClosings > 0) continue;
+      for (const token of chain.info.tokens) {
+        const key = token.address.toLowerCase();
+        const problem = chain.ledger.check(key, chain.balances.get(key) ?? 0n, chain.baselines?.get(key) ?? 0n);
+        if (problem !== undefined) violations.push(`${chain.info.name} ${token.symbol}: ${problem}`);
+      }
+    }
+    return violations.concat(this.problems);
+  }
+
+  /** Chains whose accounting cannot be checked (orders opened before the visible history closed since). */
+  inconclusive(): string[] {
+    return this.#chains
+      .filter((chain) => chain.ledger.unknownClosings > 0)
+      .map((chain) => `${chain.info.name}: ${chain.ledger.unknownClosings} order(s) opened before the visible history were closed`);
+  }
+
+  /** Outputs filled more than once, or paid more than their amount. */
+  fillViolations(): string[] {
+    const violations: string[] = [];
+    for (const [key, fill] of this.#fills) {
+      if (fill.count > 1) violations.push(`output ${key} filled ${fill.count} times`);
+      if (fill.paid > fill.amount) violations.push(`output ${key} paid ${fill.paid}, more than its amount ${fill.amount}`);
+    }
+    return violations;
+  }
+}

@@ -1,0 +1,10 @@
+export { quote, solverName, type QuoteOptions } from './quote.js';
+export { sign, type SignOptions } from './sign.js';
+export { chainUntouched, order, orderBody, orderRequestOptions, track, type OrderOptions } from './order.js';
+export { check, expectOrder, waitUntil, type ExpectedOrDerived } from './expect.js';
+export { advanceClock, advanceClockTo, after } from './clock.js';
+export { advanceChainsWhileStopped, restartService, startService, stopService } from './service.js';
+export { setSolvers } from './solvers.js';
+export { attest, type ComplianceStatus } from './compliance.js';
+export { deliveries, enableWebhook, replayWebhook, respondWith, webhookState, type DeliveryRecord, type WebhookState } from './webhooks.js';
+export { accept, rfq, type AcceptAnswer, type RfqOptions } from './reference-b.js';
