@@ -6,6 +6,8 @@ import { signatureMatches } from '../wire/webhook-signature.js';
 import { BOTH, check, ONLY_A, ONLY_B, PHASE } from './support/define.js';
 import { expectError } from './support/errors.js';
 import { successFlow } from './orders.js';
+import { failingWebhooks } from './long-sweep.js';
+import type { SweepParticipant } from './support/clock-sweep.js';
 import { bFlow } from './reference-b.js';
 import { fieldProblems, hasPrefix, isArray, isBoolean, isIsoTime, isObject, type Json } from './support/shape.js';
 
@@ -102,7 +104,7 @@ async function webhookState(ctx: CheckContext, id: string): Promise<Json | undef
   return items.filter(isObject).find((w) => w.webhookId === id || w.id === id);
 }
 
-interface FailingEndpoints {
+export interface FailingEndpoints {
   retries: { endpoint: ReceiverEndpoint; eventId: string; useClock: boolean };
   /** The endpoint that should end paused (A) or disabled (B), with its state after the sweep. */
   stopping?: Registered;
@@ -110,35 +112,39 @@ interface FailingEndpoints {
 }
 
 /**
- * One sweep of the clock through the whole retry schedule, shared by the schedule, pause and disable checks: a
- * day of clock time costs the deployment a heartbeat job per connection every 30 s, so it is walked only once.
+ * Failing endpoints for the schedule, pause and disable checks, set up now and observed at each offset of the
+ * retry schedule: they join the run's one long walk of the sandbox clock (see long-sweep.ts).
  */
-function failingEndpoints(ctx: CheckContext): Promise<FailingEndpoints> {
-  return ctx.fixture('failing-webhook-endpoints', async () => {
-    await ctx.state.releasePersistent();
-    const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
-    const useClock = ctx.target.capabilities.has('clock');
-    // First answers a redirect (a failure too), then 500s.
-    const retries = await register(ctx, 'retries', ['*'], { statuses: [302, 500] }, false);
-    const stopping = useClock ? await register(ctx, ctx.profile === 'A' ? 'pause' : 'disable', ['*'], { status: 500 }, false) : undefined;
-    const [eventId] = await provokeEvents(ctx, retries.id, 1);
-    if (stopping) await provokeEvents(ctx, stopping.id, ctx.profile === 'A' ? 5 : 1);
-    if (!useClock) {
-      // Real time: the first two retries (35 s); the rest of the schedule takes a day.
-      await retries.endpoint.waitFor(3, 45_000);
-      return { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock } };
-    }
-    await retries.endpoint.waitFor(1, 5_000);
-    for (let i = 1; i < schedule.length; i += 1) {
-      await ctx.advanceClock(schedule[i]! - schedule[i - 1]!);
-      await retries.endpoint.waitFor(i + 1, 3_000);
-    }
-    // An hour past the last attempt: nothing more may come.
-    await ctx.advanceClock(3_600);
-    await ctx.sleep(200);
-    const stoppedState = await webhookState(ctx, stopping!.id);
-    return { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock }, stopping, stoppedState };
-  });
+export async function webhookParticipant(ctx: CheckContext): Promise<SweepParticipant<FailingEndpoints>> {
+  const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
+  const useClock = ctx.target.capabilities.has('clock');
+  // First answers a redirect (a failure too), then 500s.
+  const retries = await register(ctx, 'retries', ['*'], { statuses: [302, 500] }, false);
+  const stopping = useClock ? await register(ctx, ctx.profile === 'A' ? 'pause' : 'disable', ['*'], { status: 500 }, false) : undefined;
+  const [eventId] = await provokeEvents(ctx, retries.id, 1);
+  if (stopping) await provokeEvents(ctx, stopping.id, ctx.profile === 'A' ? 5 : 1);
+  const result: FailingEndpoints = { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock } };
+  if (!useClock) {
+    // Real time: the first two retries (35 s); the rest of the schedule takes a day.
+    await retries.endpoint.waitFor(3, 45_000);
+    return { steps: [], result: () => result };
+  }
+  await retries.endpoint.waitFor(1, 5_000);
+  return {
+    steps: [
+      ...schedule.slice(1).map((at, i) => ({ at, run: async () => void (await retries.endpoint.waitFor(i + 2, 3_000)) })),
+      {
+        // Ten minutes past the last attempt: nothing more may come, and the endpoint has stopped.
+        at: schedule.at(-1)! + 600,
+        run: async () => {
+          await ctx.sleep(200);
+          result.stopping = stopping;
+          result.stoppedState = await webhookState(ctx, stopping!.id);
+        },
+      },
+    ],
+    result: () => result,
+  };
 }
 
 export const webhookChecks = [
@@ -278,7 +284,7 @@ export const webhookChecks = [
     async run(ctx: CheckContext) {
       const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
       const requirementId = ctx.profile === 'A' ? 'A-WH-007' : 'B-WH-001';
-      const sweep = await failingEndpoints(ctx);
+      const sweep = await failingWebhooks(ctx);
       const { endpoint, eventId, useClock } = sweep.retries;
       const deliveries = endpoint.deliveries().filter((d) => parseDelivery(d)?.id === eventId);
       ctx.evidence.push(endpoint.evidence('attempts'));
@@ -308,7 +314,7 @@ export const webhookChecks = [
     phase: PHASE.lateTiming,
     timeoutMs: 120_000,
     async run(ctx: CheckContext) {
-      const sweep = await failingEndpoints(ctx);
+      const sweep = await failingWebhooks(ctx);
       const webhook = sweep.stopping;
       if (!webhook) ctx.fail('the pausing endpoint could not be set up');
       ctx.note(`attempts received: ${webhook.endpoint.deliveries().length}`);
@@ -334,7 +340,7 @@ export const webhookChecks = [
     phase: PHASE.lateTiming,
     timeoutMs: 120_000,
     async run(ctx: CheckContext) {
-      const sweep = await failingEndpoints(ctx);
+      const sweep = await failingWebhooks(ctx);
       const webhook = sweep.stopping;
       if (!webhook) ctx.fail('the disabling endpoint could not be set up');
       const failures = webhook.endpoint.deliveries().length;

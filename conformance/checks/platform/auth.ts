@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../../core/context.js';
 import { BOTH, check, ONLY_A, PHASE } from '../support/define.js';
 import { expectError } from '../support/errors.js';
-import { oneDayLater } from './idempotency.js';
+import { dayPass } from '../long-sweep.js';
 import { isObject } from '../support/shape.js';
 
 /** Routes the spec marks Required (JWT or API key), listed so that one served by the target can be probed. */
@@ -144,9 +144,9 @@ export const authChecks = [
     profiles: BOTH,
     tags: ['platform', 'auth', 'timing'],
     needs: ['apiKey', 'keys', 'clock'],
-    phase: PHASE.earlyTiming,
+    phase: PHASE.lateTiming,
     async run(ctx: CheckContext) {
-      const day = await oneDayLater(ctx);
+      const day = await dayPass(ctx);
       const rotation = day.rotation ?? ctx.fail(day.rotationProblem ?? 'no key was rotated');
       ctx.expect('X-AUTH-005', rotation.rightAfter === 200, `the old key stopped working at once (${rotation.rightAfter})`);
       ctx.expect('X-AUTH-005', rotation.almostDay === 200, `the old key stopped working before 24 hours (${rotation.almostDay} at 23 h 57 m)`);

@@ -4,6 +4,8 @@ import type { WireResponse } from '../../wire/http.js';
 import { BOTH, check, PHASE } from '../support/define.js';
 import { expectError } from '../support/errors.js';
 import { isArray, isObject } from '../support/shape.js';
+import type { SweepParticipant } from '../support/clock-sweep.js';
+import { dayPass } from '../long-sweep.js';
 
 /**
  * A creating POST route to exercise idempotency on, with a list that shows how many resources exist. The spec's
@@ -212,9 +214,9 @@ export const idempotencyChecks = [
     profiles: BOTH,
     tags: ['platform', 'idempotency', 'timing'],
     needs: ['apiKey', 'clock'],
-    phase: PHASE.earlyTiming,
+    phase: PHASE.lateTiming,
     async run(ctx: CheckContext) {
-      const day = await oneDayLater(ctx);
+      const day = await dayPass(ctx);
       const { first, replay } = day.idempotency ?? ctx.fail(day.idempotencyProblem ?? 'no idempotent request to replay');
       ctx.require('X-IDM-007', first.status >= 200 && first.status < 300, `the first request answered ${first.status}`);
       ctx.expect('X-IDM-007', replay.status === first.status && replay.text === first.text, `the replay 23 h 57 m later answered ${replay.status} with another body`);
@@ -230,54 +232,60 @@ export interface DayPass {
 }
 
 /**
- * One pass of the sandbox clock over a day, shared by the idempotency window and key rotation checks: set both up,
- * move 23 h 57 m, look, move 6 more minutes, look again. A day of clock time is the expensive part of both.
+ * The idempotency window and key rotation, set up now and observed a day later: they join the run's one long walk
+ * of the sandbox clock (see long-sweep.ts), since a day of clock time is the expensive part of both.
  */
-export function oneDayLater(ctx: CheckContext): Promise<DayPass> {
-  return ctx.fixture('one-day-later', async () => {
-    const pass: DayPass = {};
-    const probe = async (key: string, label: string) => ctx.api('GET', '/sandbox/keys', { auth: key, label });
-    // Idempotency: the first response of a creating POST.
-    let idempotent: { c: Creator; key: string; body: unknown; first: WireResponse } | undefined;
-    try {
-      const c = await creator(ctx);
-      const key = newKey();
-      const body = c.body(8);
-      const first = await post(ctx, c, body, key, 'first request');
-      track(ctx, c, first);
-      idempotent = { c, key, body, first };
-    } catch (error) {
-      pass.idempotencyProblem = (error as Error).message;
-    }
-    // Rotation: a fresh key, rotated at once.
-    let old: string | undefined;
-    let successor: string | undefined;
-    let rightAfter = 0;
-    if (ctx.target.capabilities.has('keys')) {
-      const created = await ctx.api('POST', '/sandbox/keys', { auth: ctx.key, label: 'a key to rotate' });
-      const issued = isObject(created.json) ? created.json.key : undefined;
-      if (typeof issued === 'string') {
-        const rotated = await ctx.api('POST', '/sandbox/keys/rotate', { auth: issued, body: {}, label: 'rotate it' });
-        if (rotated.status === 201) {
-          old = issued;
-          successor = isObject(rotated.json) && isObject(rotated.json.key) ? (rotated.json.key.key as string | undefined) : undefined;
-          rightAfter = (await probe(old, 'old key right after rotation')).status;
-        } else pass.rotationProblem = `rotation answered ${rotated.status}`;
-      } else pass.rotationProblem = `creating a sandbox key answered ${created.status}`;
-    } else pass.rotationProblem = ctx.target.missing.keys ?? 'no sandbox key routes';
-
-    await ctx.advanceClock(24 * 3600 - 180);
-    if (idempotent) {
-      const replay = await post(ctx, idempotent.c, idempotent.body, idempotent.key, 'replay 23 h 57 m later');
-      pass.idempotency = { first: idempotent.first, replay };
-    }
-    const almostDay = old === undefined ? 0 : (await probe(old, 'old key at 23 h 57 m')).status;
-    await ctx.advanceClock(360);
-    if (old !== undefined) {
-      const afterDay = await probe(old, 'old key at 24 h 3 m');
-      const successorAfter = successor === undefined ? undefined : (await probe(successor, 'successor key')).status;
-      pass.rotation = { old, successor, rightAfter, almostDay, afterDay, successorAfter };
-    }
-    return pass;
-  });
+export async function dayParticipant(ctx: CheckContext): Promise<SweepParticipant<DayPass>> {
+  const pass: DayPass = {};
+  const probe = async (key: string, label: string) => ctx.api('GET', '/sandbox/keys', { auth: key, label });
+  // Idempotency: the first response of a creating POST.
+  let idempotent: { c: Creator; key: string; body: unknown; first: WireResponse } | undefined;
+  try {
+    const c = await creator(ctx);
+    const key = newKey();
+    const body = c.body(8);
+    const first = await post(ctx, c, body, key, 'first request');
+    track(ctx, c, first);
+    idempotent = { c, key, body, first };
+  } catch (error) {
+    pass.idempotencyProblem = (error as Error).message;
+  }
+  // Rotation: a fresh key, rotated at once.
+  let old: string | undefined;
+  let successor: string | undefined;
+  let rightAfter = 0;
+  let almostDay = 0;
+  if (ctx.target.capabilities.has('keys')) {
+    const created = await ctx.api('POST', '/sandbox/keys', { auth: ctx.key, label: 'a key to rotate' });
+    const issued = isObject(created.json) ? created.json.key : undefined;
+    if (typeof issued === 'string') {
+      const rotated = await ctx.api('POST', '/sandbox/keys/rotate', { auth: issued, body: {}, label: 'rotate it' });
+      if (rotated.status === 201) {
+        old = issued;
+        successor = isObject(rotated.json) && isObject(rotated.json.key) ? (rotated.json.key.key as string | undefined) : undefined;
+        rightAfter = (await probe(old, 'old key right after rotation')).status;
+      } else pass.rotationProblem = `rotation answered ${rotated.status}`;
+    } else pass.rotationProblem = `creating a sandbox key answered ${created.status}`;
+  } else pass.rotationProblem = ctx.target.missing.keys ?? 'no sandbox key routes';
+  return {
+    steps: [
+      {
+        at: 24 * 3600 - 180,
+        run: async () => {
+          if (idempotent) pass.idempotency = { first: idempotent.first, replay: await post(ctx, idempotent.c, idempotent.body, idempotent.key, 'replay 23 h 57 m later') };
+          if (old !== undefined) almostDay = (await probe(old, 'old key at 23 h 57 m')).status;
+        },
+      },
+      {
+        at: 24 * 3600 + 180,
+        run: async () => {
+          if (old === undefined) return;
+          const afterDay = await probe(old, 'old key at 24 h 3 m');
+          const successorAfter = successor === undefined ? undefined : (await probe(successor, 'successor key')).status;
+          pass.rotation = { old, successor, rightAfter, almostDay, afterDay, successorAfter };
+        },
+      },
+    ],
+    result: () => pass,
+  };
 }

@@ -14,12 +14,10 @@ export const PHASE = {
   discovery: 0,
   platform: 10,
   routes: 20,
-  /** Day-long clock advances, run while no connection is kept open (each one adds a heartbeat every 30 s). */
-  earlyTiming: 25,
   flows: 30,
   afterFlows: 40,
   timing: 60,
-  /** Schedules of a day and more, after the connections kept for the flows are released. */
+  /** The one long clock walk (a day and more), after the connections kept for the flows are released. */
   lateTiming: 70,
   rateLimit: 80,
   observers: 95,
