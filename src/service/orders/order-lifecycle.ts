@@ -56,6 +56,9 @@ interface FillView {
   attested: Extract<ChainFact, { kind: 'attested' }> | undefined;
 }
 
+/** An oracle leg that reverts is sent again, at most this many times in all. */
+const ORACLE_ATTEMPTS = 3;
+
 const STAGE_OF: Record<OrderStatus, Stage> = {
   Deposited: 'deposited',
   Filled: 'filled',
@@ -194,10 +197,11 @@ export class OrderLifecycle implements SettlementListener {
     if (outcome.status !== 'mined') {
       this.deps.logger.warn({ orderId: relay.orderId, kind: relay.kind, status: outcome.status }, 'settlement relay did not land');
       const order = this.deps.orders.get(relay.orderId);
+      if (order === undefined || TERMINAL.has(order.status)) return [];
       // A refund can lose to a late claim, or land a second early; the keeper looks at the chain again.
-      if (relay.kind === 'refund' && order !== undefined && !TERMINAL.has(order.status)) {
-        return [() => this.keeper.schedule(order.id, this.deps.clock.now() + 1_000)];
-      }
+      if (relay.kind === 'refund') return [() => this.keeper.schedule(order.id, this.deps.clock.now() + 1_000)];
+      // An oracle leg that reverted is asked for again (up to ORACLE_ATTEMPTS).
+      return this.reconcile(order, at);
     }
     return [];
   }
@@ -245,23 +249,20 @@ export class OrderLifecycle implements SettlementListener {
       return effects;
     }
 
+    const relays = this.deps.engine.relays.forOrder(order.id);
     for (const view of fills) {
       const output = outputs[view.index]!;
-      if (!view.proven) {
-        const call = oracleSubmitCalldata(output, view.payload);
-        const { send } = this.deps.engine.enqueue(
-          { kind: 'oracle.submit', key: `${order.id}:${view.index}`, orderId: order.id, chainId: Number(output.chainId), ...call, gas: this.deps.engine.gas.oracleSubmit },
-          'oracle',
-        );
-        effects.push(send);
-      } else if (view.attested === undefined) {
-        const call = oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
-        const { send } = this.deps.engine.enqueue(
-          { kind: 'oracle.receive', key: `${order.id}:${view.index}`, orderId: order.id, chainId: order.originChainId, ...call, gas: this.deps.engine.gas.oracleReceive },
-          'oracle',
-        );
-        effects.push(send);
-      }
+      const kind = !view.proven ? 'oracle.submit' : view.attested === undefined ? 'oracle.receive' : undefined;
+      if (kind === undefined) continue;
+      // One relay per leg and output; a reverted one is tried again, a few times.
+      const earlier = relays.filter((r) => r.kind === kind && (r.key === `${order.id}:${view.index}` || r.key.startsWith(`${order.id}:${view.index}#`)));
+      if (earlier.some((r) => r.status !== 'reverted') || earlier.length >= ORACLE_ATTEMPTS) continue;
+      const key = earlier.length === 0 ? `${order.id}:${view.index}` : `${order.id}:${view.index}#${earlier.length}`;
+      const call =
+        kind === 'oracle.submit' ? oracleSubmitCalldata(output, view.payload) : oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
+      const chainId = kind === 'oracle.submit' ? Number(output.chainId) : order.originChainId;
+      const gas = kind === 'oracle.submit' ? this.deps.engine.gas.oracleSubmit : this.deps.engine.gas.oracleReceive;
+      effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);
     }
     return effects;
   }
