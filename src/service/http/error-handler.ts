@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from './errors.js';
 
 export type ErrorFormat = 'A' | 'B';
@@ -149,6 +150,31 @@ export function notFoundHandler() {
 }
 
 /**
+ * Where `doc_url` points for answers written straight onto a socket (broken HTTP, refused WebSocket handshakes),
+ * where no express request exists: the service's public URL (app.locals of the server's request listener), else
+ * the address the client reached.
+ */
+export function socketDocBase(socket: Duplex): string {
+  const server = (socket as Duplex & { server?: { listeners?: (event: string) => unknown[] } }).server;
+  const app = server?.listeners?.('request')[0] as { locals?: { publicUrl?: unknown } } | undefined;
+  if (typeof app?.locals?.publicUrl === 'string') return app.locals.publicUrl;
+  const { localAddress, localPort } = socket as Duplex & { localAddress?: string; localPort?: number };
+  if (localAddress === undefined || localPort === undefined) return 'http://localhost';
+  const address = localAddress.startsWith('::ffff:') ? localAddress.slice('::ffff:'.length) : localAddress;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${localPort}`;
+}
+
+/** A complete HTTP/1.1 error response in Format A, for writing onto a raw socket (then closing it). */
+export function rawErrorResponse(status: number, statusText: string, error: { type: string; code: string; message: string; param?: string }, docBase: string): string {
+  const body = JSON.stringify({ error: { ...error, doc_url: `${docBase}/docs/errors#${error.code}` } });
+  return (
+    `HTTP/1.1 ${status} ${statusText}\r\n` +
+    'Content-Type: application/json; charset=utf-8\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/**
  * Requests node rejects before express sees them (oversized headers, broken HTTP) still get a typed
  * JSON answer instead of a bare status line.
  */
@@ -158,17 +184,16 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Socket):
     return;
   }
   const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    error: {
-      type: 'invalid_request',
-      code: tooLarge ? 'headers_too_large' : 'malformed_request',
-      message: tooLarge ? 'The request headers are too large.' : 'The HTTP request is malformed.',
-    },
-  });
   socket.end(
-    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
-      'Content-Type: application/json; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    rawErrorResponse(
+      tooLarge ? 431 : 400,
+      tooLarge ? 'Request Header Fields Too Large' : 'Bad Request',
+      {
+        type: 'invalid_request',
+        code: tooLarge ? 'headers_too_large' : 'malformed_request',
+        message: tooLarge ? 'The request headers are too large.' : 'The HTTP request is malformed.',
+      },
+      socketDocBase(socket),
+    ),
   );
 }
