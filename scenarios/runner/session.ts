@@ -246,12 +246,8 @@ export class ScenarioSession {
         stepResult.status = 'failed';
         stepResult.error = error instanceof Error ? error.message : String(error);
         result.status = 'failed';
-        result.failure = {
-          step: step.title,
-          message: stepResult.error,
-          ...(error instanceof ScenarioFailure && error.details !== undefined ? { details: error.details } : {}),
-          ...(error instanceof ScenarioFailure ? {} : { details: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
-        };
+        const details = evidenceOf(error);
+        result.failure = { step: step.title, message: stepResult.error, ...(details === undefined ? {} : { details }) };
       }
       stepResult.durationMs = performance.now() - began;
       this.#emit({ type: 'step.end', scenario: scenario.name, index, result: stepResult });
@@ -346,6 +342,13 @@ export class ScenarioSession {
     handle?.ledger?.close();
     await handle?.target.stop();
   }
+}
+
+/** What to show besides the message: a scenario's own evidence, the answer the service gave, or a bug's stack. */
+function evidenceOf(error: unknown): string | undefined {
+  if (error instanceof ScenarioFailure) return error.details;
+  if (error instanceof ApiRequestError) return `the service answered ${error.status}${error.requestId ? ` (${error.requestId})` : ''}: ${JSON.stringify(error.body)}`;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
 /** Waits (bounded) until `subscriber` holds exactly one terminal event under `key`; more is a failure at once. */

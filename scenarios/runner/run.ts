@@ -1,0 +1,57 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Scenario } from '../core/scenario.js';
+import { INVARIANTS } from '../invariants/monitor.js';
+import { jsonReport } from '../report/json.js';
+import { junitReport } from '../report/junit.js';
+import type { RunReport, ScenarioResult } from './result.js';
+import type { ReportKind } from './select.js';
+import { ScenarioSession, type SessionOptions } from './session.js';
+
+export interface RunOptions extends SessionOptions {
+  scenarios: readonly Scenario[];
+}
+
+/** Runs the scenarios one after another on one session and summarises them. */
+export async function runScenarios(options: RunOptions): Promise<RunReport> {
+  const session = new ScenarioSession(options);
+  const startedAt = new Date();
+  const began = performance.now();
+  const results: ScenarioResult[] = [];
+  let target = session.targetDescription;
+  try {
+    for (const [i, scenario] of options.scenarios.entries()) {
+      const result = await session.run(scenario, { index: i + 1, total: options.scenarios.length });
+      if (!result.target.startsWith('own ')) target = result.target;
+      results.push(result);
+    }
+  } finally {
+    await session.close();
+  }
+  return {
+    seed: session.seed,
+    target,
+    startedAt: startedAt.toISOString(),
+    durationMs: performance.now() - began,
+    summary: {
+      total: results.length,
+      passed: results.filter((r) => r.status === 'passed').length,
+      failed: results.filter((r) => r.status === 'failed').length,
+      skipped: results.filter((r) => r.status === 'skipped').length,
+    },
+    invariants: INVARIANTS,
+    scenarios: results,
+  };
+}
+
+/** Writes the reports `--report` asked for; returns the absolute paths written. */
+export function writeReports(report: RunReport, files: Partial<Record<ReportKind, string>>): string[] {
+  const written: string[] = [];
+  for (const [kind, file] of Object.entries(files) as [ReportKind, string][]) {
+    const path = resolve(file);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, kind === 'junit' ? junitReport(report) : jsonReport(report));
+    written.push(path);
+  }
+  return written;
+}

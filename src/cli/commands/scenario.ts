@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
+
+/**
+ * `sandbox scenario run [names…]`: scripted takers and solvers through every path of the settlement service against
+ * a fresh in-process sandbox (default) or a running one (`--target sandbox.json`), with invariants checked after
+ * every step. Exit codes: 0 all passed (or skipped), 1 a scenario failed, 2 usage error.
+ */
+
+const USAGE = 2;
+
+interface RunFlags {
+  target?: string;
+  seed?: string;
+  report?: string;
+  timeout?: string;
+  json?: boolean;
+}
+
+/** Usage errors exit 2 (commander's own included); help exits 0. */
+function usageExits(command: Command): Command {
+  return command.exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? 0 : USAGE);
+  });
+}
+
+function isUsageError(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return code === 'usage_error' || code === 'target_unusable';
+}
+
+async function run(names: string[], flags: RunFlags, command: Command): Promise<void> {
+  const json = flags.json === true || globalOptions(command).json;
+  try {
+    const s = await import('../../../scenarios/index.js');
+    const scenarios = s.selectScenarios(s.catalogue, names);
+    const seed = s.parseSeed(flags.seed, s.DEFAULT_SEED);
+    const reports = s.parseReportSpec(flags.report);
+    // A target that cannot be read is a usage error; one that reads but does not answer fails its scenarios.
+    if (flags.target !== undefined) s.readTargetManifest(flags.target);
+    const expectTimeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout);
+    if (expectTimeoutMs !== undefined && !(Number.isInteger(expectTimeoutMs) && expectTimeoutMs > 0)) {
+      throw new s.ScenarioUsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
+    }
+    const report = await s.runScenarios({
+      scenarios,
+      seed,
+      ...(flags.target === undefined ? {} : { target: flags.target }),
+      ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
+      ...(json ? {} : { onEvent: s.progressPrinter((text) => process.stderr.write(text)) }),
+    });
+    const written = s.writeReports(report, reports);
+    if (report.summary.failed > 0) process.exitCode = 1;
+    if (json) {
+      printJson(report);
+      return;
+    }
+    process.stdout.write(`\n${s.summaryTable(report)}\n`);
+    for (const path of written) process.stdout.write(dim(`  report: ${path}\n`));
+  } catch (error) {
+    reportError(error, json);
+    if (isUsageError(error)) process.exitCode = USAGE;
+  }
+}
+
+async function list(flags: { json?: boolean }, command: Command): Promise<void> {
+  const json = flags.json === true || globalOptions(command).json;
+  const { catalogue, INVARIANTS } = await import('../../../scenarios/index.js');
+  const rows = catalogue.map((scenario) => ({ name: scenario.name, title: scenario.title, tags: [...scenario.tags], steps: scenario.steps.length }));
+  if (json) {
+    printJson({ scenarios: rows, invariants: INVARIANTS });
+    return;
+  }
+  process.stdout.write(`${table([[bold('scenario'), bold('tags'), bold('title')], ...rows.map((r) => [r.name, r.tags.join(','), r.title])])}\n`);
+  process.stdout.write(`\n  Invariants checked after every step:\n${Object.entries(INVARIANTS).map(([name, text]) => `    ${name}: ${text}`).join('\n')}\n`);
+}
+
+export function register(program: Command): void {
+  const scenario = usageExits(program.command('scenario').description('scripted takers and solvers through every path, invariants checked after every step'));
+  usageExits(
+    scenario
+      .command('run')
+      .description('run scenarios (all, or those named: exact names, globs like success-*, or tag:<tag>)')
+      .argument('[names...]', 'scenarios to run (default: all)')
+      .option('--target <sandbox.json>', 'a running sandbox (its sandbox.json or state folder); default: a fresh in-process sandbox')
+      .option('--seed <n>', 'seed of the participants and amounts: the same seed reproduces a run', '1')
+      .option('--report <spec>', 'also write reports: junit=FILE,json=FILE')
+      .option('--timeout <ms>', 'how long an expectation waits for the world to catch up (default 10000)')
+      .option('--json', 'print the run as one JSON document on stdout'),
+  ).action((names: string[], flags: RunFlags, command: Command) => run(names, flags, command));
+  usageExits(
+    scenario
+      .command('list')
+      .description('list the scenarios and the invariants they are held to')
+      .option('--json', 'print JSON for scripts'),
+  ).action((flags: { json?: boolean }, command: Command) => list(flags, command));
+}
