@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { register as registerCertify } from './commands/certify.js';
 import { register as registerClock } from './commands/clock.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
@@ -31,6 +32,7 @@ registerStatus(program);
 registerClock(program);
 registerKeys(program);
 registerConformance(program);
+registerCertify(program);
 registerLedger(program);
 registerWebhooks(program);
 registerMailbox(program);

@@ -16,7 +16,10 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
   // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
   if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
   const components: SandboxComponent[] = [
-    settlementServiceComponent({ ...(options.port === undefined ? {} : { port: options.port }) }),
+    settlementServiceComponent({
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+    }),
   ];
   const solvers = options.solvers ?? DEFAULT_SOLVERS;
   if (solvers > 0) components.push(referenceSolversComponent({ count: solvers, ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }) }));

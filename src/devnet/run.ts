@@ -21,6 +21,8 @@ export interface SandboxRunOptions {
   solvers?: number;
   /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
   solverSeed?: number;
+  /** Webhook retry profile of the service (`--webhook-profile A|B`). */
+  webhookProfile?: 'A' | 'B';
 }
 
 export async function runSandbox(options: SandboxRunOptions, onProgress: (message: string) => void): Promise<Sandbox> {

@@ -131,7 +131,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...createBuiltinModules(input as ServiceConfig & RealtimeConfig, input.auction, input), ...(input.modules ?? [])];
+  const modules = [...createBuiltinModules(input, input.auction, input), ...(input.modules ?? [])];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],

@@ -52,6 +52,7 @@ export interface SandboxServiceOptions {
   settlement?: ServiceConfig['settlement'];
   /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
   faucet?: ServiceConfig['faucet'];
+  webhookProfile?: ServiceConfig['webhookProfile'];
 }
 
 /**
@@ -72,6 +73,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     ...(options.modules === undefined ? {} : { modules: options.modules }),
     ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
     ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
+    ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
   const reusable = (previous?.apiKeys ?? []).filter((key) => {
@@ -106,6 +108,8 @@ export interface ServiceComponentOptions {
   port?: number;
   logLevel?: string;
   modules?: ServiceModule[];
+  /** Webhook retry profile: A (default; pause after 5 exhausted events) or B (disable after 5 failed attempts). */
+  webhookProfile?: ServiceConfig['webhookProfile'];
 }
 
 /**
@@ -132,6 +136,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         logger: { file: layout.log, level: options.logLevel ?? 'info' },
         ...(options.modules === undefined ? {} : { modules: options.modules }),
         settlement: relayerKeys(context.manifest),
+        ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
         ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
       });
       context.onProgress(`settlement service listening on ${api.url}`);

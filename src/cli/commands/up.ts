@@ -17,6 +17,7 @@ interface UpFlags {
   port?: string;
   solvers?: string;
   solverSeed?: string;
+  webhookProfile?: string;
 }
 
 export function register(program: Command): void {
@@ -31,6 +32,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'port of the settlement service (REST and WebSocket); default a free one')
     .option('--solvers <count>', 'reference solvers to connect (default 3; 0 for none)')
     .option('--solver-seed <seed>', 'seed of the reference solvers\' pricing strategies')
+    .option('--webhook-profile <A|B>', 'webhook retries: A (6 retries up to 31 h, pause) or B (5 attempts, disable)')
     .action(action(up));
 }
 
@@ -127,7 +129,14 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.port === undefined ? {} : { port: wholeNumber('--port', flags.port, 0, 65_535) }),
     ...(flags.solvers === undefined ? {} : { solvers: wholeNumber('--solvers', flags.solvers, 0, 3) }),
     ...(flags.solverSeed === undefined ? {} : { solverSeed: wholeNumber('--solver-seed', flags.solverSeed, 0, Number.MAX_SAFE_INTEGER) }),
+    ...(flags.webhookProfile === undefined ? {} : { webhookProfile: webhookProfile(flags.webhookProfile) }),
   };
+}
+
+function webhookProfile(value: string): 'A' | 'B' {
+  const upper = value.toUpperCase();
+  if (upper !== 'A' && upper !== 'B') throw new ConfigError(`--webhook-profile: "${value}" must be A or B.`);
+  return upper;
 }
 
 function wholeNumber(flag: string, value: string, min: number, max: number): number {
