@@ -1,5 +1,6 @@
 import { type Address, type Hex, encodeAbiParameters, getAddress, keccak256 } from 'viem';
 import type { Store } from '../store/store.js';
+import { Statements } from '../settlement/statements.js';
 
 export interface Attestation {
   hash: Hex;
@@ -34,7 +35,15 @@ export class AttestationIssuer {
     private readonly store: Store,
     private readonly secret: Hex,
     private readonly ttlMs: number,
-  ) {}
+  ) {
+    this.statements = new Statements(store);
+  }
+
+  private readonly statements: Statements;
+
+  private sql(text: string) {
+    return this.statements.get(text);
+  }
 
   /**
    * The attestation for `address` at `now`: the current one while more than half its lifetime remains (repeated
@@ -64,7 +73,7 @@ export class AttestationIssuer {
     if (header === undefined || header.trim() === '') return { valid: false, reason: 'missing' };
     const value = header.trim().toLowerCase();
     if (!/^0x[0-9a-f]{64}$/.test(value)) return { valid: false, reason: 'malformed' };
-    const row = this.store.db.prepare('SELECT * FROM attestations WHERE hash = ?').get(value) as AttestationRow | undefined;
+    const row = this.sql('SELECT * FROM attestations WHERE hash = ?').get(value) as AttestationRow | undefined;
     if (row === undefined) return { valid: false, reason: 'unknown' };
     if (row.address !== getAddress(address)) return { valid: false, reason: 'other_address' };
     if (row.expires_at <= now) return { valid: false, reason: 'expired' };

@@ -3,6 +3,7 @@ import type { LedgerRepository } from '../ledger/repository.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { CanonicalValue } from '../ledger/canonical.js';
 import type { Store } from '../store/store.js';
+import { Statements } from '../settlement/statements.js';
 import type { CheckResult, CheckType } from './screening.js';
 
 export interface ComplianceCheckRecord {
@@ -26,7 +27,11 @@ export class ComplianceRecords {
     private readonly store: Store,
     private readonly ledger: LedgerRepository,
     private readonly outbox: OutboxRepository,
-  ) {}
+  ) {
+    this.statements = new Statements(store);
+  }
+
+  private readonly statements: Statements;
 
   record(check: ComplianceCheckRecord, at: number): LedgerEntry {
     const entry = this.ledger.append({
@@ -35,8 +40,8 @@ export class ComplianceRecords {
       recordedAt: new Date(at).toISOString(),
       payload: { orderId: check.orderId, subject: check.subject, checkType: check.checkType, result: check.result, ...check.details },
     });
-    this.store.db
-      .prepare(
+    this.statements
+      .get(
         `INSERT INTO compliance_checks (trade_id, order_id, workspace_id, subject, check_type, result, details, ledger_sequence, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )

@@ -2,6 +2,7 @@ import type { Address, Hex } from 'viem';
 import type { LockType, StandardOrder } from '../../contracts/order.js';
 import type { SettlementPath } from '../auction/types.js';
 import type { Store } from '../store/store.js';
+import { Statements } from '../settlement/statements.js';
 import { keysetPage, type Page, type PageRequest } from '../store/pagination.js';
 import { standardOrderFromJson, standardOrderToJson, type StandardOrderJson } from './order-json.js';
 
@@ -161,11 +162,18 @@ const COLUMNS: Record<keyof OrderUpdate, string> = {
 };
 
 export class OrderRepository {
-  constructor(private readonly store: Store) {}
+  private readonly statements: Statements;
+
+  constructor(private readonly store: Store) {
+    this.statements = new Statements(store);
+  }
+
+  private sql(text: string) {
+    return this.statements.get(text);
+  }
 
   insert(order: OrderRecord): void {
-    this.store.db
-      .prepare(
+    this.sql(
         `INSERT INTO orders (id, workspace_id, quote_id, rfq_id, solver_id, user_address, nonce, lock_type, settlement_path, corridor,
            origin_chain_id, destination_chain_id, input_token, output_token, input_amount, output_amount, fill_deadline, expires,
            onchain_order_id, standard_order, signature, status, screening, origin_tx_hash, quote_created_at, created_at, updated_at)
@@ -205,35 +213,33 @@ export class OrderRepository {
   update(orderId: string, update: OrderUpdate, at: number): void {
     const entries = Object.entries(update).filter(([, value]) => value !== undefined) as [keyof OrderUpdate, unknown][];
     const sets = entries.map(([key]) => `${COLUMNS[key]} = ?`);
-    this.store.db
-      .prepare(`UPDATE orders SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`)
+    this.sql(`UPDATE orders SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`)
       .run(...entries.map(([, value]) => value), at, orderId);
   }
 
   get(orderId: string): OrderRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM orders WHERE id = ?').get(orderId) as OrderRow | undefined;
+    const row = this.sql('SELECT * FROM orders WHERE id = ?').get(orderId) as OrderRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   byOnchainId(onchainOrderId: Hex): OrderRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM orders WHERE onchain_order_id = ?').get(onchainOrderId.toLowerCase()) as OrderRow | undefined;
+    const row = this.sql('SELECT * FROM orders WHERE onchain_order_id = ?').get(onchainOrderId.toLowerCase()) as OrderRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   byQuote(quoteId: string): OrderRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM orders WHERE quote_id = ?').get(quoteId) as OrderRow | undefined;
+    const row = this.sql('SELECT * FROM orders WHERE quote_id = ?').get(quoteId) as OrderRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   withStatus(...statuses: StoredStatus[]): OrderRecord[] {
     const marks = statuses.map(() => '?').join(', ');
-    return (this.store.db.prepare(`SELECT * FROM orders WHERE status IN (${marks}) ORDER BY created_at, id`).all(...statuses) as OrderRow[]).map(fromRow);
+    return (this.sql(`SELECT * FROM orders WHERE status IN (${marks}) ORDER BY created_at, id`).all(...statuses) as OrderRow[]).map(fromRow);
   }
 
   /** Sum of inputs that open ResourceLock orders of `user` commit from one lock id (not claimed or expired yet). */
   committedLockAmount(user: Address, originChainId: number, inputToken: Address): bigint {
-    const rows = this.store.db
-      .prepare(
+    const rows = this.sql(
         `SELECT input_amount FROM orders WHERE user_address = ? AND origin_chain_id = ? AND input_token = ? AND lock_type = 'ResourceLock'
            AND status IN ('Deposited', 'Filled', 'Attested')`,
       )
@@ -244,8 +250,7 @@ export class OrderRepository {
   /** An open ResourceLock order that already uses this allocator nonce (Compact nonces are per allocator, not per user). */
   lockNonceInUse(originChainId: number, nonce: bigint): boolean {
     return (
-      this.store.db
-        .prepare(
+      this.sql(
           `SELECT 1 FROM orders WHERE origin_chain_id = ? AND lock_type = 'ResourceLock' AND nonce = ? AND status NOT IN ('Rejected', 'Refunded') LIMIT 1`,
         )
         .get(originChainId, nonce.toString()) !== undefined
@@ -267,7 +272,7 @@ export class OrderRepository {
   }
 
   lastNonce(user: Address): { nonce: bigint; orderId: string } | undefined {
-    const row = this.store.db.prepare('SELECT last_nonce, order_id FROM user_nonces WHERE user_address = ?').get(user) as
+    const row = this.sql('SELECT last_nonce, order_id FROM user_nonces WHERE user_address = ?').get(user) as
       | { last_nonce: string; order_id: string }
       | undefined;
     return row ? { nonce: BigInt(row.last_nonce), orderId: row.order_id } : undefined;
@@ -275,8 +280,7 @@ export class OrderRepository {
 
   /** Spends `nonce` for `user`; false when it is not above the last one spent (a replay). */
   spendNonce(user: Address, nonce: bigint, orderId: string): boolean {
-    const result = this.store.db
-      .prepare(
+    const result = this.sql(
         `INSERT INTO user_nonces (user_address, last_nonce, order_id) VALUES (?, ?, ?)
          ON CONFLICT (user_address) DO UPDATE SET last_nonce = excluded.last_nonce, order_id = excluded.order_id
          WHERE excluded.last_nonce > user_nonces.last_nonce`,
@@ -287,13 +291,12 @@ export class OrderRepository {
 
   /** A nonce above every nonce spent by anyone: monotonic for the user, and never an allocator-nonce collision. */
   suggestedNonce(): bigint {
-    const row = this.store.db.prepare('SELECT MAX(last_nonce) AS n FROM user_nonces').get() as { n: string | null };
+    const row = this.sql('SELECT MAX(last_nonce) AS n FROM user_nonces').get() as { n: string | null };
     return row.n === null ? 1n : BigInt(row.n) + 1n;
   }
 
   addStage(orderId: string, stage: StageRecord): boolean {
-    const result = this.store.db
-      .prepare(
+    const result = this.sql(
         'INSERT INTO order_stages (order_id, stage, at, tx_hash, oracle_hash, chain_id, ledger_sequence) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
       )
       .run(orderId, stage.stage, stage.at, stage.txHash, stage.oracleHash, stage.chainId, stage.ledgerSequence);
@@ -301,7 +304,7 @@ export class OrderRepository {
   }
 
   stages(orderId: string): StageRecord[] {
-    const rows = this.store.db.prepare('SELECT * FROM order_stages WHERE order_id = ? ORDER BY at, ledger_sequence').all(orderId) as {
+    const rows = this.sql('SELECT * FROM order_stages WHERE order_id = ? ORDER BY at, ledger_sequence').all(orderId) as {
       stage: Stage;
       at: number;
       tx_hash: string | null;

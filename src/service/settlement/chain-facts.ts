@@ -10,6 +10,7 @@ import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js'
 import { OutputSettlerArtifact } from '../../contracts/artifacts/OutputSettler.js';
 import type { MandateOutput } from '../../contracts/order.js';
 import type { Store } from '../store/store.js';
+import { Statements } from './statements.js';
 import type { SettlementChain } from './chains.js';
 import type { RpcLog } from './log-stream.js';
 
@@ -111,14 +112,21 @@ interface FactRow {
 const BIGINT_TAG = 'bigint:';
 
 export class ChainFactRepository {
-  constructor(private readonly store: Store) {}
+  private readonly statements: Statements;
+
+  constructor(private readonly store: Store) {
+    this.statements = new Statements(store);
+  }
+
+  private sql(text: string) {
+    return this.statements.get(text);
+  }
 
   /** Records a fact; false when this log was processed before (the caller then does nothing). */
   insert(fact: ChainFact, at: number): boolean {
     const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId, ...data } = fact;
     const encoded = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_TAG}${v}` : v));
-    const result = this.store.db
-      .prepare(
+    const result = this.sql(
         `INSERT INTO processed_logs (chain_id, tx_hash, log_index, block_number, address, kind, onchain_order_id, data, processed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
       )
@@ -128,8 +136,7 @@ export class ChainFactRepository {
 
   /** Every fact about one on-chain order id, in chain order per chain. */
   forOrder(onchainOrderId: Hex): ChainFact[] {
-    const rows = this.store.db
-      .prepare('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index')
+    const rows = this.sql('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index')
       .all(onchainOrderId.toLowerCase()) as FactRow[];
     return rows.map((row) => {
       const data = JSON.parse(row.data, (_k, v: unknown) =>
@@ -150,17 +157,24 @@ export class ChainFactRepository {
 }
 
 export class ChainCursorRepository {
-  constructor(private readonly store: Store) {}
+  private readonly statements: Statements;
+
+  constructor(private readonly store: Store) {
+    this.statements = new Statements(store);
+  }
+
+  private sql(text: string) {
+    return this.statements.get(text);
+  }
 
   /** First block not processed yet; undefined for a chain never read. */
   get(chainId: number): number | undefined {
-    const row = this.store.db.prepare('SELECT next_block FROM chain_cursors WHERE chain_id = ?').get(chainId) as { next_block: number } | undefined;
+    const row = this.sql('SELECT next_block FROM chain_cursors WHERE chain_id = ?').get(chainId) as { next_block: number } | undefined;
     return row?.next_block;
   }
 
   set(chainId: number, nextBlock: number, at: number): void {
-    this.store.db
-      .prepare(
+    this.sql(
         `INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (chain_id) DO UPDATE SET next_block = MAX(next_block, excluded.next_block), updated_at = excluded.updated_at`,
       )

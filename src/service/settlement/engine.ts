@@ -41,7 +41,7 @@ export class SettlementEngine {
   readonly gas: GasLimits;
   private readonly cursors: ChainCursorRepository;
   private readonly relayers = new Map<string, AccountRelayer>();
-  private readonly watchers: ChainWatcher[] = [];
+  private readonly watchers = new Map<number, ChainWatcher>();
   private readonly accounts: Record<RelayerRole, Address>;
   private listener: SettlementListener | undefined;
   private started = false;
@@ -69,6 +69,12 @@ export class SettlementEngine {
             logger: deps.logger,
             commit: deps.commit,
             onOutcome: (relay, outcome) => this.listener?.onRelayOutcome(relay, outcome) ?? [],
+            onReceiptLogs: (logs) => {
+              const watcher = this.watchers.get(chain.chainId);
+              if (watcher !== undefined) {
+                void watcher.ingest(logs).catch((error: unknown) => deps.logger.warn({ err: error }, 'receipt logs not processed; the watcher will'));
+              }
+            },
           }),
         );
       }
@@ -117,20 +123,20 @@ export class SettlementEngine {
         commit: this.deps.commit,
         onFacts: (facts) => this.listener?.onFacts(facts) ?? [],
       });
-      this.watchers.push(watcher);
+      this.watchers.set(chain.chainId, watcher);
     }
-    await Promise.all(this.watchers.map((watcher) => watcher.start()));
+    await Promise.all([...this.watchers.values()].map((watcher) => watcher.start()));
   }
 
   async stop(): Promise<void> {
     for (const relayer of this.relayers.values()) relayer.stop();
-    await Promise.all(this.watchers.map((watcher) => watcher.stop()));
+    await Promise.all([...this.watchers.values()].map((watcher) => watcher.stop()));
   }
 
   /** Resolves when every relay sent so far has settled and every log received so far has been processed. */
   async idle(): Promise<void> {
     await Promise.all([...this.relayers.values()].map((relayer) => relayer.idle()));
-    await Promise.all(this.watchers.map((watcher) => watcher.idle()));
+    await Promise.all([...this.watchers.values()].map((watcher) => watcher.idle()));
   }
 }
 

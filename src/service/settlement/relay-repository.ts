@@ -1,5 +1,6 @@
 import type { Address, Hex } from 'viem';
 import type { Store } from '../store/store.js';
+import { Statements } from './statements.js';
 
 /**
  * What the engine sends: the taker's deposit (`open`), the two legs of the oracle relay, and keeper refunds.
@@ -85,15 +86,22 @@ function fromRow(row: RelayRow): RelayRecord {
 }
 
 export class RelayRepository {
-  constructor(private readonly store: Store) {}
+  private readonly statements: Statements;
+
+  constructor(private readonly store: Store) {
+    this.statements = new Statements(store);
+  }
+
+  private sql(text: string) {
+    return this.statements.get(text);
+  }
 
   /**
    * Records an intent unless one with the same (kind, key) exists; returns the row and whether it is new. Call
    * inside the transaction of the state change that calls for it.
    */
   enqueue(request: RelayRequest, at: number, signed?: SignedRelay): { relay: RelayRecord; created: boolean } {
-    const result = this.store.db
-      .prepare(
+    const result = this.sql(
         `INSERT INTO relays (kind, key, order_id, chain_id, account, to_address, data, gas, status, nonce, raw_tx, tx_hash, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO NOTHING`,
       )
@@ -117,28 +125,27 @@ export class RelayRepository {
   }
 
   byKey(kind: RelayKind, key: string): RelayRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM relays WHERE kind = ? AND key = ?').get(kind, key) as RelayRow | undefined;
+    const row = this.sql('SELECT * FROM relays WHERE kind = ? AND key = ?').get(kind, key) as RelayRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   get(id: number): RelayRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM relays WHERE id = ?').get(id) as RelayRow | undefined;
+    const row = this.sql('SELECT * FROM relays WHERE id = ?').get(id) as RelayRow | undefined;
     return row ? fromRow(row) : undefined;
   }
 
   forOrder(orderId: string): RelayRecord[] {
-    return (this.store.db.prepare('SELECT * FROM relays WHERE order_id = ? ORDER BY id').all(orderId) as RelayRow[]).map(fromRow);
+    return (this.sql('SELECT * FROM relays WHERE order_id = ? ORDER BY id').all(orderId) as RelayRow[]).map(fromRow);
   }
 
   countForOrder(orderId: string, kind: RelayKind): number {
-    return (this.store.db.prepare('SELECT COUNT(*) AS n FROM relays WHERE order_id = ? AND kind = ?').get(orderId, kind) as { n: number }).n;
+    return (this.sql('SELECT COUNT(*) AS n FROM relays WHERE order_id = ? AND kind = ?').get(orderId, kind) as { n: number }).n;
   }
 
   /** Intents of one sender waiting to be signed, oldest first. */
   queued(chainId: number, account: Address): RelayRecord[] {
     return (
-      this.store.db
-        .prepare("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'queued' ORDER BY id")
+      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'queued' ORDER BY id")
         .all(chainId, account) as RelayRow[]
     ).map(fromRow);
   }
@@ -146,21 +153,18 @@ export class RelayRepository {
   /** Signed transactions of one sender whose outcome is not known yet, in nonce order. */
   unsettled(chainId: number, account: Address): RelayRecord[] {
     return (
-      this.store.db
-        .prepare("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'sent' ORDER BY nonce, id")
+      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'sent' ORDER BY nonce, id")
         .all(chainId, account) as RelayRow[]
     ).map(fromRow);
   }
 
   markSent(id: number, signed: SignedRelay, at: number): void {
-    this.store.db
-      .prepare("UPDATE relays SET status = 'sent', nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?")
+    this.sql("UPDATE relays SET status = 'sent', nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?")
       .run(signed.nonce, signed.rawTx, signed.txHash, at, id);
   }
 
   markOutcome(id: number, status: Exclude<RelayStatus, 'queued' | 'sent'>, at: number, details: { blockNumber?: number; error?: string } = {}): void {
-    this.store.db
-      .prepare('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?')
+    this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?')
       .run(status, details.blockNumber ?? null, details.error ?? null, at, id);
   }
 }

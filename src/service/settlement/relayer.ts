@@ -25,12 +25,15 @@ export interface RelayerDeps {
   commit<T>(fn: () => T): T;
   /** Called inside the transaction that records an outcome; returns work for after the commit. */
   onOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[];
+  /** The logs of a mined relay's receipt, for the chain's watcher (after the outcome is recorded). */
+  onReceiptLogs?(logs: RawReceipt['logs']): void;
 }
 
-interface RawReceipt {
+export interface RawReceipt {
   status: Hex;
   blockNumber: Hex;
   transactionHash: Hex;
+  logs: { address: Address; topics: Hex[]; data: Hex; blockNumber: Hex; transactionHash: Hex; logIndex: Hex }[];
 }
 
 const GWEI = 1_000_000_000n;
@@ -204,6 +207,7 @@ export class AccountRelayer {
       blockNumber: Number(receipt.blockNumber),
     };
     this.record(relay, outcome);
+    if (outcome.status === 'mined' && receipt.logs?.length > 0) this.deps.onReceiptLogs?.(receipt.logs);
     return outcome;
   }
 

@@ -48,13 +48,24 @@ export class ChainWatcher {
     return this.stream?.idle() ?? Promise.resolve();
   }
 
-  private async deliver(logs: RpcLog[], nextBlock: number): Promise<void> {
+  /**
+   * Logs of a receipt the engine holds already (its own transactions): processed now rather than when the
+   * subscription brings them, which saves a round trip per relay. The subscription's copy is then a duplicate.
+   */
+  async ingest(logs: RpcLog[]): Promise<void> {
+    const watched = new Set(watchedAddresses(this.deps.chain).map((a) => a.toLowerCase()));
+    const relevant = logs.filter((log) => watched.has(log.address.toLowerCase()));
+    if (relevant.length > 0) await this.deliver(relevant, undefined);
+  }
+
+  private async deliver(logs: RpcLog[], nextBlock: number | undefined): Promise<void> {
     const { chain, clock } = this.deps;
     const decoded = logs.map((log) => decodeFact(chain, log)).filter((fact): fact is ChainFact => fact !== undefined);
+    if (decoded.length === 0 && nextBlock === undefined) return;
     const effects = this.deps.commit(() => {
       const now = clock.now();
       const fresh = decoded.filter((fact) => this.deps.facts.insert(fact, now));
-      this.deps.cursors.set(chain.chainId, nextBlock, now);
+      if (nextBlock !== undefined) this.deps.cursors.set(chain.chainId, nextBlock, now);
       return fresh.length === 0 ? [] : this.deps.onFacts(fresh);
     });
     for (const effect of effects) {
