@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import express, { type Express } from 'express';
@@ -18,7 +18,7 @@ import { CorridorCatalogue } from './corridors/catalogue.js';
 import { mountCorridorRoutes } from './corridors/routes.js';
 import { ApiRouter } from './http/api-router.js';
 import { errorDocsPage } from './http/docs-page.js';
-import { answerClientError, ErrorFormatRoutes, errorHandler, notFoundHandler, type ErrorFormat } from './http/error-handler.js';
+import { answerClientError, ErrorFormatRoutes, errorHandler, notFoundHandler, unroutedRequestHandler, type ErrorFormat } from './http/error-handler.js';
 import { HealthProbe } from './http/health.js';
 import { idempotency } from './http/idempotency.js';
 import { OpenApiRegistry } from './http/openapi.js';
@@ -248,7 +248,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   app.use(notFoundHandler());
   app.use(errorHandler());
 
-  const server = createServer(app);
+  // Express answers with its own HTML page when it cannot route at all (an unparsable target); ours answers Format A.
+  const handle = app as unknown as (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+  const server = createServer((req, res) => handle(req, res, unroutedRequestHandler(req, res)));
   server.on('clientError', answerClientError);
   upgrades.attach(server);
   await new Promise<void>((resolve, reject) => {

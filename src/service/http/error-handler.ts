@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from './errors.js';
@@ -146,6 +147,27 @@ export function notFoundHandler() {
         message: `No endpoint ${req.method} ${req.path}.`,
       }),
     );
+  };
+}
+
+/**
+ * The callback express calls when its router gives up before any middleware ran — a request target it cannot
+ * parse (`GET http://[`), where express would answer its own HTML page — or when an error escapes after the answer
+ * started. Answers Format A (there is no route, so no Format B), or drops a half-sent answer.
+ */
+export function unroutedRequestHandler(req: IncomingMessage, res: ServerResponse): (error?: unknown) => void {
+  return (error?: unknown) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    const apiError =
+      error === undefined
+        ? new InvalidRequestError({ code: 'parameter_invalid', param: 'path', message: 'The request target is not a valid URL path.' })
+        : toApiError(error);
+    const body = JSON.stringify(errorBody(apiError, 'A', socketDocBase(req.socket)));
+    res.writeHead(apiError.status, { ...apiError.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.end(body);
   };
 }
 

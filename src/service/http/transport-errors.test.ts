@@ -6,7 +6,8 @@ import { startTestService, type TestService } from './testing/service.js';
 /**
  * Answers written on the raw socket, before express or a WebSocket server sees the request. Found by the fuzz
  * campaign (hardening/): `GET //[` with an Upgrade header threw out of the upgrade listener and killed the process;
- * refused handshakes answered in plain text; transport errors lacked `doc_url`; CONNECT got no answer at all.
+ * refused handshakes answered in plain text; transport errors lacked `doc_url`; CONNECT got no answer at all;
+ * `GET http://[` got express's HTML 404.
  */
 let t: TestService;
 beforeAll(async () => {
@@ -84,6 +85,13 @@ describe('errors written on the socket', () => {
     const answer = await raw('CONNECT 127.0.0.1:1 HTTP/1.1\r\nHost: 127.0.0.1:1\r\n\r\n');
     expect(answer.status).toBe(404);
     expect(answer.body?.error).toMatchObject({ type: 'not_found', code: 'route_not_found' });
+  });
+
+  it.each(['http://[', 'http://[/api/v1/health'])('GET %s (a target express cannot route) is a 400 in Format A, not its HTML page', async (target) => {
+    const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(400);
+    expect(answer.text).toMatch(/Content-Type: application\/json/i);
+    expect(answer.body?.error).toMatchObject({ type: 'invalid_request', code: 'parameter_invalid', param: 'path', doc_url: `${t.url}/docs/errors#parameter_invalid` });
   });
 
   it('a valid handshake still upgrades', async () => {
