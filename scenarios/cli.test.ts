@@ -32,8 +32,15 @@ async function cli(...args: string[]): Promise<{ code: number; out: string; err:
   let err = '';
   const program = new Command('sandbox').option('--json').option('--state-dir <path>');
   register(program);
-  vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string) => ((out += chunk), true)) as never);
-  vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string) => ((err += chunk), true)) as never);
+  const capture = (append: (chunk: string) => void) =>
+    ((chunk: string, ...rest: unknown[]) => {
+      append(chunk);
+      const done = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as never;
+  vi.spyOn(process.stdout, 'write').mockImplementation(capture((chunk) => (out += chunk)));
+  vi.spyOn(process.stderr, 'write').mockImplementation(capture((chunk) => (err += chunk)));
   vi.spyOn(process, 'exit').mockImplementation(((code: number) => {
     throw new Exit(code);
   }) as never);

@@ -113,6 +113,8 @@ export class ScenarioSession {
 
   async run(scenario: Scenario, position: { index: number; total: number } = { index: 1, total: 1 }): Promise<ScenarioResult> {
     const began = performance.now();
+    // The shared target starts before the first scenario is announced, so its progress lines come first.
+    if (!effectiveRequirements(scenario).ownTarget) await this.#sharedTarget().catch(() => undefined);
     this.#emit({ type: 'scenario.start', name: scenario.name, title: scenario.title, index: position.index, total: position.total });
     const random = new ScenarioRandom(this.seed, scenario.name);
     const { participants, keys } = this.participants(scenario, random);

@@ -24,6 +24,15 @@ function usageExits(command: Command): Command {
   });
 }
 
+/**
+ * Ends the process once stdout and stderr are flushed: a stopped in-process sandbox can leave a timer behind
+ * (@viem/anvil's stop timeout) that would keep the command alive for seconds after its report is out.
+ */
+async function exitWhenFlushed(): Promise<void> {
+  await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
+  process.exit(Number(process.exitCode ?? 0));
+}
+
 function isUsageError(error: unknown): boolean {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
   return code === 'usage_error' || code === 'target_unusable';
@@ -61,6 +70,7 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
     reportError(error, json);
     if (isUsageError(error)) process.exitCode = USAGE;
   }
+  await exitWhenFlushed();
 }
 
 async function list(flags: { json?: boolean }, command: Command): Promise<void> {
