@@ -8,10 +8,20 @@ const mintAbi = [
   { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
 ] as const;
 
+/** A mint is one transaction: far longer than this means it is stuck. */
+const FAUCET_TIMEOUT_MS = 15_000;
+
 /** The sandbox faucet (`POST /api/v1/sandbox/faucet`): mints and tops up gas, one mint at a time per chain. */
 export async function fundThroughFaucet(manifest: ServedManifest, apiKey: string, address: string, chainId: number, token: string, amount: bigint): Promise<void> {
-  const rest = new RestClient({ baseUrl: manifest.api.url, apiKey });
-  await rest.request('POST', '/api/v1/sandbox/faucet', { address, chain: chainId, token, amount: amount.toString() });
+  const rest = new RestClient({ baseUrl: manifest.api.url, apiKey, timeoutMs: FAUCET_TIMEOUT_MS });
+  try {
+    await rest.request('POST', '/api/v1/sandbox/faucet', { address, chain: chainId, token, amount: amount.toString() });
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') {
+      throw new Error(`the faucet did not fund ${address} with ${token} on chain ${chainId} within ${FAUCET_TIMEOUT_MS / 1_000} s (a mint that is never mined?)`);
+    }
+    throw error;
+  }
 }
 
 /**
