@@ -21,10 +21,9 @@ export async function runScenarios(options: RunOptions): Promise<RunReport> {
   let target = session.targetDescription;
   try {
     for (const [i, scenario] of options.scenarios.entries()) {
-      const result = await session.run(scenario, { index: i + 1, total: options.scenarios.length });
-      if (!result.target.startsWith('own ')) target = result.target;
-      results.push(result);
+      results.push(await session.run(scenario, { index: i + 1, total: options.scenarios.length }));
     }
+    target = session.targetDescription;
   } finally {
     await session.close();
   }

@@ -52,13 +52,15 @@ const TERMINAL_BY_GENERATION = { A: ['order.settled', 'order.failed'], B: ['sett
 export class ScenarioSession {
   readonly seed: number;
   #shared: Promise<TargetHandle> | undefined;
+  #sharedDescription: string | undefined;
 
   constructor(private readonly options: SessionOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
   }
 
+  /** The shared target as it described itself once started (before: what it will be). */
   get targetDescription(): string {
-    return this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`;
+    return this.#sharedDescription ?? (this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`);
   }
 
   #emit(event: RunEvent): void {
@@ -82,7 +84,10 @@ export class ScenarioSession {
     this.#shared ??= this.#open(
       () => (this.options.target === undefined ? startInProcessTarget({ seed: this.seed }) : openRemoteTarget(this.options.target)),
       this.targetDescription,
-    );
+    ).then((handle) => {
+      this.#sharedDescription = handle.target.description;
+      return handle;
+    });
     return this.#shared;
   }
 
