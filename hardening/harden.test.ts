@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { runHardening } from './main.js';
+
+/**
+ * The short hardening run (`npm run harden -- --quick`): every campaign, small, on real chains and a real service
+ * process. The figures must meet their goals, and each campaign must have done real work, so a campaign that
+ * silently ran nothing cannot pass.
+ */
+describe('hardening campaigns (quick)', () => {
+  it('crash, tamper, fuzz and load meet their goals', async () => {
+    const report = await runHardening({ quick: true, seed: 1, log: (line) => process.env.HARDEN_LOG && process.stderr.write(`${line}\n`) });
+    const details = JSON.stringify(
+      { failed: report.failed, crash: report.crash?.problems, fuzz: report.fuzz?.samples.slice(0, 10), tamper: report.tamper?.misses, rate: report.load?.rateLimit },
+      null,
+      2,
+    );
+    expect(report.failed, details).toEqual([]);
+    expect({
+      lost: report.lost,
+      stuck: report.stuck,
+      duplicateRelays: report.duplicateRelays,
+      undelivered: report.undelivered,
+      serverErrors: report.serverErrors,
+      nonFormatErrors: report.nonFormatErrors,
+      crashes: report.crashes,
+      tamperDetectedPct: report.tamperDetectedPct,
+    }).toEqual({ lost: 0, stuck: 0, duplicateRelays: 0, undelivered: 0, serverErrors: 0, nonFormatErrors: 0, crashes: 0, tamperDetectedPct: 100 });
+    expect(report.ledgerVerifies).toBe(true);
+    expect(report.noAnswer).toBe(0);
+    expect(report.authBypasses).toBe(0);
+    expect(report.rateLimitEnforced, details).toBe(true);
+    expect(report.duplicateTerminalEvents).toBe(0);
+
+    // The campaigns did what they claim.
+    expect(report.lifecycles).toBe(6);
+    expect(report.kills).toBeGreaterThanOrEqual(2);
+    expect(report.crash!.settled + report.crash!.refunded).toBe(6);
+    expect(report.crash!.refunded).toBeGreaterThanOrEqual(1);
+    expect(report.crash!.webhookEvents).toBeGreaterThan(20);
+    expect(report.crash!.relaysByKind.openFor).toBeGreaterThanOrEqual(3);
+    expect(report.tamperMutations).toBeGreaterThan(300);
+    expect(report.fuzzRequests).toBe(1_000);
+    expect(report.fuzz!.routes).toBeGreaterThan(30);
+    expect(report.wsFrames).toBeGreaterThan(50);
+    expect(report.load!.rateLimit.floodLimited).toBeGreaterThan(0);
+    expect(report.load!.rateLimit.otherKeyLimited).toBe(0);
+    expect(report.quotesRps).toBeGreaterThan(0);
+    expect(report.orderReadsRps).toBeGreaterThan(0);
+  }, 240_000);
+});

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+// `npm run harden [-- --quick] [-- --json] [-- --seed=n] [-- --only=crash,fuzz,load,tamper] [-- --keep]`
+// Runs the hardening campaigns (hardening/main.ts, TypeScript run in place through ts-hooks.mjs), prints the
+// figures — one JSON object on stdout with --json, a table otherwise; progress goes to stderr — writes
+// reports/harden.json, and exits 1 when a figure misses its goal.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { register } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const value = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+const known = new Set(['quick', 'json', 'keep', 'seed', 'only', 'help']);
+const unknown = args.filter((a) => !known.has(a.replace(/^--/, '').split('=')[0]));
+if (flag('help') || unknown.length > 0) {
+  if (unknown.length > 0) process.stderr.write(`unknown option(s): ${unknown.join(' ')}\n`);
+  process.stderr.write('usage: npm run harden -- [--quick] [--json] [--seed=n] [--only=crash,tamper,fuzz,load] [--keep]\n');
+  process.exit(unknown.length > 0 ? 2 : 0);
+}
+
+register('./ts-hooks.mjs', import.meta.url);
+const { runHardening, CAMPAIGNS, GOALS } = await import(pathToFileURL(join(root, 'hardening/main.ts')).href);
+
+const json = flag('json');
+const seed = value('seed') === undefined ? 1 : Number(value('seed'));
+const only = value('only')?.split(',').map((c) => c.trim()).filter(Boolean);
+if (!Number.isSafeInteger(seed)) {
+  process.stderr.write(`--seed must be an integer, got ${value('seed')}\n`);
+  process.exit(2);
+}
+if (only?.some((c) => !CAMPAIGNS.includes(c))) {
+  process.stderr.write(`--only takes ${CAMPAIGNS.join(', ')}\n`);
+  process.exit(2);
+}
+
+const report = await runHardening({
+  quick: flag('quick'),
+  seed,
+  keep: flag('keep'),
+  ...(only === undefined ? {} : { campaigns: only }),
+  log: (line) => process.stderr.write(`${line}\n`),
+});
+
+mkdirSync(join(root, 'reports'), { recursive: true });
+writeFileSync(join(root, 'reports/harden.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+if (json) {
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+} else {
+  const rows = [['figure', 'value', 'goal']];
+  for (const [name, , goal] of GOALS) rows.push([name, String(report[name]), goal]);
+  for (const name of ['quotesRps', 'quotesP99Ms', 'orderReadsRps', 'orderReadsP99Ms', 'heapGrowthMb', 'fuzzRequests', 'wsFrames', 'tamperMutations', 'lifecycles', 'kills', 'wallMs']) {
+    rows.push([name, String(report[name]), '']);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+  const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+  process.stdout.write([line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n') + '\n');
+  if (report.failed.length > 0) process.stdout.write(`\nmissed: ${report.failed.join('; ')}\n`);
+}
+// Exit now rather than when the event loop drains: @viem/anvil's stop() leaves a 15 s timer behind.
+process.exit(report.failed.length > 0 ? 1 : 0);
