@@ -94,6 +94,23 @@ describe('quote detail', () => {
     }
   });
 
+  it('resource-lock nonces are unique across takers (one allocator namespace); escrow nonces are per taker', async () => {
+    const first = privateKeyToAccount('0x1111111111111111111111111111111111111111111111111111111111111111').address;
+    const second = privateKeyToAccount('0x2222222222222222222222222222222222222222222222222222222222222222').address;
+    const lockNonces = [
+      (await quote({ user: first, lockType: 'ResourceLock' })).quotes[0].nonce,
+      (await quote({ user: second, lockType: 'ResourceLock' })).quotes[0].nonce,
+    ];
+    expect(new Set(lockNonces).size).toBe(2);
+    const third = privateKeyToAccount('0x3333333333333333333333333333333333333333333333333333333333333333').address;
+    const fourth = privateKeyToAccount('0x4444444444444444444444444444444444444444444444444444444444444444').address;
+    const escrowNonces = [
+      (await quote({ user: third, lockType: 'Permit2Escrow' })).quotes[0].nonce,
+      (await quote({ user: fourth, lockType: 'Permit2Escrow' })).quotes[0].nonce,
+    ];
+    expect(escrowNonces).toEqual(['1', '1']);
+  });
+
   it('without a user: a template with the zero address and nonce 0, and no payload to sign', async () => {
     const body = await quote();
     const detail = await t.client.getQuote(body.quotes[0].quoteId);

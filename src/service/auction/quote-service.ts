@@ -125,7 +125,7 @@ export class QuoteService implements QuoteBook {
     if (!this.deps.store.open) throw noSolvers(request, 'The service stopped while collecting quotes on');
     const quotes = this.#closeRfq(rfq, outcome, context.workspaceId);
     if (quotes.length === 0) throw noSolvers(request, 'No solver quoted within the auction window on');
-    const nonce = rfq.user === null ? undefined : this.#allocateNonce(rfq.id, rfq.user);
+    const nonce = rfq.user === null ? undefined : this.#allocateNonce(rfq, rfq.user);
     const best = quotes.find((quote) => quote.bestPrice)!;
     return {
       rfqId: rfq.id,
@@ -163,7 +163,7 @@ export class QuoteService implements QuoteBook {
     const status = this.#status(quote);
     const user = userParam === undefined ? rfq.user : getAddress(userParam);
     let nonce: bigint | undefined;
-    if (user !== null) nonce = status === 'open' ? this.#allocateNonce(rfq.id, user) : this.deps.rfqs.issuedNonce(rfq.id, user);
+    if (user !== null) nonce = status === 'open' ? this.#allocateNonce(rfq, user) : this.deps.rfqs.issuedNonce(rfq.id, user);
     const terms = this.#orderTerms(rfq, quote);
     const order = buildStandardOrder(terms, user ?? zeroAddress, nonce ?? 0n);
     const signable = user !== null && nonce !== undefined;
@@ -567,16 +567,26 @@ export class QuoteService implements QuoteBook {
    * The user's nonce for this RFQ: handed out once per (RFQ, user) — every quote of an RFQ shares it, so at most one
    * of them can become an order — and one above both the last nonce handed to the user and the last one used.
    */
-  #allocateNonce(rfqId: string, user: Address): bigint {
+  /**
+   * The user's next free nonce for an RFQ (one per (RFQ, user): sibling quotes share it). Nonces rise per user;
+   * resource-lock nonces must also be unique per allocator across every sponsor (the Compact consumes them in the
+   * allocator's namespace), so those come from one counter per origin chain as well.
+   */
+  #allocateNonce(rfq: Pick<RfqRecord, 'id' | 'lockType' | 'originChainId'>, user: Address): bigint {
     const { store, rfqs, clock } = this.deps;
     return store.transaction(() => {
-      const issued = rfqs.issuedNonce(rfqId, user);
+      const issued = rfqs.issuedNonce(rfq.id, user);
       if (issued !== undefined) return issued;
-      const lastIssued = rfqs.lastIssuedNonce(user) ?? 0n;
-      const lastUsed = this.#nonceSource?.highestUsedNonce(user) ?? 0n;
-      const nonce = (lastIssued > lastUsed ? lastIssued : lastUsed) + 1n;
-      rfqs.insertIssuedNonce(rfqId, user, nonce, clock.now());
+      const lockCounter = rfq.lockType === 'ResourceLock' ? (`resource-lock:${rfq.originChainId}` as Address) : undefined;
+      const candidates = [
+        rfqs.lastIssuedNonce(user) ?? 0n,
+        this.#nonceSource?.highestUsedNonce(user) ?? 0n,
+        lockCounter === undefined ? 0n : (rfqs.lastIssuedNonce(lockCounter) ?? 0n),
+      ];
+      const nonce = candidates.reduce((max, n) => (n > max ? n : max), 0n) + 1n;
+      rfqs.insertIssuedNonce(rfq.id, user, nonce, clock.now());
       rfqs.setLastIssuedNonce(user, nonce);
+      if (lockCounter !== undefined) rfqs.setLastIssuedNonce(lockCounter, nonce);
       return nonce;
     });
   }
