@@ -240,6 +240,9 @@ export class TakerStreamClient {
       }, this.options.timeoutMs ?? 10_000);
       timer.unref();
     });
+    // A close can reject a reply nobody awaits any more (the connect itself failed first): mark it handled here;
+    // whoever awaits `promise` still gets the rejection.
+    promise.catch(() => undefined);
     return {
       promise,
       cancel: () => {
