@@ -69,8 +69,9 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
     ...(anvilOptions as unknown as CreateAnvilOptions),
     anvilBinary: binary.path,
     startTimeout: options.startTimeoutMs ?? 15_000,
-    // Leave stopping to us: execa's default waits 5 s before SIGKILL and we want our own order of shutdown.
-    stopTimeout: 15_000,
+    // @viem/anvil awaits the process exit and then leaves a timer of this length running (it never clears it),
+    // which holds a finishing CLI or bench process open: keep it short, anvil exits in milliseconds.
+    stopTimeout: 2_000,
     execArgs: ([file, args, execaOptions]) => {
       const wrapped = watchdogCommand(file, args);
       return [
