@@ -134,6 +134,11 @@ export class ChainFactRepository {
     return result.changes > 0;
   }
 
+  /** Whether this log was processed already (a cheap look before opening a transaction). */
+  has(fact: Pick<ChainFact, 'chainId' | 'txHash' | 'logIndex'>): boolean {
+    return this.sql('SELECT 1 FROM processed_logs WHERE chain_id = ? AND tx_hash = ? AND log_index = ?').get(fact.chainId, fact.txHash, fact.logIndex) !== undefined;
+  }
+
   /** Every fact about one on-chain order id, in chain order per chain. */
   forOrder(onchainOrderId: Hex): ChainFact[] {
     const rows = this.sql('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index')

@@ -1,4 +1,5 @@
-import { type Address, type PublicClient, createPublicClient, getAddress, http } from 'viem';
+import { type Address, type PublicClient, createPublicClient, getAddress } from 'viem';
+import { keepAliveTransport } from './rpc-transport.js';
 import type { ChainInfo } from '../../devnet/manifest.js';
 
 /** The contracts the settlement engine talks to; one address each on every chain (CREATE2). */
@@ -20,6 +21,8 @@ export interface SettlementChain {
   info: ChainInfo;
   client: PublicClient;
   contracts: SettlementContracts;
+  /** Releases the client's sockets. */
+  close(): void;
 }
 
 const REQUIRED: Record<keyof SettlementContracts, string> = {
@@ -39,14 +42,15 @@ export function settlementChains(infos: readonly ChainInfo[]): SettlementChain[]
     const entries = Object.entries(REQUIRED).map(([key, name]) => [key, info.contracts[name]] as const);
     if (entries.some(([, address]) => address === undefined)) continue;
     const contracts = Object.fromEntries(entries.map(([key, address]) => [key, getAddress(address!)])) as unknown as SettlementContracts;
+    const { transport, close } = keepAliveTransport(info.rpcUrl);
     chains.push({
       chainId: info.chainId,
       name: info.name,
       wsUrl: info.wsUrl,
       info,
-      // Keep-alive HTTP with no batching: calls are few and latency matters more than round trips saved.
-      client: createPublicClient({ transport: http(info.rpcUrl, { retryCount: 0, timeout: 15_000 }), pollingInterval: 50 }),
+      client: createPublicClient({ transport, pollingInterval: 50 }),
       contracts,
+      close,
     });
   }
   return chains;

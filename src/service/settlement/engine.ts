@@ -131,6 +131,7 @@ export class SettlementEngine {
   async stop(): Promise<void> {
     for (const relayer of this.relayers.values()) relayer.stop();
     await Promise.all([...this.watchers.values()].map((watcher) => watcher.stop()));
+    for (const chain of this.chains) chain.close();
   }
 
   /** Resolves when every relay sent so far has settled and every log received so far has been processed. */

@@ -48,6 +48,8 @@ export class LogStream {
   private attempts = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private connected: (() => void) | undefined;
+  private live: RpcLog[] = [];
+  private liveScheduled = false;
 
   constructor(private readonly options: LogStreamOptions) {
     this.nextBlock = options.fromBlock;
@@ -125,7 +127,7 @@ export class LogStream {
         const log = params.result;
         if (log.removed === true) return;
         if (!caughtUp) early.push(log);
-        else this.enqueue(() => this.deliverLive([log]));
+        else this.takeLive(log);
       }
     });
     socket.on('error', (error) => {
@@ -143,6 +145,17 @@ export class LogStream {
       this.attempts += 1;
       this.reconnectTimer = setTimeout(() => this.connect(), delay);
       this.reconnectTimer.unref();
+    });
+  }
+
+  /** Live logs that arrive while a delivery runs go out together in the next one (fewer, larger transactions). */
+  private takeLive(log: RpcLog): void {
+    this.live.push(log);
+    if (this.liveScheduled) return;
+    this.liveScheduled = true;
+    this.enqueue(async () => {
+      this.liveScheduled = false;
+      await this.deliverLive(this.live.splice(0));
     });
   }
 

@@ -20,14 +20,19 @@ export interface WatcherDeps {
  * Reads one chain's settlement logs into chain facts. A delivery commits in one transaction: the facts not seen
  * before, the cursor, and whatever the orders make of them (transitions, ledger entries, events, relay intents).
  */
+/** Blocks without new facts between cursor writes. */
+const CURSOR_STRIDE = 64;
+
 export class ChainWatcher {
   private stream: LogStream | undefined;
+  private persistedCursor = 0;
 
   constructor(private readonly deps: WatcherDeps) {}
 
   async start(): Promise<void> {
     const { chain } = this.deps;
     const from = this.deps.cursors.get(chain.chainId);
+    this.persistedCursor = from ?? Number.NEGATIVE_INFINITY;
     this.stream = new LogStream({
       chainId: chain.chainId,
       wsUrl: chain.wsUrl,
@@ -61,13 +66,18 @@ export class ChainWatcher {
   private async deliver(logs: RpcLog[], nextBlock: number | undefined): Promise<void> {
     const { chain, clock } = this.deps;
     const decoded = logs.map((log) => decodeFact(chain, log)).filter((fact): fact is ChainFact => fact !== undefined);
-    if (decoded.length === 0 && nextBlock === undefined) return;
+    const unseen = decoded.filter((fact) => !this.deps.facts.has(fact));
+    // Nothing new (the engine's own receipts were processed already): the cursor alone is written now and then;
+    // a restart re-reads a few blocks and finds them processed.
+    const moveCursor = nextBlock !== undefined && (unseen.length > 0 || nextBlock - this.persistedCursor >= CURSOR_STRIDE);
+    if (unseen.length === 0 && !moveCursor) return;
     const effects = this.deps.commit(() => {
       const now = clock.now();
-      const fresh = decoded.filter((fact) => this.deps.facts.insert(fact, now));
-      if (nextBlock !== undefined) this.deps.cursors.set(chain.chainId, nextBlock, now);
+      const fresh = unseen.filter((fact) => this.deps.facts.insert(fact, now));
+      if (moveCursor) this.deps.cursors.set(chain.chainId, nextBlock!, now);
       return fresh.length === 0 ? [] : this.deps.onFacts(fresh);
     });
+    if (moveCursor) this.persistedCursor = Math.max(this.persistedCursor, nextBlock!);
     for (const effect of effects) {
       try {
         await effect();
