@@ -48,4 +48,16 @@ describe('sandbox faucet', () => {
     expect((await faucet({ address: stranger, amount: '1.5' })).status).toBe(400);
     expect((await faucet({ address: stranger }, 'Bearer svc_test_nope_00')).status).toBe(401);
   });
+
+  it('an address with a broken EIP-55 checksum is a 400 naming it, not a 503 from the chain (found by the fuzz campaign)', async () => {
+    const typo = stranger.replace('dEaD', 'DEaD');
+    const answer = await faucet({ address: typo, chain: 'alpha', token: 'USDC', amount: '1' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ type: 'invalid_request', code: 'parameter_invalid', param: 'address' });
+    for (const address of [stranger.toLowerCase(), `0x${stranger.slice(2).toUpperCase()}`]) {
+      const granted = await faucet({ address, chain: 'alpha', token: 'USDC', amount: '1' });
+      expect(granted.status).toBe(200);
+      expect(granted.body.address).toBe(address);
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { type Address as ViemAddress, type Hex, createPublicClient, createWalletClient, http, parseEther, parseUnits } from 'viem';
+import { type Address as ViemAddress, type Hex, createPublicClient, createWalletClient, getAddress, http, parseEther, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import type { ChainInfo } from '../../devnet/manifest.js';
@@ -85,6 +85,7 @@ export class FaucetModule implements ServiceModule {
       body: FaucetRequest,
       responses: { 200: { description: 'What was minted, per chain and token.', schema: FaucetResponse } },
       handler: async ({ body }) => {
+        const recipient = checksummed(body.address);
         const selected = selectChains(chains, body.chain);
         const whole = body.amount ?? String(DEFAULT_TOKENS);
         if (Number(whole) > MAX_TOKENS) {
@@ -101,14 +102,14 @@ export class FaucetModule implements ServiceModule {
           const publicClient = createPublicClient({ chain: viemChain, transport, pollingInterval: 10 });
           const wallet = createWalletClient({ chain: viemChain, transport, account: minter, pollingInterval: 10 });
           try {
-            const native = await publicClient.getBalance({ address: body.address as ViemAddress });
+            const native = await publicClient.getBalance({ address: recipient });
             if (native < NATIVE_TOP_UP) {
-              await publicClient.request({ method: 'anvil_setBalance' as never, params: [body.address, `0x${NATIVE_TOP_UP.toString(16)}`] as never });
+              await publicClient.request({ method: 'anvil_setBalance' as never, params: [recipient, `0x${NATIVE_TOP_UP.toString(16)}`] as never });
             }
             for (const token of tokens) {
               const amount = parseUnits(whole, token.decimals);
               const hash = await serial(chain.chainId, async () => {
-                const sent = await wallet.writeContract({ address: token.address, abi: mintAbi, functionName: 'mint', args: [body.address as ViemAddress, amount], gas: 200_000n });
+                const sent = await wallet.writeContract({ address: token.address, abi: mintAbi, functionName: 'mint', args: [recipient, amount], gas: 200_000n });
                 const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
                 if (receipt.status !== 'success') throw new Error(`mint of ${token.symbol} reverted`);
                 return sent;
@@ -124,6 +125,20 @@ export class FaucetModule implements ServiceModule {
       },
     });
   }
+}
+
+/**
+ * EIP-55: a mixed-case address must carry its checksum. A typo is a 400 naming `address` here, not a 503 from viem
+ * halfway through minting (found by the fuzz campaign).
+ */
+function checksummed(address: string): ViemAddress {
+  const normalised = getAddress(address.toLowerCase());
+  const digits = address.slice(2);
+  const mixedCase = digits !== digits.toLowerCase() && digits !== digits.toUpperCase();
+  if (mixedCase && address !== normalised) {
+    throw new InvalidRequestError({ code: 'parameter_invalid', param: 'address', message: 'The address has an invalid EIP-55 checksum; check it for typos or send it in lowercase.' });
+  }
+  return normalised;
 }
 
 function selectChains(chains: readonly ChainInfo[], wanted: string | number | undefined): ChainInfo[] {
