@@ -131,7 +131,10 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const chainSync =
     input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
-  const modules = [...createBuiltinModules(input, input.auction, input), ...(input.modules ?? [])];
+  // A module passed in replaces the built-in one of the same name (tests serve a fixture dashboard so).
+  const extraModules = input.modules ?? [];
+  const overridden = new Set(extraModules.map((module) => module.name));
+  const modules = [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extraModules];
   const store = Store.open({
     path: config.storePath,
     migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],

@@ -166,7 +166,7 @@ describe('routing and transport errors', () => {
       ['GET', '/api/v1/does-not-exist'],
       ['POST', '/api/v1/does-not-exist'],
       ['DELETE', '/api/v1/corridors'],
-      ['GET', '/'],
+      ['GET', '/not-a-page'],
       ['GET', '/api/v2/health'],
     ] as const) {
       const response = await t.request(method, path, { key: null });
