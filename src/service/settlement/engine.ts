@@ -68,13 +68,12 @@ export class SettlementEngine {
             clock: deps.clock,
             logger: deps.logger,
             commit: deps.commit,
-            onOutcome: (relay, outcome) => this.listener?.onRelayOutcome(relay, outcome) ?? [],
-            onReceiptLogs: (logs) => {
-              const watcher = this.watchers.get(chain.chainId);
-              if (watcher !== undefined) {
-                void watcher.ingest(logs).catch((error: unknown) => deps.logger.warn({ err: error }, 'receipt logs not processed; the watcher will'));
-              }
-            },
+            onOutcome: (relay, outcome, logs) => [
+              ...(this.listener?.onRelayOutcome(relay, outcome) ?? []),
+              // The receipt's logs are the chain's facts: processed now, in the same transaction, instead of a
+              // round trip later through the subscription (whose copy is then a duplicate).
+              ...(logs.length === 0 ? [] : (this.watchers.get(chain.chainId)?.ingestInTransaction(logs) ?? [])),
+            ],
           }),
         );
       }

@@ -163,8 +163,27 @@ export class RelayRepository {
       .run(signed.nonce, signed.rawTx, signed.txHash, at, id);
   }
 
-  markOutcome(id: number, status: Exclude<RelayStatus, 'queued' | 'sent'>, at: number, details: { blockNumber?: number; error?: string } = {}): void {
-    this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?')
-      .run(status, details.blockNumber ?? null, details.error ?? null, at, id);
+  /** The outcome; `signed` records the transaction of an intent that was not recorded before it was sent. */
+  markOutcome(
+    id: number,
+    status: Exclude<RelayStatus, 'queued' | 'sent'>,
+    at: number,
+    details: { blockNumber?: number; error?: string; signed?: SignedRelay } = {},
+  ): void {
+    if (details.signed !== undefined) {
+      this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?').run(
+        status,
+        details.blockNumber ?? null,
+        details.error ?? null,
+        details.signed.nonce,
+        details.signed.rawTx,
+        details.signed.txHash,
+        at,
+        id,
+      );
+      return;
+    }
+    this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?').run(status, details.blockNumber ?? null, details.error ?? null, at, id);
   }
+
 }

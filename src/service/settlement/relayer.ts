@@ -23,11 +23,19 @@ export interface RelayerDeps {
   logger: Logger;
   /** Runs `fn` in one store transaction and publishes its outbox events after commit. */
   commit<T>(fn: () => T): T;
-  /** Called inside the transaction that records an outcome; returns work for after the commit. */
-  onOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[];
-  /** The logs of a mined relay's receipt, for the chain's watcher (after the outcome is recorded). */
-  onReceiptLogs?(logs: RawReceipt['logs']): void;
+  /**
+   * Called inside the transaction that records an outcome, with the receipt's logs when it was mined (the chain's
+   * facts, processed in the same transaction); returns work for after the commit.
+   */
+  onOutcome(relay: RelayRecord, outcome: RelayOutcome, logs: RawReceipt['logs']): AfterCommit[];
 }
+
+/**
+ * Kinds whose signed transaction is recorded before it is sent, so that it is sent at most once even across a
+ * crash: the taker's deposit. The others are harmless to repeat (an oracle leg records once, a second refund
+ * reverts), so they are recorded with their outcome, one write less each.
+ */
+const DURABLE_KINDS: ReadonlySet<string> = new Set(['open']);
 
 export interface RawReceipt {
   status: Hex;
@@ -125,7 +133,7 @@ export class AccountRelayer {
             if (this.stopped) return;
             await this.exclusive(async () => {
               const signed = await this.sign(relay, this.next);
-              this.deps.commit(() => this.deps.relays.markSent(relay.id, signed, this.deps.clock.now()));
+              if (DURABLE_KINDS.has(relay.kind)) this.deps.commit(() => this.deps.relays.markSent(relay.id, signed, this.deps.clock.now()));
               this.next += 1;
               await this.broadcast({ ...relay, ...signed });
             });
@@ -179,17 +187,17 @@ export class AccountRelayer {
         method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction',
         params: [relay.rawTx],
       });
-      return this.settle(stored, receipt as unknown as RawReceipt);
+      return this.settle(stored, receipt as unknown as RawReceipt, relay);
     } catch (error) {
       const message = errorText(error);
       if (/base fee|fee cap|underpriced/i.test(message) && attempt < 2) {
         await this.feeCaps(true);
         const signed = await this.sign(relay, relay.nonce);
-        this.deps.commit(() => this.deps.relays.markSent(stored.id, signed, this.deps.clock.now()));
+        if (DURABLE_KINDS.has(relay.kind)) this.deps.commit(() => this.deps.relays.markSent(stored.id, signed, this.deps.clock.now()));
         return this.broadcast({ ...relay, ...signed, id: stored.id }, attempt + 1);
       }
       const receipt = await this.receipt(relay.txHash).catch(() => undefined);
-      if (receipt !== undefined) return this.settle(stored, receipt);
+      if (receipt !== undefined) return this.settle(stored, receipt, relay);
       if (/nonce too low/i.test(message)) {
         // Its nonce went to another transaction: this one can never land. Re-sync and let recovery resend it.
         this.deps.logger.warn({ relay: stored.id, kind: stored.kind, nonce: relay.nonce }, 'relay nonce taken; resending');
@@ -201,26 +209,27 @@ export class AccountRelayer {
     }
   }
 
-  private settle(relay: RelayRecord, receipt: RawReceipt): RelayOutcome {
+  private settle(relay: RelayRecord, receipt: RawReceipt, signed?: SignedRelay): RelayOutcome {
     const outcome: RelayOutcome = {
       status: receipt.status === '0x1' ? 'mined' : 'reverted',
       blockNumber: Number(receipt.blockNumber),
     };
-    this.record(relay, outcome);
-    if (outcome.status === 'mined' && receipt.logs?.length > 0) this.deps.onReceiptLogs?.(receipt.logs);
+    this.record(relay, outcome, outcome.status === 'mined' ? (receipt.logs ?? []) : [], signed);
     return outcome;
   }
 
-  private record(relay: RelayRecord, outcome: RelayOutcome): void {
+  private record(relay: RelayRecord, outcome: RelayOutcome, logs: RawReceipt['logs'] = [], signed?: SignedRelay): void {
     const effects = this.deps.commit(() => {
       const current = this.deps.relays.get(relay.id);
       // Already settled (a watcher or an earlier attempt got there first): report once only.
-      if (current === undefined || current.status !== 'sent') return [];
+      if (current === undefined || (current.status !== 'sent' && current.status !== 'queued')) return [];
       this.deps.relays.markOutcome(relay.id, outcome.status, this.deps.clock.now(), {
         ...(outcome.blockNumber === undefined ? {} : { blockNumber: outcome.blockNumber }),
         ...(outcome.error === undefined ? {} : { error: outcome.error }),
+        ...(signed === undefined ? {} : { signed: { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash } }),
       });
-      return this.deps.onOutcome({ ...current, status: outcome.status }, outcome);
+      const settled = { ...current, status: outcome.status, ...(signed === undefined ? {} : { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash }) };
+      return this.deps.onOutcome(settled, outcome, logs);
     });
     if (outcome.status === 'reverted') this.deps.logger.warn({ relay: relay.id, kind: relay.kind, key: relay.key }, 'relayed transaction reverted');
     for (const effect of effects) {

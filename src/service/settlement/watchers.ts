@@ -54,13 +54,16 @@ export class ChainWatcher {
   }
 
   /**
-   * Logs of a receipt the engine holds already (its own transactions): processed now rather than when the
-   * subscription brings them, which saves a round trip per relay. The subscription's copy is then a duplicate.
+   * Logs of a receipt the engine holds already (its own transactions), inside the caller's transaction: recorded
+   * as facts now; returns the follow-ups of the new ones.
    */
-  async ingest(logs: RpcLog[]): Promise<void> {
-    const watched = new Set(watchedAddresses(this.deps.chain).map((a) => a.toLowerCase()));
-    const relevant = logs.filter((log) => watched.has(log.address.toLowerCase()));
-    if (relevant.length > 0) await this.deliver(relevant, undefined);
+  ingestInTransaction(logs: readonly RpcLog[]): AfterCommit[] {
+    const { chain, clock } = this.deps;
+    const now = clock.now();
+    const fresh = logs
+      .map((log) => decodeFact(chain, log))
+      .filter((fact): fact is ChainFact => fact !== undefined && this.deps.facts.insert(fact, now));
+    return fresh.length === 0 ? [] : this.deps.onFacts(fresh);
   }
 
   private async deliver(logs: RpcLog[], nextBlock: number | undefined): Promise<void> {
