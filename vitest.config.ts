@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'scenarios/**/*.test.ts', 'conformance/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'scenarios/**/*.test.ts', 'conformance/**/*.test.ts', 'test/**/*.test.ts', 'hardening/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: files run in parallel forks, each starting its own anvils and service.
