@@ -9,7 +9,10 @@
  *   chain for which the service keeps no live order;
  * - stuck: an order that is not Claimed or Refunded at the end (after the drain), or whose escrow on chain is not
  *   closed the same way;
- * - duplicateRelays: the same relayed transaction (identical calldata to the same contract) mined twice;
+ * - duplicateRelays: a taker's deposit (`openFor`, the relay that must happen at most once) sent twice: identical
+ *   calldata to the escrow on chain, mined or reverted. Oracle legs and refunds are repeated by design when a kill
+ *   lands between their broadcast and the record of their outcome (a second refund reverts, an oracle leg records
+ *   once); they are counted apart as `repeatedRelays`;
  * - undelivered: events the webhook must receive that it never accepted (signature checked);
  * - duplicateTerminalEvents: an order with more than one terminal event or terminal ledger transition;
  * - ledgerVerifies: `sandbox ledger verify` on the store afterwards.
@@ -67,6 +70,8 @@ export interface CrashOptions {
   seed: number;
   /** Share of lifecycles with a kill (default 0.7). */
   killShare?: number;
+  /** Told every secret the campaign handles (keys, webhook signing key), for the log and store scans. */
+  onSecret?: (kind: string, value: string) => void;
   log?: (line: string) => void;
 }
 
@@ -80,7 +85,8 @@ export interface CrashFigures {
   lost: number;
   stuck: number;
   duplicateRelays: number;
-  duplicateRelaysByKind: Record<string, number>;
+  /** Every relay sent more than once, by kind (only `openFor` must never repeat). */
+  repeatedRelays: Record<string, number>;
   relaysByKind: Record<string, number>;
   duplicateTerminalEvents: number;
   /** Orders whose 201 never reached the taker because of a kill (found by quote in the store). */
@@ -97,6 +103,8 @@ export interface CrashFigures {
   wallMs: number;
   results: LifecycleResult[];
   problems: string[];
+  /** Observations that are not failures (repeated refunds or oracle legs after a kill). */
+  notes: string[];
 }
 
 const LOCK_TYPES: readonly LockType[] = ['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock'];
@@ -144,7 +152,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   const { sandbox } = options;
   const manifest = sandbox.manifest;
   const problems: string[] = [];
-  const service = new ServiceChild({ sandboxDir: sandbox.stateDir, dir: options.dir });
+  const notes: string[] = [];
+  // Debug level: the secret scan reads every line the service can write, errors with their causes included.
+  const service = new ServiceChild({ sandboxDir: sandbox.stateDir, dir: options.dir, logLevel: 'debug' });
   const storePath = join(options.dir, 'service', 'service.sqlite');
   const store = new StoreReader(storePath);
   const receiver = new WebhookReceiver();
@@ -183,6 +193,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
 
   try {
     await service.start();
+    for (const key of service.api.apiKeys) options.onSecret?.('API key', key);
     // A crash (an exit we did not cause) is counted and the service brought back, so the campaign can finish.
     void (async () => {
       while (watching) {
@@ -200,6 +211,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     if (registered.status !== 201) throw new Error(`webhook registration answered ${registered.status}: ${registered.text}`);
     const webhook = registered.json as { webhookId: string; signingKey: string };
     receiver.secret = webhook.signingKey;
+    options.onSecret?.('webhook signing key', webhook.signingKey);
     webhookSince = store.webhookCreatedAt(webhook.webhookId);
     await recorder.start();
     solvers = await startReferenceSolvers({ manifest: { ...manifest, api: service.api }, count: 3 });
@@ -493,7 +505,11 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     const redeliveries = [...receiver.received.values()].reduce((sum, n) => sum + n - 1, 0);
 
     const duplicates = recorder.duplicates();
-    for (const group of duplicates.examples) problems.push(`relayed ${group.length}× (${group[0]!.kind}): ${group.map((tx) => `${tx.hash} ${tx.status}`).join(', ')}`);
+    for (const group of duplicates.examples) {
+      const line = `relayed ${group.length}× (${group[0]!.kind}): ${group.map((tx) => `${tx.hash} ${tx.status}`).join(', ')}`;
+      if (group[0]!.kind === 'openFor') problems.push(line);
+      else notes.push(`${line} (repeatable by design)`);
+    }
     const ledger = await verifyLedgerFile(storePath);
     if (!ledger.ok) problems.push(`ledger broken at #${ledger.brokenAt}: ${ledger.reason}`);
     for (const result of results) if (result.error !== undefined) problems.push(`#${result.plan.index}: ${result.error}`);
@@ -508,8 +524,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       crashes: service.crashes.length,
       lost,
       stuck,
-      duplicateRelays: duplicates.total,
-      duplicateRelaysByKind: duplicates.byKind,
+      duplicateRelays: duplicates.byKind.openFor,
+      repeatedRelays: duplicates.byKind,
       relaysByKind: recorder.countByKind(),
       duplicateTerminalEvents,
       unacknowledged: results.filter((r) => r.unacknowledged === true).length,
@@ -524,6 +540,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       wallMs: Date.now() - started,
       results,
       problems,
+      notes,
     };
   }
 }

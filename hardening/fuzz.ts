@@ -75,6 +75,8 @@ export interface FuzzFigures {
   /** Times the service refused connections mid-campaign and was started again (each is a crash). */
   revived: number;
   authBypasses: number;
+  /** Answers granting cross-origin reads (Access-Control-Allow-Origin): the API and dashboard are same-origin only. */
+  corsGrants: number;
   accepted: number;
   rateLimited: number;
   rateLimitedWithoutRetryAfter: number;
@@ -573,6 +575,7 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
     transportClosed: 0,
     revived: 0,
     authBypasses: 0,
+    corsGrants: 0,
     accepted: 0,
     rateLimited: 0,
     rateLimitedWithoutRetryAfter: 0,
@@ -644,6 +647,10 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
     figures.answered += 1;
     figures.byStatus[status] = (figures.byStatus[status] ?? 0) + 1;
     const text = body.toString('utf8');
+    if (headers.has('access-control-allow-origin') || headers.has('access-control-allow-credentials')) {
+      figures.corsGrants += 1;
+      sample({ label: fuzzCase.label, request, status, body: `ACAO: ${headers.get('access-control-allow-origin')}`, problem: 'a cross-origin grant' });
+    }
     if (status >= 500) {
       figures.serverErrors += 1;
       sample({ label: fuzzCase.label, request, status, body: text.slice(0, 300), problem: 'server error' });

@@ -32,6 +32,8 @@ export interface LoadStep {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Answers by HTTP status. */
+  statuses: Record<string, number>;
 }
 
 export interface RateLimitCheck {
@@ -128,11 +130,15 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
         non2xx: results.reduce((sum, r) => sum + r.non2xx, 0),
         errors: results.reduce((sum, r) => sum + r.errors, 0),
         timeouts: results.reduce((sum, r) => sum + r.timeouts, 0),
+        statuses: {},
       };
+      for (const result of results) {
+        for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) step.statuses[status] = (step.statuses[status] ?? 0) + count;
+      }
       serverErrors += results.reduce((sum, r) => sum + r['5xx'], 0);
       totalRequests += requests;
       steps.push(step);
-      log(`  load: ${route} at ${rate}/s over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}`);
+      log(`  load: ${route} at ${rate}/s over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}${step.non2xx > 0 ? ` ${JSON.stringify(step.statuses)}` : ''}`);
     }
   }
 

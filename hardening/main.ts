@@ -17,6 +17,7 @@ import { type CrashFigures, runCrashCampaign } from './crash.js';
 import { type FuzzFigures, runFuzzCampaign, signInForJwt } from './fuzz.js';
 import { type LoadFigures, runLoadCampaign } from './load.js';
 import { ServiceChild } from './service-child.js';
+import { type Secret, scanFiles, storeFiles } from './support/secrets.js';
 import { sleep } from './support/wire.js';
 import { type TamperFigures, runTamperCampaign } from './tamper.js';
 
@@ -47,6 +48,12 @@ export interface HeadlineFigures {
   authBypasses: number;
   rateLimitEnforced: boolean;
   duplicateTerminalEvents: number;
+  /** Secrets the campaigns handled (API keys, session token, signing keys, private keys) found in the service logs. */
+  secretsInLogs: number;
+  /** Fuzz answers carrying Access-Control-Allow-Origin (the policy: no cross-origin reads). */
+  corsGrants: number;
+  /** Credentials found in the store's files (webhook signing keys and the JWT key are stored by design, not counted). */
+  secretsInStore: number;
 }
 
 export interface HardenReport extends HeadlineFigures {
@@ -67,6 +74,8 @@ export interface HardenReport extends HeadlineFigures {
   kills: number;
   lifecycles: number;
   failed: string[];
+  /** Where secrets were found: kind and file (never the secret itself). */
+  secretHits: Array<{ kind: string; file: string }>;
   crash?: Omit<CrashFigures, 'results'> & { results: Array<{ index: number; plan: string; kill: string | null; finalStatus?: string; wallMs: number; error?: string }> };
   tamper?: TamperFigures;
   fuzz?: FuzzFigures;
@@ -88,6 +97,9 @@ export const GOALS: ReadonlyArray<[keyof HeadlineFigures, (value: number | boole
   ['authBypasses', (v) => v === 0, '0'],
   ['rateLimitEnforced', (v) => v === true, 'true'],
   ['duplicateTerminalEvents', (v) => v === 0, '0'],
+  ['corsGrants', (v) => v === 0, '0'],
+  ['secretsInLogs', (v) => v === 0, '0'],
+  ['secretsInStore', (v) => v === 0, '0'],
 ];
 
 export async function runHardening(options: HardenOptions): Promise<HardenReport> {
@@ -114,6 +126,9 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
     authBypasses: 0,
     rateLimitEnforced: true,
     duplicateTerminalEvents: 0,
+    secretsInLogs: 0,
+    secretsInStore: 0,
+    corsGrants: 0,
     quotesRps: null,
     quotesP99Ms: null,
     orderReadsRps: null,
@@ -125,9 +140,18 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
     kills: 0,
     lifecycles: 0,
     failed: [],
+    secretHits: [],
   };
+  // `stored: true`: kept readable in the store by design (webhook signing keys sign every delivery).
+  const secrets: Array<Secret & { stored?: boolean }> = [];
+  const logs: string[] = [];
+  const stores: string[] = [];
   log(`hardening (${options.quick ? 'quick' : 'full'}, seed ${options.seed}): ${campaigns.join(', ')}; work folder ${dir}`);
   const sandbox = await startSandbox({ stateDir: join(dir, 'sandbox'), persist: false });
+  for (const [role, accounts] of Object.entries(sandbox.manifest.accounts)) {
+    for (const account of accounts) secrets.push({ kind: `${role} private key`, value: account.privateKey });
+  }
+  if (sandbox.manifest.mnemonic !== undefined) secrets.push({ kind: 'mnemonic', value: sandbox.manifest.mnemonic });
   try {
     let ledgerStore: string | undefined;
     if (campaigns.includes('crash') || campaigns.includes('tamper')) {
@@ -139,9 +163,12 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         lifecycles: crashing ? (options.quick ? 6 : 20) : 3,
         seed: options.seed,
         killShare: crashing ? 0.7 : 0,
+        onSecret: (kind, value) => secrets.push({ kind, value, stored: kind === 'webhook signing key' }),
         log,
       });
       ledgerStore = join(dir, 'crash', 'service', 'service.sqlite');
+      logs.push(join(dir, 'crash', 'service', 'service.log'));
+      stores.push(...storeFiles(ledgerStore));
       if (crashing) {
         const { results, ...rest } = crash;
         report.crash = {
@@ -168,7 +195,8 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         report.crashes += crash.crashes;
         log(
           `  crash: ${crash.lifecycles} lifecycles (${crash.settled} settled, ${crash.refunded} refunded), ${crash.kills} SIGKILLs; ` +
-            `lost ${crash.lost}, stuck ${crash.stuck}, duplicate relays ${crash.duplicateRelays}, undelivered ${crash.undelivered}/${crash.webhookEvents}, ledger ${crash.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
+            `lost ${crash.lost}, stuck ${crash.stuck}, duplicate deposit relays ${crash.duplicateRelays} ` +
+            `(oracle legs and refunds repeated by design: ${Object.entries(crash.repeatedRelays).filter(([k, n]) => k !== 'openFor' && n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), undelivered ${crash.undelivered}/${crash.webhookEvents}, ledger ${crash.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
         );
       }
     }
@@ -190,19 +218,30 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
     }
 
     if (campaigns.includes('fuzz') || campaigns.includes('load')) {
-      const service = new ServiceChild({ sandboxDir: sandbox.stateDir, dir: join(dir, 'edge') });
+      const service = new ServiceChild({ sandboxDir: sandbox.stateDir, dir: join(dir, 'edge'), logLevel: 'debug' });
       await service.start();
+      logs.push(join(dir, 'edge', 'service', 'service.log'));
+      stores.push(...storeFiles(join(dir, 'edge', 'service', 'service.sqlite')));
+      for (const key of service.api.apiKeys) secrets.push({ kind: 'API key', value: key });
       const solvers = await startReferenceSolvers({ manifest: { ...sandbox.manifest, api: service.api }, count: 3 });
       try {
-        const newKey = async () => {
-          const answer = await fetch(`${service.api.url}/api/v1/sandbox/keys`, { method: 'POST', headers: { Authorization: `Bearer ${service.api.apiKeys[0]}` } });
+        const newKey = async (idempotencyKey?: string) => {
+          const answer = await fetch(`${service.api.url}/api/v1/sandbox/keys`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${service.api.apiKeys[0]}`, ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) },
+          });
           if (answer.status !== 201) throw new Error(`key creation answered ${answer.status}`);
-          return ((await answer.json()) as { key: string }).key;
+          const key = ((await answer.json()) as { key: string }).key;
+          secrets.push({ kind: idempotencyKey === undefined ? 'API key' : 'API key (kept as an idempotent response)', value: key });
+          return key;
         };
+        // Its response is kept for replays: sealed, so the key must not be readable in the store.
+        await newKey('harden-sealed-response');
         if (campaigns.includes('fuzz')) {
           log('fuzz campaign');
           const keys = [service.api.apiKeys[0]!, await newKey(), await newKey(), await newKey()];
           const jwt = await signInForJwt(service.api.url, sandbox.manifest.accounts.takers[4]!.privateKey);
+          if (jwt !== undefined) secrets.push({ kind: 'session token (JWT)', value: jwt });
           let reviving: Promise<boolean> | undefined;
           const revive = () =>
             (reviving ??= (async () => {
@@ -225,6 +264,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
           report.nonFormatErrors += fuzz.nonFormatErrors + fuzz.wsNonFormat;
           report.noAnswer += fuzz.noAnswer;
           report.authBypasses += fuzz.authBypasses;
+          report.corsGrants += fuzz.corsGrants;
           report.fuzzRequests = fuzz.requests;
           report.wsFrames = fuzz.wsFrames;
           if (!fuzz.healthyAfter) report.failed.push('the service was not healthy after the fuzz campaign');
@@ -255,6 +295,13 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         report.crashes += service.crashes.length;
       }
     }
+    // Scanned once every service has stopped and flushed its log.
+    const inLogs = scanFiles(logs, secrets);
+    const inStore = scanFiles(stores, secrets.filter((secret) => secret.stored !== true));
+    report.secretsInLogs = inLogs.length;
+    report.secretsInStore = inStore.length;
+    report.secretHits = [...inLogs, ...inStore].map((hit) => ({ kind: hit.kind, file: hit.file.slice(dir.length + 1) }));
+    log(`secrets: ${secrets.length} handled; ${inLogs.length} found in ${logs.length} log file(s), ${inStore.length} in the stores' files`);
   } finally {
     await sandbox.stop();
     if (options.keep === true) report.workDir = dir;

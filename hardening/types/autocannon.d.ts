@@ -39,6 +39,7 @@ declare module 'autocannon' {
       '3xx': number;
       '4xx': number;
       '5xx': number;
+      statusCodeStats: Record<string, { count: number }>;
     }
   }
   function autocannon(options: autocannon.Options, callback: (error: Error | null, result: autocannon.Result) => void): unknown;
