@@ -3,7 +3,7 @@
  * the idempotency record of the watchers (a log is processed once per (chain, tx, log index)) and the evidence
  * orders derive Filled, Attested, Claimed and Refunded from: order state is driven by the chains, never faked.
  */
-import { type Address, type Hex, decodeEventLog, getAddress, keccak256 } from 'viem';
+import { type Address, type Hex, decodeEventLog, getAddress, keccak256, toEventSelector } from 'viem';
 import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
@@ -41,6 +41,18 @@ const OUTPUT_SETTLER_EVENTS = OutputSettlerArtifact.abi.filter((item) => item.ty
 const OUTPUT_ORACLE_EVENTS = OutputOracleArtifact.abi.filter((item) => item.type === 'event');
 const INPUT_ORACLE_EVENTS = InputOracleArtifact.abi.filter((item) => item.type === 'event');
 
+/**
+ * The one event ABI a log can be, by topic0: decoding against a single item spares viem re-deriving every event
+ * selector of a contract for every log (it showed in profiles).
+ */
+function bySelector<T extends { type: 'event' }>(events: readonly T[]): Map<Hex, readonly [T]> {
+  return new Map(events.map((event) => [toEventSelector(event as unknown as Parameters<typeof toEventSelector>[0]), [event] as const]));
+}
+const ESCROW_BY_SELECTOR = bySelector(ESCROW_EVENTS);
+const OUTPUT_SETTLER_BY_SELECTOR = bySelector(OUTPUT_SETTLER_EVENTS);
+const OUTPUT_ORACLE_BY_SELECTOR = bySelector(OUTPUT_ORACLE_EVENTS);
+const INPUT_ORACLE_BY_SELECTOR = bySelector(INPUT_ORACLE_EVENTS);
+
 /** The addresses whose logs a chain's watcher subscribes to. */
 export function watchedAddresses(chain: SettlementChain): Address[] {
   const c = chain.contracts;
@@ -58,11 +70,14 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
     address,
   };
   const raw = { data: log.data, topics: log.topics as [Hex, ...Hex[]] };
+  if (raw.topics.length === 0) return undefined;
   const c = chain.contracts;
   try {
     if (address === c.inputSettlerEscrow || address === c.inputSettlerCompact) {
       // Both settlers share InputSettlerBase's Finalised; the escrow alone emits Open and Refunded.
-      const event = decodeEventLog({ abi: ESCROW_EVENTS, ...raw });
+      const abi = ESCROW_BY_SELECTOR.get(raw.topics[0]);
+      if (abi === undefined) return undefined;
+      const event = decodeEventLog({ abi, ...raw });
       switch (event.eventName) {
         case 'Open':
           return { ...base, kind: 'opened', onchainOrderId: event.args.orderId };
@@ -73,13 +88,17 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       }
     }
     if (address === c.outputSettler) {
-      const event = decodeEventLog({ abi: OUTPUT_SETTLER_EVENTS, ...raw });
+      const abi = OUTPUT_SETTLER_BY_SELECTOR.get(raw.topics[0]);
+      if (abi === undefined) return undefined;
+      const event = decodeEventLog({ abi, ...raw });
       if (event.eventName !== 'OutputFilled') return undefined;
       const { orderId, solver, timestamp, output, finalAmount } = event.args;
       return { ...base, kind: 'filled', onchainOrderId: orderId, solver, timestamp, output: { ...output }, finalAmount: finalAmount.toString() };
     }
     if (address === c.outputOracle) {
-      const event = decodeEventLog({ abi: OUTPUT_ORACLE_EVENTS, ...raw });
+      const abi = OUTPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
+      if (abi === undefined) return undefined;
+      const event = decodeEventLog({ abi, ...raw });
       if (event.eventName !== 'OutputProven') return undefined;
       const { chainId, application, orderId, dataHash, payload } = event.args;
       // The oracle hashes what it emits; a log whose hash disagrees with its payload is not evidence of anything.
@@ -87,7 +106,9 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       return { ...base, kind: 'proven', onchainOrderId: orderId, remoteChainId: Number(chainId), application, dataHash, payload };
     }
     if (address === c.inputOracle) {
-      const event = decodeEventLog({ abi: INPUT_ORACLE_EVENTS, ...raw });
+      const abi = INPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
+      if (abi === undefined) return undefined;
+      const event = decodeEventLog({ abi, ...raw });
       if (event.eventName !== 'AttestationRecorded') return undefined;
       const { remoteChainId, application, orderId, remoteOracle, dataHash } = event.args;
       return { ...base, kind: 'attested', onchainOrderId: orderId, remoteChainId: Number(remoteChainId), application, remoteOracle, dataHash };

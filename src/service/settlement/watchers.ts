@@ -22,10 +22,14 @@ export interface WatcherDeps {
  */
 /** Blocks without new facts between cursor writes. */
 const CURSOR_STRIDE = 64;
+/** How many recent receipt transactions to remember (their logs arrive again through the subscription). */
+const INGESTED_MEMORY = 4_096;
 
 export class ChainWatcher {
   private stream: LogStream | undefined;
   private persistedCursor = 0;
+  /** Transactions whose receipts were processed already (recent ones): the subscription's copies are skipped. */
+  private readonly ingested = new Set<string>();
 
   constructor(private readonly deps: WatcherDeps) {}
 
@@ -63,12 +67,27 @@ export class ChainWatcher {
     const fresh = logs
       .map((log) => decodeFact(chain, log))
       .filter((fact): fact is ChainFact => fact !== undefined && this.deps.facts.insert(fact, now));
-    return fresh.length === 0 ? [] : this.deps.onFacts(fresh);
+    // Remembered once committed: a rolled-back ingestion must leave the subscription's copy to be processed.
+    const remember = () => {
+      for (const log of logs) this.remember(log.transactionHash);
+    };
+    return [remember, ...(fresh.length === 0 ? [] : this.deps.onFacts(fresh))];
+  }
+
+  private remember(txHash: string): void {
+    this.ingested.add(txHash);
+    if (this.ingested.size > INGESTED_MEMORY) {
+      const oldest = this.ingested.values().next().value;
+      if (oldest !== undefined) this.ingested.delete(oldest);
+    }
   }
 
   private async deliver(logs: RpcLog[], nextBlock: number | undefined): Promise<void> {
     const { chain, clock } = this.deps;
-    const decoded = logs.map((log) => decodeFact(chain, log)).filter((fact): fact is ChainFact => fact !== undefined);
+    const decoded = logs
+      .filter((log) => !this.ingested.has(log.transactionHash))
+      .map((log) => decodeFact(chain, log))
+      .filter((fact): fact is ChainFact => fact !== undefined);
     const unseen = decoded.filter((fact) => !this.deps.facts.has(fact));
     // Nothing new (the engine's own receipts were processed already): the cursor alone is written now and then;
     // a restart re-reads a few blocks and finds them processed.
