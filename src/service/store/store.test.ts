@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,23 @@ describe('Store', () => {
     const second = Store.open({ path, migrations: [platformMigrations, extended] });
     expect(second.db.prepare('SELECT text, tag FROM notes').all()).toEqual([{ text: 'kept', tag: null }]);
     second.close();
+  });
+
+  it('keeps the database and its WAL files owner-only: it holds signing secrets (security review, hardening/)', () => {
+    const path = join(tempDir(), 'service.sqlite');
+    const store = Store.open({ path, migrations: [platformMigrations, notes] });
+    store.transaction(() => store.db.prepare('INSERT INTO notes (text) VALUES (?)').run('x'));
+    for (const file of [path, `${path}-wal`, `${path}-shm`]) expect(statSync(file).mode & 0o777, file).toBe(0o600);
+    store.close();
+
+    // A store made by an earlier version with the default mode is tightened when opened.
+    const older = join(tempDir(), 'older.sqlite');
+    Store.open({ path: older, migrations: [platformMigrations] }).close();
+    chmodSync(older, 0o644);
+    writeFileSync(`${older}-wal`, '', { mode: 0o644 });
+    chmodSync(`${older}-wal`, 0o644);
+    Store.open({ path: older, migrations: [platformMigrations] }).close();
+    expect(statSync(older).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a database migrated by a newer version', () => {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { runMigrations, type MigrationSet } from './migrations.js';
@@ -26,7 +26,13 @@ export class Store {
   }
 
   static open(options: StoreOptions): Store {
-    if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+    if (options.path !== ':memory:') {
+      mkdirSync(dirname(options.path), { recursive: true });
+      // The store holds secrets that must stay readable (the JWT signing key, webhook signing secrets, TOTP seeds):
+      // owner-only, like sandbox.json. SQLite gives its -wal and -shm files the database file's mode.
+      if (!existsSync(options.path)) closeSync(openSync(options.path, 'a', 0o600));
+      for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+    }
     const db = new Database(options.path);
     // WAL lets readers (status commands, the ledger verifier) work while the service writes.
     db.pragma('journal_mode = WAL');
