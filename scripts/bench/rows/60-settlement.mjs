@@ -4,9 +4,10 @@
 // straight to the same two anvils by this script, from the same accounts (the service relayers, the same winning
 // solver per order) with the same number in flight, and no service. Row 1 uses the 3 reference solvers. Row 2
 // replaces them with a minimal solver that sends like the floor does, to show the service's own share.
-// Service, solvers and the floor driver share this process, as in `sandbox up`.
+// The service runs on this thread; its clients (takers, solvers) on a worker thread, as other processes would.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { ROOT, tempDir } from '../lib.mjs';
 
 export const name = 'settlement';
@@ -42,12 +43,8 @@ export async function run() {
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
   const { devnetChainTime } = await load('src/service/sandbox-component.js');
-  const { startReferenceSolvers } = await load('src/solvers/index.js');
-  const { RestClient } = await load('src/clients/rest-client.js');
-  const { typedDataFromJson } = await load('src/contracts/typedData.js');
   const { toAbiOrder, addressToBytes32 } = await load('src/contracts/order.js');
   const { SerialSender } = await load('src/service/settlement/testing/serial-sender.js');
-  const { TestSolver } = await load('src/service/settlement/testing/test-solver.js');
   const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/service/orders/standard-order.js');
   const tx = await load('src/service/settlement/transactions.js');
   const { OutputSettlerArtifact, InputSettlerEscrowArtifact } = await load('src/contracts/artifacts/index.js');
@@ -71,7 +68,7 @@ export async function run() {
     if ((await minter.send(usdc(alpha), mint, 200_000n)).status !== 'success') throw new Error('mint reverted');
     const approve = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'approve', args: [PERMIT2, 2n ** 256n - 1n] });
     if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success') throw new Error('approve reverted');
-    takers.push({ address: account.address, account });
+    takers.push({ address: account.address, account, key });
   }
 
   const offset = Math.max(0, ...(await readChainTime(sandbox.chains)).map((c) => c.offsetSeconds));
@@ -88,48 +85,42 @@ export async function run() {
     },
   });
   const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
-  const rest = new RestClient({ baseUrl: service.url, apiKey });
-  const settled = new Set();
-  const waiting = new Map();
+  let forward = () => undefined;
   service.module('evidence').outbox.onCommitted((event) => {
-    if (event.envelope.type !== 'order.settled') return;
-    settled.add(event.orderId);
-    waiting.get(event.orderId)?.();
+    if (event.envelope.type === 'order.settled') forward(event.orderId);
   });
 
-  /** ORDERS lifecycles through the service after a warm-up; the winning solver account of each, for the floor. */
-  async function throughService(solverAccount) {
-    const winners = [];
-    const lifecycle = async (i, record, slot) => {
-      const taker = takers[slot];
-      const response = await rest.requestQuotes({
-        inputToken: usdc(alpha),
-        outputToken: usdc(beta),
-        inputAmount: AMOUNT.toString(),
-        originChainId: alpha.chainId,
-        destinationChainId: beta.chainId,
-        lockType: 'Permit2Escrow',
-        settlementPath: 'direct',
-        user: taker.address,
+  /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
+  async function throughService(solverKind) {
+    const worker = new Worker(join(ROOT, 'scripts/bench/settlement-clients.mjs'), {
+      workerData: {
+        root: ROOT,
+        api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
+        manifest,
+        takerKeys: takers.map((t) => t.key),
+        orders: ORDERS,
+        inFlight: IN_FLIGHT,
+        warmUp: WARM_UP,
+        solverKind,
+        amount: AMOUNT.toString(),
+      },
+    });
+    forward = (orderId) => worker.postMessage({ settled: orderId });
+    try {
+      const result = await new Promise((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+        worker.once('exit', (code) => reject(new Error(`the client thread exited with ${code}`)));
       });
-      const quote = response.quotes[0];
-      const signature = await taker.account.signTypedData(typedDataFromJson(quote.typedData));
-      const order = await rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce, user: taker.address });
-      if (record) winners[i] = { solver: solverAccount(quote.solverId), outputAmount: BigInt(quote.outputAmount) };
-      if (!settled.has(order.orderId)) {
-        await new Promise((resolve, reject) => {
-          const timer = setTimeout(() => reject(new Error(`order ${order.orderId} did not settle in 60 s`)), 60_000);
-          waiting.set(order.orderId, () => {
-            clearTimeout(timer);
-            resolve();
-          });
-        });
-      }
-      waiting.delete(order.orderId);
-    };
-    await pool(WARM_UP, IN_FLIGHT, (i, slot) => lifecycle(i, false, slot));
-    const ms = await pool(ORDERS, IN_FLIGHT, (i, slot) => lifecycle(i, true, slot));
-    return { ms, winners };
+      if (result.error) throw new Error(result.error);
+      return {
+        ms: result.ms,
+        winners: result.winners.map((w) => ({ solver: manifest.accounts.solvers[w.solver], outputAmount: BigInt(w.outputAmount) })),
+      };
+    } finally {
+      forward = () => undefined;
+      await worker.terminate();
+    }
   }
 
   /** The same transactions from the same accounts, sent straight to the chains. */
@@ -203,38 +194,15 @@ export async function run() {
       values: { serviceRate, floorRate, ratio, orders: ORDERS, inFlight: IN_FLIGHT, serviceMs: through.ms, floorMs, goalRatio: GOAL_RATIO, meetsGoal: ratio >= GOAL_RATIO },
     });
   };
-  let solvers;
-  const minimal = [];
   try {
-    // Equal prices and no simulated latency: the quickest answer wins, so orders may spread over the solvers.
-    const strategy = { latencyMs: 0, marginBps: 5, gasCost: 0.1 };
-    solvers = await startReferenceSolvers({
-      manifest: { ...manifest, api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] } },
-      count: 3,
-      strategies: [strategy, strategy, strategy],
-    });
-    const byReference = new Map(solvers.solvers.map((s, i) => [s.solverId, manifest.accounts.solvers[i]]));
-    const reference = await throughService((id) => byReference.get(id));
-    await solvers.stop();
-    solvers = undefined;
-
-    for (const account of manifest.accounts.solvers.slice(0, 3)) {
-      const solver = new TestSolver({ url: service.url, apiKey, privateKey: account.privateKey, chains: manifest.chains, feeBps: 5n });
-      await solver.start();
-      minimal.push(solver);
-    }
-    const byMinimal = new Map(minimal.map((s, i) => [s.solverId, manifest.accounts.solvers[i]]));
-    const lean = await throughService((id) => byMinimal.get(id));
-    for (const solver of minimal.splice(0)) await solver.stop();
+    const reference = await throughService('reference');
+    const lean = await throughService('minimal');
     // The floor sends from the service's own relayer accounts: the service must be gone.
     await service.stop();
-
     report('settled lifecycles/s, reference solvers (quote → claim)', reference, await floor(reference.winners), '3 reference solvers');
     report('settled lifecycles/s, minimal solvers (service share)', lean, await floor(lean.winners), '3 minimal solvers');
     return rows;
   } finally {
-    await solvers?.stop();
-    for (const solver of minimal) await solver.stop();
     await service.stop();
     await sandbox.stop();
     folder.remove();
