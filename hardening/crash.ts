@@ -139,7 +139,9 @@ export function planLifecycles(count: number, seed: number, killShare: number): 
     };
     if (random.chance(killShare)) {
       const points = outcome === 'refund' ? [...KILL_POINTS.filter((p) => p !== 'filled' && p !== 'attested'), 'refund' as const] : KILL_POINTS;
-      plan.kill = { at: random.pick(points), delayMs: random.int(0, 150) };
+      const at = random.pick(points);
+      // An order request is answered within tens of milliseconds: kills aimed at it land early, inside its work.
+      plan.kill = { at, delayMs: at === 'order' ? random.int(0, 40) : random.int(0, 150) };
     }
     plans.push(plan);
   }

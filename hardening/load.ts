@@ -22,7 +22,8 @@ export interface LoadOptions {
 
 export interface LoadStep {
   route: 'quotes' | 'orders';
-  targetRps: number;
+  /** null: as fast as the keys' connections go (the throughput ceiling). */
+  targetRps: number | null;
   keys: number;
   durationS: number;
   requests: number;
@@ -86,27 +87,28 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
   await run({ url: `${url}/api/v1/orders/${options.orderIds[0]}`, connections: 2, amount: 200, headers: { Authorization: `Bearer ${keys[0]}` } });
   const before = await service.memory();
 
-  const plan: Array<{ route: LoadStep['route']; rates: number[] }> = options.quick
+  const plan: Array<{ route: LoadStep['route']; rates: Array<number | null> }> = options.quick
     ? [
         { route: 'quotes', rates: [10, 30] },
         { route: 'orders', rates: [100, 300] },
       ]
     : [
-        { route: 'quotes', rates: [10, 30, 60, 120] },
-        { route: 'orders', rates: [100, 200, 400, 800] },
+        { route: 'quotes', rates: [10, 30, 60, 120, null] },
+        { route: 'orders', rates: [100, 200, 400, 800, null] },
       ];
   const durationS = options.quick ? 1 : 3;
-  const loadKeys = keys.slice(0, 4);
+  // Twelve keys: their buckets (burst 1,000 + 100/s each) hold the unthrottled steps, so those measure the service.
+  const loadKeys = keys.slice(0, options.quick ? 4 : 12);
   const steps: LoadStep[] = [];
   for (const { route, rates } of plan) {
     for (const rate of rates) {
-      const perKey = Math.max(1, Math.floor(rate / loadKeys.length));
+      const perKey = rate === null ? undefined : Math.max(1, Math.floor(rate / loadKeys.length));
       const results = await Promise.all(
         loadKeys.map((key, index) =>
           run({
             url,
-            connections: route === 'quotes' ? Math.min(32, Math.max(2, perKey)) : 4,
-            overallRate: perKey,
+            connections: perKey === undefined ? 4 : route === 'quotes' ? Math.min(32, Math.max(2, perKey)) : 4,
+            ...(perKey === undefined ? {} : { overallRate: perKey }),
             duration: durationS,
             timeout: 10,
             requests: [
@@ -138,11 +140,11 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
       serverErrors += results.reduce((sum, r) => sum + r['5xx'], 0);
       totalRequests += requests;
       steps.push(step);
-      log(`  load: ${route} at ${rate}/s over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}${step.non2xx > 0 ? ` ${JSON.stringify(step.statuses)}` : ''}`);
+      log(`  load: ${route} at ${rate === null ? 'full speed' : `${rate}/s`} over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}${step.non2xx > 0 ? ` ${JSON.stringify(step.statuses)}` : ''}`);
     }
   }
 
-  const rateLimit = await floodOneKey(url, keys[4] ?? keys[0]!, keys[5] ?? keys[1]!, options.orderIds[0]!, options.quick ? 2 : 4, (n) => (serverErrors += n));
+  const rateLimit = await floodOneKey(url, keys[12] ?? keys[0]!, keys[13] ?? keys[1]!, options.orderIds[0]!, options.quick ? 2 : 4, (n) => (serverErrors += n));
   totalRequests += rateLimit.floodRequests + rateLimit.otherKeyRequests;
   log(
     `  load: flood ${rateLimit.floodRequests} requests, ${rateLimit.floodPassed} passed (allowance ${rateLimit.floodAllowance}), ${rateLimit.floodLimited} limited; ` +

@@ -275,13 +275,14 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         }
         if (campaigns.includes('load')) {
           log('load campaign');
-          const keys = await Promise.all(Array.from({ length: 6 }, () => newKey()));
+          const keys = await Promise.all(Array.from({ length: 14 }, () => newKey()));
           const { quoteBody, orderIds } = await placeOrders(sandbox.manifest, service.api.url, keys[0]!, 2);
           const load = await runLoadCampaign({ service, apiKeys: keys, quoteBody, orderIds, quick: options.quick, log });
           report.load = load;
           report.serverErrors += load.serverErrors;
           report.rateLimitEnforced = load.rateLimit.enforced;
-          const top = (route: 'quotes' | 'orders') => load.steps.filter((s) => s.route === route).at(-1);
+          // The highest rate reached: the unthrottled step in a full run, the top planned rate in a quick one.
+          const top = (route: 'quotes' | 'orders') => load.steps.filter((s) => s.route === route).sort((a, b) => a.throughputRps - b.throughputRps).at(-1);
           report.quotesRps = top('quotes')?.throughputRps ?? null;
           report.quotesP99Ms = top('quotes')?.p99Ms ?? null;
           report.orderReadsRps = top('orders')?.throughputRps ?? null;
