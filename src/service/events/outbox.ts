@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import { newId } from '../store/ids.js';
@@ -100,6 +101,7 @@ export type CommittedListener = (event: StoredEvent) => void;
 export class OutboxRepository {
   private readonly listeners = new Set<CommittedListener>();
   private pending: StoredEvent[] = [];
+  private insertStatement: Statement | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -109,11 +111,10 @@ export class OutboxRepository {
    */
   append(event: NewEvent): StoredEvent {
     const envelope: EventEnvelope = { type: event.type, id: newId('evt'), timestamp: new Date(event.at).toISOString(), ...event.data };
-    const result = this.store.db
-      .prepare(
-        'INSERT INTO events (id, workspace_id, type, generation, order_id, rfq_id, audience, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(
+    this.insertStatement ??= this.store.db.prepare(
+      'INSERT INTO events (id, workspace_id, type, generation, order_id, rfq_id, audience, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    const result = this.insertStatement.run(
         envelope.id,
         event.workspaceId,
         event.type,

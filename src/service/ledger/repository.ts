@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import type { CanonicalValue } from './canonical.js';
@@ -69,21 +70,30 @@ export type LedgerListener = (entry: LedgerEntry) => void;
 
 export class LedgerRepository {
   private readonly listeners = new Set<LedgerListener>();
+  // Prepared once: appends run inside every state change of every order.
+  private readonly statements: {
+    insert: Statement;
+    headLink: Statement;
+  };
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    this.statements = {
+      insert: store.db.prepare(
+        'INSERT INTO ledger_entries (sequence, prev_hash, hash, type, trade_id, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
+      // Only the link of the head: an append needs its sequence and hash, not its parsed payload.
+      headLink: store.db.prepare('SELECT sequence, hash FROM ledger_entries ORDER BY sequence DESC LIMIT 1'),
+    };
+  }
 
   /**
    * Appends one entry after the current head. Call it inside the `store.transaction` that makes the state change
    * it records, so the evidence and the change commit together.
    */
   append(record: LedgerRecord): LedgerEntry {
-    const head = this.head();
+    const head = this.statements.headLink.get() as { sequence: number; hash: string } | undefined;
     const entry = sealEntry(record, head);
-    this.store.db
-      .prepare(
-        'INSERT INTO ledger_entries (sequence, prev_hash, hash, type, trade_id, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
-      )
-      .run(entry.sequence, entry.prevHash, entry.hash, entry.type, entry.tradeId, entry.recordedAt, JSON.stringify(entry.payload));
+    this.statements.insert.run(entry.sequence, entry.prevHash, entry.hash, entry.type, entry.tradeId, entry.recordedAt, JSON.stringify(entry.payload));
     for (const listener of this.listeners) listener(entry);
     return entry;
   }
