@@ -1,7 +1,9 @@
 /**
  * A solver's on-chain hands: fill outputs on the destination chain (OutputSettler.fill) and claim on the origin
  * chain once attested (InputSettlerEscrow / InputSettlerCompact `finalise`). One transaction at a time per chain
- * (anvil can strand concurrent transactions of one sender), explicit gas limits, receipts polled every 10 ms.
+ * (anvil can strand concurrent transactions of one sender), explicit gas limits, nonces kept locally, and the
+ * receipt returned with the send (`eth_sendRawTransactionSync`): one round trip per transaction instead of a nonce
+ * query, fee queries, the send and receipt polls, which load the same chains the solver is racing on.
  */
 import {
   type Address,
@@ -9,17 +11,24 @@ import {
   createPublicClient,
   createWalletClient,
   encodeAbiParameters,
+  encodeFunctionData,
   erc20Abi,
   type Hex,
   http,
+  keccak256,
   maxUint256,
   parseEventLogs,
   type PublicClient,
   type Transport,
+  type TransactionReceipt,
   type WalletClient,
   type Account,
+  formatTransactionReceipt,
+  type RpcTransactionReceipt,
+  RpcRequestError,
+  BaseError,
 } from 'viem';
-import { privateKeyToAccount } from 'viem/accounts';
+import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
 import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';
 import type { ChainInfo } from '../devnet/manifest.js';
@@ -28,6 +37,9 @@ import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viemChain.js';
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
 const GAS_LIMIT = 1_000_000n;
 const APPROVE_GAS = 120_000n;
+const GWEI = 1_000_000_000n;
+/** A send waits for its block; a chain whose mining is paused (tests) may keep it longer than a plain request. */
+const SEND_TIMEOUT_MS = 60_000;
 /** uint48 max: the destination settler cannot know an order's real deadline, so a late fill names this one. */
 const FAR_DEADLINE = 2 ** 48 - 1;
 
@@ -35,9 +47,14 @@ interface ChainHandle {
   info: ChainInfo;
   public: PublicClient<Transport, Chain>;
   wallet: WalletClient<Transport, Chain, Account>;
+  /** Sends without retries: a retried send would only be refused as already known. */
+  sender: PublicClient<Transport, Chain>;
   /** Tail of this chain's transaction queue. */
   queue: Promise<unknown>;
   approved: Set<string>;
+  /** Next nonce of this account here; unknown until the first send and after any failed one. */
+  nonce: number | undefined;
+  fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
 }
 
 export class TransactionRevertedError extends Error {
@@ -62,9 +79,11 @@ export class SolverWallet {
   /** bytes32 solver identifier (left-padded address): what fills record and finalise checks against the caller. */
   readonly identifier: Hex;
   readonly #chains = new Map<number, ChainHandle>();
+  readonly #account: PrivateKeyAccount;
 
   constructor(chains: readonly ChainInfo[], privateKey: Hex) {
     const account = privateKeyToAccount(privateKey);
+    this.#account = account;
     this.address = account.address;
     this.identifier = addressToBytes32(account.address);
     for (const info of chains) {
@@ -74,8 +93,11 @@ export class SolverWallet {
         info,
         public: createPublicClient({ chain, transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<Transport, Chain>,
         wallet: createWalletClient({ chain, transport, account, pollingInterval: SANDBOX_POLLING_INTERVAL }),
+        sender: createPublicClient({ chain, transport: http(info.rpcUrl, { retryCount: 0, timeout: SEND_TIMEOUT_MS }) }) as PublicClient<Transport, Chain>,
         queue: Promise.resolve(),
         approved: new Set(),
+        nonce: undefined,
+        fees: undefined,
       });
     }
   }
@@ -162,10 +184,46 @@ export class SolverWallet {
     chain.approved.add(key);
   }
 
-  async #send(chain: ChainHandle, what: string, request: Record<string, unknown>, gas = GAS_LIMIT) {
-    const hash = await chain.wallet.writeContract({ gas, ...request } as Parameters<typeof chain.wallet.writeContract>[0]);
-    const receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: SANDBOX_POLLING_INTERVAL });
-    if (receipt.status !== 'success') throw new TransactionRevertedError(hash, what);
-    return receipt;
+  async #send(chain: ChainHandle, what: string, request: { address: Address; abi: unknown; functionName: string; args: readonly unknown[] }, gas = GAS_LIMIT): Promise<TransactionReceipt> {
+    const data = encodeFunctionData(request as Parameters<typeof encodeFunctionData>[0]);
+    for (let attempt = 0; ; attempt++) {
+      chain.nonce ??= await chain.public.getTransactionCount({ address: this.address, blockTag: 'pending' });
+      if (chain.fees === undefined) {
+        // Generous caps: only base fee plus tip is charged, and a cap below the base fee would leave it unmined.
+        const gasPrice = await chain.public.getGasPrice();
+        chain.fees = { maxFeePerGas: gasPrice * 3n + 2n * GWEI, maxPriorityFeePerGas: GWEI };
+      }
+      const raw = await this.#account.signTransaction({
+        type: 'eip1559',
+        chainId: chain.info.chainId,
+        nonce: chain.nonce,
+        to: request.address,
+        data,
+        gas,
+        value: 0n,
+        ...chain.fees,
+      });
+      const hash = keccak256(raw);
+      let receipt: TransactionReceipt;
+      try {
+        const rpc = await chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] });
+        receipt = formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
+      } catch (error) {
+        chain.nonce = undefined;
+        const refused = error instanceof BaseError ? error.walk((e) => e instanceof RpcRequestError) : null;
+        if (refused instanceof RpcRequestError) {
+          // Refused by the node: nothing was sent. A stale nonce or fee cap (another sender of this account, a
+          // base fee that rose) is retried once with fresh ones; anything else is the caller's to see.
+          chain.fees = undefined;
+          if (attempt === 0 && /nonce too low|base fee|fee cap|underpriced/i.test(refused.details)) continue;
+          throw error;
+        }
+        // The send may have reached the chain (a timeout, a dropped connection): its receipt decides.
+        receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: SANDBOX_POLLING_INTERVAL });
+      }
+      if (chain.nonce !== undefined) chain.nonce += 1;
+      if (receipt.status !== 'success') throw new TransactionRevertedError(hash, what);
+      return receipt;
+    }
   }
 }
