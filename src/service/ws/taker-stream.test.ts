@@ -137,7 +137,9 @@ describe('taker stream /api/v1/ws', () => {
 
   it('refuses bad credentials both ways with an error and close code 4401', async () => {
     const wrongEnvironment = t.apiKey.replace('svc_test_', 'svc_live_');
-    for (const token of ['garbage', wrongEnvironment, `${t.apiKey.slice(0, -1)}0`]) {
+    // A key with its last character changed (to one it surely is not) is an invalid key.
+    const tampered = `${t.apiKey.slice(0, -1)}${t.apiKey.endsWith('0') ? '1' : '0'}`;
+    for (const token of ['garbage', wrongEnvironment, tampered]) {
       const byQuery = await open(`?token=${encodeURIComponent(token)}`);
       const error = await byQuery.next('error');
       expect(error.error).toMatchObject({ type: 'authentication_error', code: 'invalid_api_key' });
