@@ -123,9 +123,8 @@ export class QuoteService implements QuoteBook {
       this.#inFlight.delete(running);
     }
     if (!this.deps.store.open) throw noSolvers(request, 'The service stopped while collecting quotes on');
-    const quotes = this.#closeRfq(rfq, outcome, context.workspaceId);
+    const { stored: quotes, nonce } = this.#closeRfq(rfq, outcome, context.workspaceId);
     if (quotes.length === 0) throw noSolvers(request, 'No solver quoted within the auction window on');
-    const nonce = rfq.user === null ? undefined : this.#allocateNonce(rfq, rfq.user);
     const best = quotes.find((quote) => quote.bestPrice)!;
     return {
       rfqId: rfq.id,
@@ -421,7 +420,8 @@ export class QuoteService implements QuoteBook {
   }
 
   /** Ranks, stores and publishes the outcome in one transaction; returns the stored quotes best first. */
-  #closeRfq(rfq: RfqRecord, outcome: AuctionOutcome, workspaceId: string | null): StoredQuote[] {
+  /** Records the auction's result; with quotes and a known taker, also the taker's nonce, in the same commit. */
+  #closeRfq(rfq: RfqRecord, outcome: AuctionOutcome, workspaceId: string | null): { stored: StoredQuote[]; nonce: bigint | undefined } {
     const { clock, rfqs, evidence, performance: track, settings } = this.deps;
     const now = clock.now();
     const mid = settings.midPrice(this.#corridor(rfq));
@@ -457,7 +457,7 @@ export class QuoteService implements QuoteBook {
       };
     });
     const received = new Map(outcome.quotes.map((quote) => [quote.solverId, quote] as const));
-    evidence.outbox.commit(() => {
+    const nonce = evidence.outbox.commit(() => {
       for (const quote of stored) rfqs.insertQuote(quote);
       for (const solverId of new Set([...received.keys(), ...outcome.declined.keys(), ...outcome.rejected.keys(), ...outcome.silent])) {
         const quote = received.get(solverId);
@@ -518,13 +518,15 @@ export class QuoteService implements QuoteBook {
           at: collected.receivedAt,
         });
       }
+      // One commit less per quote request than allocating it afterwards: nothing happens in between.
+      return stored.length === 0 || rfq.user === null ? undefined : this.#allocateNonce(rfq, rfq.user);
     });
     for (const quote of outcome.quotes) track.recordLatency(quote.solverId, quote.latencyMs);
     if (stored.length > 0) {
       this.#scheduleExpiry(rfq.id, expiresAt);
       this.#publishPrice(rfq, stored.find((quote) => quote.bestPrice)!, now);
     }
-    return stored;
+    return { stored, nonce };
   }
 
   #publishPrice(rfq: RfqRecord, best: StoredQuote, now: number): void {
