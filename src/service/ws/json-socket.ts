@@ -3,7 +3,6 @@
  * closes, and the `?token=` of the handshake URL.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import WebSocket from 'ws';
 
 /** Largest client message accepted (bytes); larger frames close the socket with 1009. */
@@ -14,33 +13,9 @@ const CLOSE_GRACE_MS = 1_000;
 
 export type JsonObject = Record<string, unknown>;
 
-/** Connections whose socket is corked until the end of the current tick. */
-const corked = new WeakSet<WebSocket>();
-
-/**
- * Holds the connection's writes until the end of this tick, so that frames sent to one peer together (the acks
- * of a batch of quotes) leave in one system call rather than one each; order and content are unchanged.
- */
-function coalesce(ws: WebSocket): void {
-  if (corked.has(ws)) return;
-  // `ws` keeps its socket private; without one (or on another implementation) frames simply go one by one.
-  const socket = (ws as unknown as { _socket?: Socket | null })._socket;
-  if (socket === undefined || socket === null || typeof socket.cork !== 'function') return;
-  corked.add(ws);
-  socket.cork();
-  process.nextTick(() => release(ws));
-}
-
-/** Lets held frames go now (before a socket is destroyed, which would drop them). */
-function release(ws: WebSocket): void {
-  if (!corked.delete(ws)) return;
-  (ws as unknown as { _socket?: Socket | null })._socket?.uncork();
-}
-
 /** Sends `message` as JSON when the socket is open; false when it could not be sent. */
 export function sendJson(ws: WebSocket, message: unknown): boolean {
   if (ws.readyState !== WebSocket.OPEN) return false;
-  coalesce(ws);
   ws.send(JSON.stringify(message));
   return true;
 }
@@ -74,15 +49,11 @@ export function closeSocket(ws: WebSocket, code: number, reason: string): void {
     try {
       ws.close(code, closeReason(reason));
     } catch {
-      release(ws);
       ws.terminate();
       return;
     }
   }
-  const timer = setTimeout(() => {
-    release(ws);
-    ws.terminate();
-  }, CLOSE_GRACE_MS);
+  const timer = setTimeout(() => ws.terminate(), CLOSE_GRACE_MS);
   timer.unref();
   ws.once('close', () => clearTimeout(timer));
 }
