@@ -3,7 +3,7 @@
  * quote detail hands these out so that `signTypedData` is the only thing a client does.
  */
 import { type Address, type Hex, getAddress } from 'viem';
-import { CANONICAL_PERMIT2, type LockType, type StandardOrder, bytes32ToAddress } from './order.js';
+import { CANONICAL_PERMIT2, type LockType, type StandardOrder, bytes32ToAddress, mandateOutputAbi } from './order.js';
 
 export interface TypedDataDomain {
   name: string;
@@ -24,16 +24,8 @@ export interface OrderTypedData {
   message: Record<string, unknown>;
 }
 
-const MANDATE_OUTPUT_FIELDS: TypedDataField[] = [
-  { name: 'oracle', type: 'bytes32' },
-  { name: 'settler', type: 'bytes32' },
-  { name: 'chainId', type: 'uint256' },
-  { name: 'token', type: 'bytes32' },
-  { name: 'amount', type: 'uint256' },
-  { name: 'recipient', type: 'bytes32' },
-  { name: 'callbackData', type: 'bytes' },
-  { name: 'context', type: 'bytes' },
-];
+// The EIP-712 struct has exactly the ABI tuple's fields, in order: one list serves both.
+const MANDATE_OUTPUT_FIELDS: TypedDataField[] = mandateOutputAbi.components.map(({ name, type }) => ({ name, type }));
 
 function outputsMessage(order: StandardOrder) {
   return order.outputs.map((o) => ({ ...o }));
