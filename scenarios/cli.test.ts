@@ -136,7 +136,7 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
 
     // The same seed draws the same participants.
     const again = await cli('--json', 'scenario', 'run', 'success-permit2-direct', '--target', manifestPath, '--seed', '5');
-    expect(again.code).toBe(0);
+    expect(again.code, `${again.err}\n${again.out}`).toBe(0);
     const second = JSON.parse(again.out) as typeof report;
     expect(second.scenarios[0]!.participants).toEqual(report.scenarios[0]!.participants);
   }, 120_000);

@@ -424,6 +424,34 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     expect(jobRan - started).toBeLessThan(1_000);
   });
 
+  it('one endpoint receives one attempt at a time, in commit order, so the spec sequences arrive in order', async () => {
+    const realtime: Partial<ServiceConfig> & RealtimeConfig = { clock: new RealClock(), webhookTimeoutMs: 400 };
+    const service = await createService({ environment: 'sandbox', chains: [], logger: { level: 'silent' }, ...realtime });
+    cleanups.push(() => service.stop());
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('Ordered');
+    const receiver = await TestReceiver.start(() => Date.now());
+    cleanups.push(() => receiver.stop());
+    // The first delivery hangs until the timeout: the second must wait for it, not overtake it.
+    receiver.answer = (index) => (index === 0 ? 'hang' : { status: 200 });
+    const response = await fetch(`${service.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['order.*', 'compliance.*'] }),
+    });
+    expect(response.status).toBe(201);
+    const { outbox } = service.module<EvidenceModule>('evidence');
+    const data = { order: { id: 'ord_seq', originTxHash: '0x01', destinationTxHash: '0x02', amount: '1.00', settledAt: '2026-01-01T00:00:00.000Z' } };
+    outbox.commit(() => {
+      outbox.append({ workspaceId, type: 'order.settled', generation: 'A', orderId: 'ord_seq', data, at: service.clock.now() });
+      outbox.append({ workspaceId, type: 'compliance.event', generation: 'A', orderId: 'ord_seq', data: { compliance: { orderId: 'ord_seq' } }, at: service.clock.now() });
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(receiver.events().map((e) => e.type)).toEqual(['order.settled']);
+    const started = Date.now();
+    while (receiver.requests.length < 2 && Date.now() - started < 3_000) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(receiver.events().map((e) => e.type)).toEqual(['order.settled', 'compliance.event']);
+  });
+
   it('a restart mid-schedule loses nothing: the next attempt goes out at its original time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhook-restart-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

@@ -32,6 +32,12 @@ export interface DispatcherOptions {
  */
 export class DeliveryDispatcher {
   readonly #inFlight = new Map<string, Promise<WebhookDelivery | undefined>>();
+  /**
+   * The last attempt launched per endpoint. An endpoint receives one attempt at a time, in the order messages
+   * became due (outbox order for first attempts): a receiver sees `order.settled` before the `compliance.event`
+   * committed after it, as the spec's sequences read. Different endpoints still go in parallel.
+   */
+  readonly #endpointTail = new Map<string, Promise<unknown>>();
   readonly #abort = new AbortController();
   #job: ScheduledJob | undefined;
   #stopped = false;
@@ -103,7 +109,17 @@ export class DeliveryDispatcher {
   }
 
   #launch(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
-    const running = this.#attempt(message).finally(() => {
+    const previous = this.#endpointTail.get(message.webhookId) ?? Promise.resolve();
+    const attempt = previous.then(
+      () => this.#attempt(message),
+      () => this.#attempt(message),
+    );
+    const tail = attempt.catch(() => undefined);
+    this.#endpointTail.set(message.webhookId, tail);
+    void tail.then(() => {
+      if (this.#endpointTail.get(message.webhookId) === tail) this.#endpointTail.delete(message.webhookId);
+    });
+    const running = attempt.finally(() => {
       this.#inFlight.delete(message.id);
       // Under the real clock, finishing an attempt frees a slot and may have queued a retry.
       if (this.options.clock.kind !== 'test') this.arm();
