@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type Address, type Hex, getAddress, hashTypedData } from 'viem';
 import type { Clock } from '../../clock/index.js';
+import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
 import type { StandardOrder } from '../../contracts/order.js';
 import type { OrderTypedData } from '../../contracts/typedData.js';
 import { lockId } from '../../contracts/typedData.js';
@@ -300,14 +301,14 @@ export class OrderIntake {
     const { origin, quote, order, user, typedData } = prepared;
     const id = lockId(compactLockTag(origin.contracts.allocator), quote.inputToken);
     const [balance, consumed, forced, block] = await Promise.all([
-      origin.client.readContract({ address: origin.contracts.resourceLock, abi: LOCK_READS, functionName: 'balanceOf', args: [user, id] }),
+      origin.client.readContract({ address: origin.contracts.resourceLock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [user, id] }),
       origin.client.readContract({
         address: origin.contracts.resourceLock,
-        abi: LOCK_READS,
+        abi: ResourceLockArtifact.abi,
         functionName: 'hasConsumedAllocatorNonce',
         args: [order.nonce, origin.contracts.allocator],
       }),
-      origin.client.readContract({ address: origin.contracts.resourceLock, abi: LOCK_READS, functionName: 'getForcedWithdrawalStatus', args: [user, id] }),
+      origin.client.readContract({ address: origin.contracts.resourceLock, abi: ResourceLockArtifact.abi, functionName: 'getForcedWithdrawalStatus', args: [user, id] }),
       origin.client.getBlock({ blockTag: 'latest' }),
     ]).catch((error: unknown) => {
       throw new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${(error as Error).message}` });
@@ -416,38 +417,3 @@ function asDeposited(order: OrderRecord): OrderRecord {
   return { ...order, status: 'Deposited', destinationTxHash: null, oracleAttestationHash: null, claimTxHash: null, refundTxHash: null, settledAt: null };
 }
 
-const LOCK_READS = [
-  {
-    type: 'function',
-    name: 'balanceOf',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'owner', type: 'address' },
-      { name: 'id', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'uint256' }],
-  },
-  {
-    type: 'function',
-    name: 'hasConsumedAllocatorNonce',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'nonce', type: 'uint256' },
-      { name: 'allocator', type: 'address' },
-    ],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-  {
-    type: 'function',
-    name: 'getForcedWithdrawalStatus',
-    stateMutability: 'view',
-    inputs: [
-      { name: 'account', type: 'address' },
-      { name: 'id', type: 'uint256' },
-    ],
-    outputs: [
-      { name: 'status', type: 'uint8' },
-      { name: 'forcedWithdrawalAvailableAt', type: 'uint256' },
-    ],
-  },
-] as const;

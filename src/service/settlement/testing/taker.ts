@@ -1,4 +1,5 @@
-import { type Address, type Hex, encodeFunctionData, maxUint256 } from 'viem';
+import { type Address, type Hex, encodeFunctionData, erc20Abi, maxUint256 } from 'viem';
+import { ResourceLockArtifact } from '../../../contracts/artifacts/ResourceLock.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ApiRequestError, type QuoteResponse, type RequestOptions, type RestClient, type TokenQuoteRequest } from '../../../clients/rest-client.js';
 import { typedDataFromJson } from '../../../contracts/typedData.js';
@@ -6,30 +7,6 @@ import type { ChainInfo } from '../../../devnet/manifest.js';
 import { compactLockTag } from '../../orders/standard-order.js';
 import { SerialSender } from './serial-sender.js';
 
-const ABI = [
-  {
-    type: 'function',
-    name: 'approve',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'spender', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-  {
-    type: 'function',
-    name: 'depositERC20',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'token', type: 'address' },
-      { name: 'lockTag', type: 'bytes12' },
-      { name: 'amount', type: 'uint256' },
-      { name: 'recipient', type: 'address' },
-    ],
-    outputs: [{ name: 'id', type: 'uint256' }],
-  },
-] as const;
 
 /** A taker of the tests: asks for quotes with its address, signs the quote's typed data, submits orders. */
 export class TestTaker {
@@ -69,10 +46,10 @@ export class TestTaker {
     const chain = this.chains.find((c) => c.chainId === chainId)!;
     const sender = new SerialSender(this.privateKey, chainId, chain.rpcUrl);
     const lock = chain.contracts.ResourceLock!;
-    await sender.send(token, encodeFunctionData({ abi: ABI, functionName: 'approve', args: [lock, maxUint256] }), 100_000n);
+    await sender.send(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [lock, maxUint256] }), 100_000n);
     const receipt = await sender.send(
       lock,
-      encodeFunctionData({ abi: ABI, functionName: 'depositERC20', args: [token, compactLockTag(chain.contracts.AlwaysOkAllocator!), amount, this.address] }),
+      encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'depositERC20', args: [token, compactLockTag(chain.contracts.AlwaysOkAllocator!), amount, this.address] }),
       300_000n,
     );
     if (receipt.status !== 'success') throw new Error('resource lock deposit reverted');
