@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateSigningKey, signDocument } from './core/signing.js';
-import { program } from './test-support/cli-entry.js';
+import { program } from '../test/support/conformance/cli-entry.js';
 
 const exec = promisify(execFile);
 let folder: string;

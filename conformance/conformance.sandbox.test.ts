@@ -6,7 +6,7 @@ import { runConformance } from './run.js';
 import { generateSigningKey, verifyDocument } from './core/signing.js';
 import { writeJsonReport } from './reporters/json.js';
 import { writeJunitReport } from './reporters/junit.js';
-import { startOwnSandbox, type OwnSandbox } from './test-support/own-sandbox.js';
+import { startOwnSandbox, type OwnSandbox } from '../test/support/conformance/own-sandbox.js';
 
 /**
  * The whole suite against our own sandbox, once per interface generation: every check passes or is skipped for

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance } from './run.js';
-import type { SandboxFile } from './target/sandbox-file.js';
-import { FAULTS, FaultProxy, type Fault } from './test-support/fault-proxy.js';
-import { startOwnSandbox, type OwnSandbox } from './test-support/own-sandbox.js';
+import type { SandboxFile } from './deployment/sandbox-file.js';
+import { FAULTS, FaultProxy, type Fault } from '../test/support/conformance/fault-proxy.js';
+import { startOwnSandbox, type OwnSandbox } from '../test/support/conformance/own-sandbox.js';
 
 /**
  * The suite must be able to fail: a proxy in front of our sandbox breaks one thing at a time and the checks that

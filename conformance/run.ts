@@ -4,8 +4,8 @@ import { runChecks, type Check } from './core/runner.js';
 import type { ExpectedFailure, Selection } from './core/selection.js';
 import { signDocument, type SigningKey } from './core/signing.js';
 import type { CheckResult, Profile } from './core/types.js';
-import { discoverTarget, type Target } from './target/discover.js';
-import { readSandboxFile, type SandboxFile } from './target/sandbox-file.js';
+import { discoverTarget, type Target } from './deployment/discover.js';
+import { readSandboxFile, type SandboxFile } from './deployment/sandbox-file.js';
 
 export interface ConformanceOptions {
   /** Base URL of the deployment; default `api.url` of the sandbox file. */

@@ -11,11 +11,11 @@
  * parent goes away, so a dead campaign leaves no service behind.
  */
 import { parseArgs } from 'node:util';
-import { readManifest } from '../src/devnet/manifestFile.js';
+import { readManifest } from '../src/devnet/manifest-file.js';
 import { createRpcClient } from '../src/devnet/rpc.js';
 import type { SandboxChain } from '../src/devnet/sandbox.js';
-import { stateLayout } from '../src/devnet/stateDir.js';
-import { settlementServiceComponent } from '../src/service/sandbox-component.js';
+import { stateLayout } from '../src/devnet/state-dir.js';
+import { settlementServiceComponent } from '../src/sandbox/service-component.js';
 
 export type ParentMessage = { type: 'memory' } | { type: 'stop' };
 export type ChildMessage =

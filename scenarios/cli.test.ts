@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register } from '../src/cli/commands/scenario.js';
-import { startInProcessTarget } from './target/in-process.js';
-import type { ScenarioTarget } from './target/target.js';
+import { startInProcessTarget } from './deployment/in-process.js';
+import type { ScenarioTarget } from './deployment/target.js';
 
 /** `sandbox scenario …` in-process: exit codes, output, reports; commander's own usage exits are caught. */
 class Exit extends Error {

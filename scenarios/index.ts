@@ -13,4 +13,4 @@ export type { RunEvent, RunReport, ScenarioResult, StepResult } from './runner/r
 export { runScenarios, writeReports, type RunOptions } from './runner/run.js';
 export { parseReportSpec, parseSeed, ScenarioUsageError, selectScenarios } from './runner/select.js';
 export { ScenarioSession, type SessionOptions } from './runner/session.js';
-export { readTargetManifest, TargetError } from './target/remote.js';
+export { readTargetManifest, TargetError } from './deployment/remote.js';

@@ -1,9 +1,9 @@
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceSolver, strategyFromSeed } from '../../src/solvers/index.js';
-import type { SandboxManifest } from '../../src/devnet/manifest.js';
+import type { SandboxManifest } from '../../src/contracts/deployment.js';
 import { verifyDocument, generateSigningKey } from '../core/signing.js';
-import { startOwnSandbox, type OwnSandbox } from '../test-support/own-sandbox.js';
+import { startOwnSandbox, type OwnSandbox } from '../../test/support/conformance/own-sandbox.js';
 import { rpcCall } from '../wire/rpc.js';
 import { certifySolver, fundSolver, solverAddressFrom } from './solver.js';
 

@@ -9,8 +9,8 @@ import type { CheckResult } from '../core/types.js';
 import { check, PHASE } from '../checks/support/define.js';
 import { fieldProblems, hasPrefix, isArray, isIntegerString, isIsoTime, isObject, isTxHash, type Json } from '../checks/support/shape.js';
 import { followOrder, runOrderFlow, type OrderFlow } from '../flows/taker.js';
-import { chainById, discoverTarget, UsageError, type Target } from '../target/discover.js';
-import type { SandboxFile } from '../target/sandbox-file.js';
+import { chainById, discoverTarget, UsageError, type Target } from '../deployment/discover.js';
+import type { SandboxFile } from '../deployment/sandbox-file.js';
 import { rpcCall } from '../wire/rpc.js';
 
 /**

@@ -6,8 +6,8 @@ import type { Selection } from '../core/selection.js';
 import { signDocument, type SigningKey } from '../core/signing.js';
 import type { CheckResult } from '../core/types.js';
 import { check } from '../checks/support/define.js';
-import type { Target } from '../target/discover.js';
-import { UsageError } from '../target/discover.js';
+import type { Target } from '../deployment/discover.js';
+import { UsageError } from '../deployment/discover.js';
 import type { WireResponse } from '../wire/http.js';
 import { webhookSignature } from '../wire/webhook-signature.js';
 

@@ -3,7 +3,7 @@ import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
 import { harnessSolver } from '../flows/harness-solver.js';
 import { followOrder, freshAttestation, quoteRequestFor, runOrderFlow, signTypedDataJson, taker, usableCorridors, type OrderFlow } from '../flows/taker.js';
-import { chainById } from '../target/discover.js';
+import { chainById } from '../deployment/discover.js';
 import { rpcCall } from '../wire/rpc.js';
 import { isRefusal, WsSession } from '../wire/ws.js';
 import { check, ONLY_A, PHASE } from './support/define.js';

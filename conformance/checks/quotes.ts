@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../core/context.js';
-import type { CorridorRecord } from '../target/discover.js';
+import type { CorridorRecord } from '../deployment/discover.js';
 import type { WireResponse } from '../wire/http.js';
 import { quoteRequestFor } from '../flows/taker.js';
 import { check, ONLY_A, PHASE } from './support/define.js';

@@ -1,6 +1,6 @@
 import { requirement } from '../catalogue/index.js';
-import type { Target } from '../target/discover.js';
-import { API_PREFIX } from '../target/discover.js';
+import type { Target } from '../deployment/discover.js';
+import { API_PREFIX } from '../deployment/discover.js';
 import { HttpClient, WireError, type WireRequest, type WireResponse } from '../wire/http.js';
 import { WebhookReceiver } from '../wire/receiver.js';
 import { isRefusal, WsSession, type WsOpenOptions, type WsRefusal } from '../wire/ws.js';

@@ -1,5 +1,5 @@
 import { coverage, requirementLink, type Level } from '../catalogue/index.js';
-import type { Target } from '../target/discover.js';
+import type { Target } from '../deployment/discover.js';
 import type { Check, RunOutcome } from './runner.js';
 import type { Selection } from './selection.js';
 import type { ReportSignature } from './signing.js';

@@ -3,7 +3,7 @@ import type { CheckContext } from './context.js';
 import { buildReport } from './report.js';
 import { runChecks, type Check } from './runner.js';
 import { parseExpectedFailures, selectChecks } from './selection.js';
-import { fakeTarget } from '../test-support/fake-target.js';
+import { fakeTarget } from '../../test/support/conformance/fake-target.js';
 
 const check = (id: string, run: (ctx: CheckContext) => Promise<void>, extra: Partial<Check> = {}): Check => ({
   id,

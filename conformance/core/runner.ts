@@ -1,5 +1,5 @@
 import { strictestLevel } from '../catalogue/index.js';
-import type { Target } from '../target/discover.js';
+import type { Target } from '../deployment/discover.js';
 import { CheckContext, RunState } from './context.js';
 import { selectChecks, type ExpectedFailure, type Selection } from './selection.js';
 import { CheckFailed, CheckSkipped, type CheckDefinition, type CheckResult, type Status } from './types.js';

@@ -1,5 +1,5 @@
 import type { CheckContext } from '../core/context.js';
-import type { CorridorRecord } from '../target/discover.js';
+import type { CorridorRecord } from '../deployment/discover.js';
 import { usableCorridors } from './taker.js';
 import { isRefusal, WsSession, type WsMessage } from '../wire/ws.js';
 import { hasPrefix, isObject, type Json } from '../checks/support/shape.js';

@@ -1,9 +1,9 @@
 import { createPublicClient, createWalletClient, defineChain, http, parseAbi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { typedDataFromJson } from '../../src/contracts/typedData.js';
+import { typedDataFromJson } from '../../src/contracts/typed-data.js';
 import type { CheckContext } from '../core/context.js';
-import { chainById, takers, type CorridorRecord } from '../target/discover.js';
-import type { SandboxFileAccount, SandboxFileChain } from '../target/sandbox-file.js';
+import { chainById, takers, type CorridorRecord } from '../deployment/discover.js';
+import type { SandboxFileAccount, SandboxFileChain } from '../deployment/sandbox-file.js';
 import type { WireResponse } from '../wire/http.js';
 import { isArray, isObject, type Json } from '../checks/support/shape.js';
 

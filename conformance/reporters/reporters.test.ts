@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildReport } from '../core/report.js';
 import type { RunOutcome } from '../core/runner.js';
 import type { CheckResult } from '../core/types.js';
-import { fakeTarget } from '../test-support/fake-target.js';
+import { fakeTarget } from '../../test/support/conformance/fake-target.js';
 import { consoleProgress, consoleSummary } from './console.js';
 import { htmlReport } from './html.js';
 import { junitXml } from './junit.js';

@@ -7,7 +7,7 @@ import { type Abi, type AbiFunction, type Address, type Hex, toEventSelector, to
 import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../src/contracts/artifacts/OutputOracle.js';
-import type { ChainInfo } from '../../src/devnet/manifest.js';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { createRpcClient, type RpcClient } from '../../src/devnet/rpc.js';
 
 export type RelayKind = 'openFor' | 'refund' | 'oracleSubmit' | 'receiveAttestation' | 'other';

@@ -1,7 +1,7 @@
 import { type Address, type PublicClient, createPublicClient, erc20Abi, http } from 'viem';
 import { ResourceLockArtifact } from '../../src/contracts/artifacts/ResourceLock.js';
-import { lockId } from '../../src/contracts/typedData.js';
-import type { ChainInfo } from '../../src/devnet/manifest.js';
+import { lockId } from '../../src/contracts/typed-data.js';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { compactLockTag } from '../../src/service/orders/standard-order.js';
 
 const clients = new Map<string, PublicClient>();

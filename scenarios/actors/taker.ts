@@ -2,10 +2,10 @@ import { type Address, type Hex, encodeFunctionData, erc20Abi, maxUint256 } from
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { TypedDataJson } from '../../src/clients/rest-client.js';
 import { PERMIT2_ADDRESS } from '../../src/devnet/deployment.js';
-import { typedDataFromJson } from '../../src/contracts/typedData.js';
-import type { ChainInfo } from '../../src/devnet/manifest.js';
+import { typedDataFromJson } from '../../src/contracts/typed-data.js';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { compactLockTag } from '../../src/service/orders/standard-order.js';
-import type { ScenarioTarget } from '../target/target.js';
+import type { ScenarioTarget } from '../deployment/target.js';
 import { ChainSender } from './chain-sender.js';
 import { contractOf, lockBalance, tokenBalance, tokenOf } from './chain-clients.js';
 

@@ -1,4 +1,4 @@
-import { solverIdentifier } from '../../src/clients/standard-order-wire.js';
+import { solverIdentifier } from '../../src/contracts/standard-order-wire.js';
 import type { Quote } from '../../src/clients/rest-client.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem';
 import type { OrderCreated, Quote, QuoteResponse, RestClient } from '../../src/clients/rest-client.js';
-import type { ChainInfo } from '../../src/devnet/manifest.js';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
 import type { ReferenceSolver } from '../../src/solvers/index.js';
 import type { StreamRecorder } from '../actors/stream-recorder.js';
 import type { Taker } from '../actors/taker.js';
@@ -10,7 +10,7 @@ import type { ChainObserver } from '../observe/chain-observer.js';
 import type { Subscriber } from '../observe/events.js';
 import type { LedgerReader } from '../observe/ledger-reader.js';
 import type { ObservedTimeline } from '../observe/timeline.js';
-import type { ScenarioTarget, Workspace } from '../target/target.js';
+import type { ScenarioTarget, Workspace } from '../deployment/target.js';
 import { fail } from './errors.js';
 import type { ScenarioRandom } from './random.js';
 import type { Scenario } from './scenario.js';

@@ -5,7 +5,7 @@ import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputS
 import { OutputSettlerArtifact } from '../../src/contracts/artifacts/OutputSettler.js';
 import { outputHash } from '../../src/contracts/fill.js';
 import { type MandateOutput, standardOrderAbi } from '../../src/contracts/order.js';
-import type { ChainInfo } from '../../src/devnet/manifest.js';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { chainClient, contractOf, tokenBalance } from '../actors/chain-clients.js';
 import { EscrowLedger } from './escrow-accounting.js';
 

@@ -1,5 +1,5 @@
 import type { Scenario } from '../core/scenario.js';
-import type { ScenarioTarget } from '../target/target.js';
+import type { ScenarioTarget } from '../deployment/target.js';
 
 /** What a scenario needs, declared or implied by its actors and steps. */
 export function effectiveRequirements(scenario: Scenario): NonNullable<Scenario['requires']> {

@@ -16,9 +16,9 @@ import type { Subscriber } from '../observe/events.js';
 import { LedgerReader } from '../observe/ledger-reader.js';
 import { formatAmount, observeOrder, orderFormat } from '../observe/observe-order.js';
 import type { ObservedTimeline } from '../observe/timeline.js';
-import { startInProcessTarget } from '../target/in-process.js';
-import { openRemoteTarget } from '../target/remote.js';
-import type { ScenarioTarget } from '../target/target.js';
+import { startInProcessTarget } from '../deployment/in-process.js';
+import { openRemoteTarget } from '../deployment/remote.js';
+import type { ScenarioTarget } from '../deployment/target.js';
 import { effectiveRequirements, unmetRequirement } from './requirements.js';
 import type { RunEvent, ScenarioResult, StepResult } from './result.js';
 

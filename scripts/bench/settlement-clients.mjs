@@ -9,9 +9,9 @@ const { root, api, manifest, takerKeys, orders, inFlight, warmUp, solverKind, am
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
 
 const { RestClient } = await load('src/clients/rest-client.js');
-const { typedDataFromJson } = await load('src/contracts/typedData.js');
+const { typedDataFromJson } = await load('src/contracts/typed-data.js');
 const { startReferenceSolvers } = await load('src/solvers/index.js');
-const { TestSolver } = await load('src/service/settlement/testing/test-solver.js');
+const { TestSolver } = await load('test/support/settlement/test-solver.js');
 const { privateKeyToAccount } = await import('viem/accounts');
 
 const [alpha, beta] = manifest.chains;

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublicClient, erc20Abi, http, type Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManifest } from '../devnet/manifest.js';
-import { ensureBuilt } from '../devnet/test-support/dist.js';
-import { anvilsOf, runCli } from '../devnet/test-support/processes.js';
+import type { SandboxManifest } from '../contracts/deployment.js';
+import { ensureBuilt } from '../../test/support/devnet/dist.js';
+import { anvilsOf, runCli } from '../../test/support/devnet/processes.js';
 
 const dirs: string[] = [];
 const stateDir = (name: string) => {

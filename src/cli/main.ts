@@ -13,7 +13,7 @@ import { register as registerScenario } from './commands/scenario.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
-import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
+import { DEFAULT_STATE_DIR } from '../devnet/state-dir.js';
 
 /**
  * The `sandbox` command. Each command lives in commands/<name>.ts and exports `register(program)`; heavy

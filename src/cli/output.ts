@@ -11,7 +11,7 @@ export interface GlobalOptions {
   stateDir: string;
 }
 
-import { DEFAULT_STATE_DIR } from '../devnet/stateDir.js';
+import { DEFAULT_STATE_DIR } from '../devnet/state-dir.js';
 
 export { DEFAULT_STATE_DIR };
 

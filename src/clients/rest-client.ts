@@ -2,7 +2,7 @@
  * A typed REST client of the settlement service (Reference A) for takers, solvers, scenarios and conformance.
  * It speaks only HTTP: nothing here imports the service, so it can certify any deployment.
  */
-import type { StandardOrderWire } from './standard-order-wire.js';
+import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
 
 export type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
 export type SettlementPath = 'direct' | 'compliant';

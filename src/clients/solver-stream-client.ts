@@ -5,7 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { LockType, SettlementPath, SwapType } from './rest-client.js';
-import type { StandardOrderWire } from './standard-order-wire.js';
+import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
 
 export interface RfqDetails {
   id: string;

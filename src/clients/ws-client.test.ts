@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EvidenceModule } from '../service/evidence/module.js';
-import { startTestService, type TestService } from '../service/http/testing/service.js';
+import { startTestService, type TestService } from '../../test/support/service/service.js';
 import { TakerStreamClient, TakerStreamError } from './ws-client.js';
 
 describe('TakerStreamClient against the real taker stream', () => {

@@ -1,4 +1,4 @@
 export * from './order.js';
 export * from './fill.js';
-export * from './typedData.js';
+export * from './typed-data.js';
 export * from './encoders.js';

@@ -17,7 +17,7 @@ import {
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
-import type { ChainInfo } from '../devnet/manifest.js';
+import type { ChainInfo } from './deployment.js';
 import {
   InputOracleArtifact,
   InputSettlerCompactArtifact,

@@ -1,5 +1,5 @@
 import { pbkdf2Sync } from 'node:crypto';
-import type { AccountInfo, AccountRole, Hex } from './manifest.js';
+import type { AccountInfo, AccountRole, Hex } from '../contracts/deployment.js';
 
 /** anvil's (and Hardhat's) well-known test mnemonic: every tool already knows these accounts are public. */
 export const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';

@@ -14,7 +14,7 @@ import {
   type ContractDeployment,
   type TokenDeployment,
 } from './deployment.js';
-import type { Address, Hex, TokenInfo } from './manifest.js';
+import type { Address, Hex, TokenInfo } from '../contracts/deployment.js';
 
 /** One planned contract with everything needed to place it. */
 export interface ResolvedContract {

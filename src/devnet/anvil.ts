@@ -1,6 +1,6 @@
 import { createAnvil, type Anvil, type CreateAnvilOptions } from '@viem/anvil';
 import { rmSync } from 'node:fs';
-import { resolveAnvilBinary } from './anvilBinary.js';
+import { resolveAnvilBinary } from './anvil-binary.js';
 import { ChainStartError, PortInUseError } from './errors.js';
 import { parseWatchdogPids, watchdogCommand } from './watchdog.js';
 

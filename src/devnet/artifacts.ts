@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as generated from '../contracts/artifacts/index.js';
 import { ArtifactMissingError } from './errors.js';
 import { CONTRACTS, TOKENS } from './deployment.js';
-import type { Hex } from './manifest.js';
+import type { Hex } from '../contracts/deployment.js';
 
 /** The part of a generated artifact the devnet needs. */
 export interface ContractArtifact {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultChains, isPublicChainId, parsePortList, validateChains } from './chainConfig.js';
+import { defaultChains, isPublicChainId, parsePortList, validateChains } from './chain-config.js';
 import { parseSandboxConfig } from './config.js';
 import { ConfigError } from './errors.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { ChainSpec } from './chainConfig.js';
+import type { ChainSpec } from './chain-config.js';
 import { ConfigError } from './errors.js';
-import type { Environment } from './manifest.js';
+import type { Environment } from '../contracts/deployment.js';
 
 /**
  * A sandbox config file (`sandbox up --config sandbox.config.json`), for what flags do not cover:

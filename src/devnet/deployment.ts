@@ -1,4 +1,4 @@
-import type { AccountRole, Address, Hex } from './manifest.js';
+import type { AccountRole, Address, Hex } from '../contracts/deployment.js';
 
 /**
  * The deployment plan of every chain, as data: what is deployed, from which artifact, with which constructor

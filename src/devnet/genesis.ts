@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { allAccounts, deriveAccounts, type Accounts } from './accounts.js';
 import { deploymentId, resolveDeployment, type ResolvedContract, type ResolvedDeployment } from './addresses.js';
 import type { ArtifactSet } from './artifacts.js';
-import { dumpChainState, writeFileAtomic } from './chainState.js';
+import { dumpChainState, writeFileAtomic } from './chain-state.js';
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT, FUNDING, GAS } from './deployment.js';
 import { DeploymentError } from './errors.js';
-import type { Address, Hex, TokenInfo } from './manifest.js';
+import type { Address, Hex, TokenInfo } from '../contracts/deployment.js';
 import { toQuantity, type RpcClient } from './rpc.js';
-import { ensureDir } from './stateDir.js';
+import { ensureDir } from './state-dir.js';
 
 /**
  * Deploying is done once per deployment id and chain id, then reused: the first start deploys and saves

@@ -9,12 +9,12 @@ export type {
   RunningComponent,
   StartSandboxOptions,
 } from './sandbox.js';
-export { readManifest } from './manifestFile.js';
-export { advanceChainTime, advanceSandboxTime, readChainTime, type ChainTime } from './chainTime.js';
-export { CHAIN_NAMES, FIRST_CHAIN_ID, defaultChains, type ChainSpec } from './chainConfig.js';
+export { readManifest } from './manifest-file.js';
+export { advanceChainTime, advanceSandboxTime, readChainTime, type ChainTime } from './chain-time.js';
+export { CHAIN_NAMES, FIRST_CHAIN_ID, defaultChains, type ChainSpec } from './chain-config.js';
 export { ANVIL_MNEMONIC, ROLE_LAYOUT } from './accounts.js';
 export { CONTRACTS, CREATE2_DEPLOYER, FUNDING, PERMIT2_ADDRESS, TOKENS } from './deployment.js';
-export { DEFAULT_STATE_DIR, stateLayout } from './stateDir.js';
+export { DEFAULT_STATE_DIR, stateLayout } from './state-dir.js';
 export { createRpcClient, type RpcClient } from './rpc.js';
 export * from './errors.js';
-export type * from './manifest.js';
+export type * from '../contracts/deployment.js';

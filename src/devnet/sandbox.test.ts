@@ -7,11 +7,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CANONICAL_PERMIT2 } from '../contracts/order.js';
 import { FUNDING, PERMIT2_ADDRESS } from './deployment.js';
 import { ConfigError, PortInUseError, SandboxAlreadyRunningError, StateMismatchError } from './errors.js';
-import type { SandboxManifest } from './manifest.js';
-import { advanceSandboxTime } from './chainTime.js';
-import { readManifest } from './manifestFile.js';
+import type { SandboxManifest } from '../contracts/deployment.js';
+import { advanceSandboxTime } from './chain-time.js';
+import { readManifest } from './manifest-file.js';
 import { startSandbox, type Sandbox, type SandboxChain } from './sandbox.js';
-import { viemChain } from './viemChain.js';
+import { viemChain } from './viem-chain.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {

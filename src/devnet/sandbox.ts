@@ -4,19 +4,19 @@ import { join } from 'node:path';
 import { ACCOUNT_COUNT, ANVIL_MNEMONIC, deriveAccounts } from './accounts.js';
 import { resolveDeployment } from './addresses.js';
 import { startAnvilProcess, type AnvilProcess } from './anvil.js';
-import { resolveAnvilBinary } from './anvilBinary.js';
+import { resolveAnvilBinary } from './anvil-binary.js';
 import { loadArtifacts } from './artifacts.js';
-import { defaultChains, validateChains, type ChainSpec } from './chainConfig.js';
-import { findSavedChainState, restoreChainTime, saveChainState, writeFileAtomic, type ChainStateMeta } from './chainState.js';
-import { advanceChainTime, readChainTime, type ChainTime } from './chainTime.js';
+import { defaultChains, validateChains, type ChainSpec } from './chain-config.js';
+import { findSavedChainState, restoreChainTime, saveChainState, writeFileAtomic, type ChainStateMeta } from './chain-state.js';
+import { advanceChainTime, readChainTime, type ChainTime } from './chain-time.js';
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
 import { ChainStartError, SandboxError } from './errors.js';
 import { deployPlan, describeDeployment, genesisPath, saveGenesis, type DeploymentDescription } from './genesis.js';
 import { acquireStateLock, type StateLock } from './lock.js';
-import type { ChainInfo, Environment, Hex, SandboxManifest } from './manifest.js';
+import type { ChainInfo, Environment, Hex, SandboxManifest } from '../contracts/deployment.js';
 import { assertPortFree } from './ports.js';
 import { createRpcClient, type RpcClient } from './rpc.js';
-import { defaultCacheDir, ensureDir, stateLayout, type StateLayout } from './stateDir.js';
+import { defaultCacheDir, ensureDir, stateLayout, type StateLayout } from './state-dir.js';
 
 export interface StartSandboxOptions {
   /** State folder. Default: a new temporary folder, removed by stop(). */

@@ -1,5 +1,5 @@
 import { FUNDING } from './deployment.js';
-import type { AccountRole, ChainInfo, SandboxManifest } from './manifest.js';
+import type { AccountRole, ChainInfo, SandboxManifest } from '../contracts/deployment.js';
 
 /** Text styling supplied by the caller (the CLI colours a terminal, tests and logs use plain text). */
 export interface SummaryStyle {

@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SandboxManifest } from './manifest.js';
+import type { SandboxManifest } from '../contracts/deployment.js';
 import { startSandbox } from './sandbox.js';
-import { ensureBuilt } from './test-support/dist.js';
-import { anvilsOf, processesMatching, runCli, startCli, waitFor } from './test-support/processes.js';
+import { ensureBuilt } from '../../test/support/devnet/dist.js';
+import { anvilsOf, processesMatching, runCli, startCli, waitFor } from '../../test/support/devnet/processes.js';
 
 /**
  * No anvil outlives its sandbox: not after SIGKILL of the foreground `sandbox up`, not after SIGKILL of the
@@ -88,7 +88,7 @@ describe.runIf(process.platform === 'linux')('a foreground sandbox whose parent 
   it('stops itself and its chains when the process that started it is killed', async () => {
     const dir = stateDir('orphan');
     const { spawn } = await import('node:child_process');
-    const { CLI } = await import('./test-support/dist.js');
+    const { CLI } = await import('../../test/support/devnet/dist.js');
     // A shell starts `sandbox up` and is then killed: the sandbox is re-parented and must notice.
     const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${CLI}" up --json --state-dir "${dir}" --chain-ports any > /dev/null & wait`], {
       stdio: 'ignore',

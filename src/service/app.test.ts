@@ -6,9 +6,9 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createService } from './app.js';
-import { serviceLayout, startSandboxService } from './sandbox-component.js';
-import type { ServiceModule } from './http/service-module.js';
-import { startTestService } from './http/testing/service.js';
+import { serviceLayout, startSandboxService } from '../sandbox/service-component.js';
+import type { ServiceModule } from './module.js';
+import { startTestService } from '../../test/support/service/service.js';
 
 const dirs: string[] = [];
 afterAll(() => {

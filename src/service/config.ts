@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { ChainTime, Clock } from '../clock/index.js';
-import type { ChainInfo, Environment } from '../devnet/manifest.js';
-import type { ServiceModule } from './http/service-module.js';
+import type { ChainInfo, Environment } from '../contracts/deployment.js';
+import type { ServiceModule } from './module.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
 
 export type { ChainTime } from '../clock/index.js';

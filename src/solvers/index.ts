@@ -2,7 +2,7 @@
  * Reference solvers: N real clients of the solver stream, with seeded pricing strategies and scriptable
  * behaviours, each with its own funded key from `sandbox.json` (accounts.solvers[i]).
  */
-import type { SandboxManifest } from '../devnet/manifest.js';
+import type { SandboxManifest } from '../contracts/deployment.js';
 import type { SandboxComponent } from '../devnet/sandbox.js';
 import type { SolverBehaviour } from './behaviour.js';
 import { ReferenceSolver } from './reference-solver.js';

@@ -6,9 +6,9 @@
 import type { Hex } from 'viem';
 import { RestClient } from '../clients/rest-client.js';
 import { type RfqBroadcast, type SolverOrderMessage, SolverStreamClient } from '../clients/solver-stream-client.js';
-import { standardOrderFromWire } from '../clients/standard-order-wire.js';
+import { standardOrderFromWire } from '../contracts/standard-order-wire.js';
 import { bytes32ToAddress, type StandardOrder } from '../contracts/order.js';
-import type { AccountInfo, ChainInfo } from '../devnet/manifest.js';
+import type { AccountInfo, ChainInfo } from '../contracts/deployment.js';
 import { HONEST, type SolverBehaviour } from './behaviour.js';
 import { SolverWallet } from './solver-wallet.js';
 import { priceRfq, type PricingStrategy } from './strategy.js';

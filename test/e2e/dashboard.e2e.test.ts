@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LockType, RestClient } from '../../src/clients/rest-client.js';
-import type { ApiInfo, ChainInfo } from '../../src/devnet/manifest.js';
+import type { ApiInfo, ChainInfo } from '../../src/contracts/deployment.js';
 import { type Sandbox, startSandbox } from '../../src/devnet/sandbox.js';
 import { DashboardModule } from '../../src/service/dashboard/module.js';
-import { settlementServiceComponent } from '../../src/service/sandbox-component.js';
-import { TestTaker } from '../../src/service/settlement/testing/taker.js';
-import { TestReceiver } from '../../src/service/webhooks/test-support/receiver.js';
+import { settlementServiceComponent } from '../../src/sandbox/service-component.js';
+import { TestTaker } from '../support/settlement/taker.js';
+import { TestReceiver } from '../support/webhooks/receiver.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../src/solvers/index.js';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -39,12 +39,12 @@ async function pool(count, concurrency, task) {
 
 export async function run() {
   const { startSandbox } = await load('src/devnet/sandbox.js');
-  const { readChainTime } = await load('src/devnet/chainTime.js');
+  const { readChainTime } = await load('src/devnet/chain-time.js');
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
-  const { devnetChainTime } = await load('src/service/sandbox-component.js');
+  const { devnetChainTime } = await load('src/sandbox/service-component.js');
   const { toAbiOrder, addressToBytes32 } = await load('src/contracts/order.js');
-  const { SerialSender } = await load('src/service/settlement/testing/serial-sender.js');
+  const { SerialSender } = await load('test/support/settlement/serial-sender.js');
   const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/service/orders/standard-order.js');
   const tx = await load('src/service/settlement/transactions.js');
   const { OutputSettlerArtifact, InputSettlerEscrowArtifact } = await load('src/contracts/artifacts/index.js');

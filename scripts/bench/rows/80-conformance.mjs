@@ -15,7 +15,7 @@ const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 export async function run() {
   const { startSandbox } = await load('src/devnet/sandbox.js');
-  const { settlementServiceComponent } = await load('src/service/sandbox-component.js');
+  const { settlementServiceComponent } = await load('src/sandbox/service-component.js');
   const { referenceSolversComponent } = await load('src/solvers/index.js');
   const { runConformance, generateSigningKey } = await load('conformance/index.js');
 

@@ -120,7 +120,7 @@ export function register(program: Command): void {
           };
           // The harness's own deployment: chains, contracts, the service, and no reference solver to compete.
           const { startSandbox } = await import('../../devnet/sandbox.js');
-          const { settlementServiceComponent } = await import('../../service/sandbox-component.js');
+          const { settlementServiceComponent } = await import('../../sandbox/service-component.js');
           progress('starting the certification sandbox');
           const sandbox = await startSandbox({ components: [settlementServiceComponent({ logLevel: 'silent' })], onProgress: progress });
           stop = () => sandbox.stop();

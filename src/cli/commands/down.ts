@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { stopSandbox } from '../../devnet/daemon.js';
-import { stateLayout } from '../../devnet/stateDir.js';
+import { stopSandbox } from '../../sandbox/daemon.js';
+import { stateLayout } from '../../devnet/state-dir.js';
 import { action, type GlobalOptions, type Output } from '../output.js';
 
 export function register(program: Command): void {

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SandboxManifest } from '../../devnet/manifest.js';
-import { startTestService, type TestService } from '../../service/http/testing/service.js';
+import type { SandboxManifest } from '../../contracts/deployment.js';
+import { startTestService, type TestService } from '../../../test/support/service/service.js';
 import { register as registerClock } from './clock.js';
 import { register as registerKeys } from './keys.js';
 

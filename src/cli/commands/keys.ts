@@ -1,7 +1,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { SandboxManifest } from '../../devnet/manifest.js';
+import type { SandboxManifest } from '../../contracts/deployment.js';
 
 /** Where a running sandbox is described; every command acting on a sandbox takes `--state-dir`. */
 export const DEFAULT_STATE_DIR = '.sandbox';

@@ -5,10 +5,10 @@ import Database from 'better-sqlite3';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from 'viem';
-import { startSettlementHarness } from '../../service/settlement/testing/harness.js';
+import { startSettlementHarness } from '../../../test/support/settlement/harness.js';
 import { startReferenceSolvers } from '../../solvers/index.js';
-import { TestTaker } from '../../service/settlement/testing/taker.js';
-import { waitForStatus } from '../../service/settlement/testing/wait.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { waitForStatus } from '../../../test/support/settlement/wait.js';
 import { ledgerStorePath, register, verifyLedgerFile } from './ledger.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { CHAIN_NAMES, defaultChains, parsePortList, type ChainSpec } from '../../devnet/chainConfig.js';
+import { CHAIN_NAMES, defaultChains, parsePortList, type ChainSpec } from '../../devnet/chain-config.js';
 import { loadSandboxConfig } from '../../devnet/config.js';
 import { ConfigError } from '../../devnet/errors.js';
-import type { SandboxManifest } from '../../devnet/manifest.js';
-import type { SandboxRunOptions } from '../../devnet/run.js';
-import { stateLayout } from '../../devnet/stateDir.js';
+import type { SandboxManifest } from '../../contracts/deployment.js';
+import type { SandboxRunOptions } from '../../sandbox/run.js';
+import { stateLayout } from '../../devnet/state-dir.js';
 import { formatSandboxSummary } from '../../devnet/summary.js';
 import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
 
@@ -41,7 +41,7 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
   const manifestPath = stateLayout(options.stateDir).manifest;
 
   if (flags.detach) {
-    const { startDetached } = await import('../../devnet/daemon.js');
+    const { startDetached } = await import('../../sandbox/daemon.js');
     const manifest = await startDetached(options, (message) => output.progress(message));
     output.result(
       () =>
@@ -68,7 +68,7 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
     onSignal('SIGHUP');
   }, 250).unref();
 
-  const { runSandbox } = await import('../../devnet/run.js');
+  const { runSandbox } = await import('../../sandbox/run.js');
   const sandbox = await runSandbox(options, (message) => output.progress(message));
   const stop = async (why: string, exitCode: number) => {
     output.progress(`stopping (${why}); saving chain state`);

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { SandboxManifest } from '../../devnet/manifest.js';
+import type { SandboxManifest } from '../../contracts/deployment.js';
 import type { EvidenceModule } from '../../service/evidence/module.js';
-import { startTestService, type TestService } from '../../service/http/testing/service.js';
+import { startTestService, type TestService } from '../../../test/support/service/service.js';
 import { readMailbox, register as registerMailbox } from './mailbox.js';
 import { register as registerWebhooks, startWebhookListener, type ListenedDelivery, type Listener } from './webhooks.js';
 

@@ -2,8 +2,8 @@
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvidenceModule } from '../evidence/module.js';
-import { TEST_EPOCH } from '../http/testing/service.js';
-import { ALPHA_BETA_USDC, AMOUNT, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from './testing.js';
+import { TEST_EPOCH } from '../../../test/support/service/service.js';
+import { ALPHA_BETA_USDC, AMOUNT, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
 
 const running: AuctionTestService[] = [];
 async function start(windowMs = 3_000): Promise<AuctionTestService> {

@@ -4,7 +4,7 @@
  * solver about its order).
  */
 import type { PriceUpdate } from '../events/price-feed.js';
-import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 import { SolverStream, type SolverStreamSettings } from '../ws/solver-stream.js';
 import { Auctioneer } from './auctioneer.js';
 import { SolverStatistics } from './leaderboard.js';

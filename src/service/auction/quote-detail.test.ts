@@ -2,11 +2,11 @@
 import { getAddress, hashTypedData, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { standardOrderFromWire } from '../../clients/standard-order-wire.js';
+import { standardOrderFromWire } from '../../contracts/standard-order-wire.js';
 import { type LockType, orderIdentifier, tokenId } from '../../contracts/order.js';
-import { typedDataFromJson } from '../../contracts/typedData.js';
+import { typedDataFromJson } from '../../contracts/typed-data.js';
 import { buildStandardOrder, inputSettlerFor } from '../orders/standard-order.js';
-import { auctionChains, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from './testing.js';
+import { auctionChains, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
 
 const taker = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const stranger = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');

@@ -4,11 +4,11 @@
  */
 import { type Address, getAddress } from 'viem';
 import type { LockType } from '../../contracts/order.js';
-import type { ChainInfo, TokenInfo } from '../../devnet/manifest.js';
+import type { ChainInfo, TokenInfo } from '../../contracts/deployment.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import type { Corridor } from '../corridors/schemas.js';
-import { describeErrorCode } from '../http/error-codes.js';
-import { InvalidRequestError, ValidationError } from '../http/errors.js';
+import { describeErrorCode } from '../errors/error-codes.js';
+import { InvalidRequestError, ValidationError } from '../errors/api-errors.js';
 import { convertUnits, parseDecimalString } from './pricing.js';
 import type { Preference, SwapType } from './ranking.js';
 import type { QuoteRequestBody } from './schemas.js';

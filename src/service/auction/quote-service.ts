@@ -5,16 +5,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import { type Address, getAddress, zeroAddress } from 'viem';
-import { standardOrderToWire } from '../../clients/standard-order-wire.js';
+import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
 import type { Clock, ScheduledJob } from '../../clock/index.js';
 import type { StandardOrder } from '../../contracts/order.js';
-import { typedDataToJson } from '../../contracts/typedData.js';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import { typedDataToJson } from '../../contracts/typed-data.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import type { Corridor } from '../corridors/schemas.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { PriceTier, PriceUpdate } from '../events/price-feed.js';
-import { NotFoundError, ValidationError } from '../http/errors.js';
-import { isoTime } from '../http/wire.js';
+import { NotFoundError, ValidationError } from '../errors/api-errors.js';
+import { isoTime } from '../api/wire.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { buildStandardOrder, onchainOrderId, type OrderTerms, typedDataFor } from '../orders/standard-order.js';
 import { newId } from '../store/ids.js';

@@ -1,7 +1,7 @@
 /** Every validation error of POST /api/v1/quotes, each with its status, code and param (Format A). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAError } from '../http/testing/service.js';
-import { ALPHA_BETA_USDC, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from './testing.js';
+import { formatAError } from '../../../test/support/service/service.js';
+import { ALPHA_BETA_USDC, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
 
 let t: AuctionTestService;
 

@@ -1,10 +1,10 @@
 /** HTTP face of the auction: quotes, quote detail (A) and RFQ view (B), solver registration and directory, leaderboard. */
 import { z } from 'zod';
 import type { ApiRouter } from '../http/api-router.js';
-import { AuthenticationError, NotFoundError } from '../http/errors.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
+import { AuthenticationError, NotFoundError } from '../errors/api-errors.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
-import { isoTime } from '../http/wire.js';
+import { isoTime } from '../api/wire.js';
 import type { SolverStatistics } from './leaderboard.js';
 import type { QuoteService } from './quote-service.js';
 import {

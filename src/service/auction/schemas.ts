@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { LockType } from '../corridors/schemas.js';
-import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from '../http/wire.js';
+import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from '../api/wire.js';
 
 export const Preference = z.enum(['price', 'speed', 'reliability']).meta({ description: 'Solver selection bias.' });
 export const SwapType = z.enum(['exactInput', 'exactOutput']).meta({

@@ -4,10 +4,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type Address, getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
-import type { Environment } from '../../devnet/manifest.js';
+import type { Environment } from '../../contracts/deployment.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
-import { ApiError, InvalidRequestError, NotFoundError } from '../http/errors.js';
+import { ApiError, InvalidRequestError, NotFoundError } from '../errors/api-errors.js';
 import { newId } from '../store/ids.js';
 import type { SolverRecord, SolverRepository } from './solver-repository.js';
 import type { SolverKeyResolver } from './types.js';

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../../clock/index.js';
-import type { Environment } from '../../devnet/manifest.js';
-import { AuthenticationError, ConflictError, NotFoundError } from '../http/errors.js';
+import type { Environment } from '../../contracts/deployment.js';
+import { AuthenticationError, ConflictError, NotFoundError } from '../errors/api-errors.js';
 import type { ApiKeyRecord } from '../store/api-keys.js';
 import { newId } from '../store/ids.js';
 import type { PlatformRepositories } from '../store/repositories.js';

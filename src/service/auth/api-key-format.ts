@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Environment } from '../../devnet/manifest.js';
+import type { Environment } from '../../contracts/deployment.js';
 import type { KeyEnvironment } from '../store/api-keys.js';
 
 /** `svc_{env}_{key_id}_{random_hex}`: env names the deployment, key_id finds the record, the rest is secret. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../../clock/index.js';
-import { formatAError, startTestService, TEST_EPOCH, type TestService } from '../http/testing/service.js';
+import { formatAError, startTestService, TEST_EPOCH, type TestService } from '../../../test/support/service/service.js';
 import { generateApiKey, hashApiKey, parseApiKey } from './api-key-format.js';
 
 const HOUR = 3_600_000;

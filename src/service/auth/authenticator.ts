@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock/index.js';
-import { AuthenticationError } from '../http/errors.js';
+import { AuthenticationError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { AccessService } from './access.js';
 import { looksLikeApiKey } from './api-key-format.js';

@@ -1,4 +1,4 @@
-import type { AuthenticationError } from '../http/errors.js';
+import type { AuthenticationError } from '../errors/api-errors.js';
 
 interface AuthBase {
   workspaceId: string;

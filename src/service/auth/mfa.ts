@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import type { Clock } from '../../clock/index.js';
-import { AuthenticationError, ConflictError } from '../http/errors.js';
+import { AuthenticationError, ConflictError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Store } from '../store/store.js';
 import type { User } from '../store/users.js';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { AuthenticationError } from '../http/errors.js';
+import { AuthenticationError } from '../errors/api-errors.js';
 import type { Authenticator } from './authenticator.js';
 import type { AuthContext } from './context.js';
 

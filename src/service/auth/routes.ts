@@ -1,8 +1,8 @@
-import { AuthenticationError, InvalidRequestError } from '../http/errors.js';
+import { AuthenticationError, InvalidRequestError } from '../errors/api-errors.js';
 import type { ApiRouter } from '../http/api-router.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../http/pagination.js';
-import { isoTime } from '../http/wire.js';
+import { isoTime } from '../api/wire.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Session } from '../store/sessions.js';
 import type { User } from '../store/users.js';

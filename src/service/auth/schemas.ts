@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, ChainId, HexBytes, IsoTimestamp } from '../http/wire.js';
+import { Address, ChainId, HexBytes, IsoTimestamp } from '../api/wire.js';
 
 export const ChallengeRequest = z.strictObject({
   address: Address,

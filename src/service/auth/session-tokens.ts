@@ -1,6 +1,6 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../clock/index.js';
-import { AuthenticationError } from '../http/errors.js';
+import { AuthenticationError } from '../errors/api-errors.js';
 
 const ISSUER = 'settlement-service';
 const AUDIENCE = 'dashboard';

@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAError, startTestService, type TestService } from '../http/testing/service.js';
+import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

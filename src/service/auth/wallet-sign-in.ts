@@ -1,7 +1,7 @@
 import { getAddress, isAddress, verifyMessage, type Hex } from 'viem';
 import { createSiweMessage, generateSiweNonce, parseSiweMessage, validateSiweMessage } from 'viem/siwe';
 import type { Clock } from '../../clock/index.js';
-import { AuthenticationError } from '../http/errors.js';
+import { AuthenticationError } from '../errors/api-errors.js';
 import { newId } from '../store/ids.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Session } from '../store/sessions.js';

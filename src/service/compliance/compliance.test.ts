@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { privateKeyToAddress } from 'viem/accounts';
-import { ComplianceError } from '../http/errors.js';
-import { startTestService, type TestService } from '../http/testing/service.js';
+import { ComplianceError } from '../errors/api-errors.js';
+import { startTestService, type TestService } from '../../../test/support/service/service.js';
 import type { ComplianceModule } from './module.js';
 
 const alice = privateKeyToAddress('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, IsoTimestamp } from '../http/wire.js';
+import { Address, IsoTimestamp } from '../api/wire.js';
 
 export const ComplianceStatusQuery = z.object({ address: Address.meta({ description: 'The participant to screen.' }) });
 

@@ -1,5 +1,5 @@
 import { type Address, getAddress } from 'viem';
-import type { Environment } from '../../devnet/manifest.js';
+import type { Environment } from '../../contracts/deployment.js';
 import type { ComplianceSettings } from './settings.js';
 
 /** Check types recorded in the evidence ledger and in `compliance.event`. */

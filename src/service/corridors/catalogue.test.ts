@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import { ConfigError, resolveServiceConfig } from '../config.js';
-import { sampleChains, startTestService } from '../http/testing/service.js';
+import { sampleChains, startTestService } from '../../../test/support/service/service.js';
 import { buildCorridors, CorridorCatalogue } from './catalogue.js';
 
 const options = { minNotionalUsd: 10_000, maxNotionalUsd: 1_000_000, oracleContract: 'InputOracle' };

@@ -1,4 +1,4 @@
-import type { Address, ChainInfo, TokenInfo } from '../../devnet/manifest.js';
+import type { Address, ChainInfo, TokenInfo } from '../../contracts/deployment.js';
 import { ConfigError } from '../config.js';
 import type { Corridor, LockType } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import type { ApiRouter } from '../http/api-router.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 import type { CorridorCatalogue } from './catalogue.js';
 import { Corridor, CorridorList, CorridorToken, LockType } from './schemas.js';
 

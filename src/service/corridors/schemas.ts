@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, ChainId, UintString } from '../http/wire.js';
+import { Address, ChainId, UintString } from '../api/wire.js';
 
 export const LockType = z.enum(['ResourceLock', 'Permit2Escrow', 'EIP3009Escrow']);
 export type LockType = z.infer<typeof LockType>;

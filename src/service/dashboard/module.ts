@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccessService } from '../auth/access.js';
-import type { ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { ServiceContext, ServiceModule } from '../module.js';
 import { defaultAssetsDir } from './assets.js';
 import { serveAsset, serveIndex } from './page.js';
 import { mountSandboxInfoRoute } from './sandbox-info.js';

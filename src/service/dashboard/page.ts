@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import { CONFIG_PLACEHOLDER, DASHBOARD_FILES, readAsset, type DashboardFile } from './assets.js';
 
 /** What the page is told at load: the key it calls the API with, when the sandbox hands one out. */

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Clock, TestClock } from '../../clock/index.js';
-import type { ChainInfo, Environment } from '../../devnet/manifest.js';
+import type { ChainInfo, Environment } from '../../contracts/deployment.js';
 import type { ApiRouter } from '../http/api-router.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
-import { Address, ChainId, IsoTimestamp, isoTime } from '../http/wire.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
+import { Address, ChainId, IsoTimestamp, isoTime } from '../api/wire.js';
 
 /** A chain head probe must not hold the page: a stuck anvil answers `ok: false` after this long. */
 const HEAD_TIMEOUT_MS = 1_500;

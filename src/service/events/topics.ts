@@ -1,4 +1,4 @@
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import type { EventPatternSet } from './event-pattern.js';
 import type { StoredEvent } from './outbox.js';
 import { PRICE_TIERS, type PriceTier, type PriceUpdate } from './price-feed.js';

@@ -1,5 +1,5 @@
 import { OutboxRepository, outboxMigrations } from '../events/outbox.js';
-import type { ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { ServiceContext, ServiceModule } from '../module.js';
 import { LedgerRepository, ledgerMigrations } from '../ledger/repository.js';
 import type { MigrationSet } from '../store/migrations.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http } from 'viem';
 import { startSandbox, type Sandbox } from '../../devnet/sandbox.js';
-import { settlementServiceComponent } from '../sandbox-component.js';
+import { settlementServiceComponent } from '../../sandbox/service-component.js';
 
 let sandbox: Sandbox;
 let url: string;

@@ -1,10 +1,10 @@
 import { type Address as ViemAddress, type Hex, createPublicClient, createWalletClient, getAddress, http, parseEther, parseUnits } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
-import type { ChainInfo } from '../../devnet/manifest.js';
-import { InvalidRequestError, MaintenanceError } from '../http/errors.js';
-import type { ServiceContext, ServiceModule } from '../http/service-module.js';
-import { Address } from '../http/wire.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import { InvalidRequestError, MaintenanceError } from '../errors/api-errors.js';
+import type { ServiceContext, ServiceModule } from '../module.js';
+import { Address } from '../api/wire.js';
 
 /** Mint ABI of the sandbox stablecoins (owner-only, the deployer owns them). */
 const mintAbi = [

@@ -3,8 +3,8 @@ import type { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import { optionalAuth, requireAuth } from '../auth/middleware.js';
 import type { ErrorFormat, ErrorFormatRoutes } from './error-handler.js';
-import { InternalError } from './errors.js';
-import type { OpenApiRegistry, ResponseSpec, Security } from './openapi.js';
+import { InternalError } from '../errors/api-errors.js';
+import type { OpenApiRegistry, ResponseSpec, Security } from '../api/openapi.js';
 import { jsonBody, parseInput } from './validate.js';
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;

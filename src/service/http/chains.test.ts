@@ -1,9 +1,9 @@
 import { createTestClient, http, publicActions } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock, type ChainTime } from '../../clock/index.js';
-import type { ChainInfo } from '../../devnet/manifest.js';
-import { startTestAnvil, type TestAnvil } from './testing/anvil.js';
-import { formatAError, sampleChains, startTestService, type TestService } from './testing/service.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import { startTestAnvil, type TestAnvil } from '../../../test/support/service/anvil.js';
+import { formatAError, sampleChains, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /** The devnet's chain-time hook, done for real on anvil: time offset, then a mined block. */
 function anvilChainTime(anvils: TestAnvil[]): ChainTime & { clients: ReturnType<typeof client>[] } {

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import { ERROR_TYPES } from './errors.js';
-import { errorCodes } from './error-codes.js';
+import { ERROR_TYPES } from '../errors/api-errors.js';
+import { errorCodes } from '../errors/error-codes.js';
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from 'expre
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from './errors.js';
+import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 
 export type ErrorFormat = 'A' | 'B';
 

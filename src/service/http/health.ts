@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { createPublicClient, http, type PublicClient } from 'viem';
-import type { ChainInfo, Environment } from '../../devnet/manifest.js';
+import type { ChainInfo, Environment } from '../../contracts/deployment.js';
 import type { Store } from '../store/store.js';
 
 export interface ChainHealth {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
-import { formatAError, startTestService, type TestService } from './testing/service.js';
-import { widgetsModule } from './testing/widgets.js';
+import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
+import { widgetsModule } from '../../../test/support/service/widgets.js';
 
 const HOUR = 3_600_000;
 let t: TestService;

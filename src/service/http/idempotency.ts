@@ -3,7 +3,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock/index.js';
 import type { IdempotencyRepository } from '../store/idempotency.js';
 import { canonicalJson } from './canonical-json.js';
-import { ConflictError, InvalidRequestError } from './errors.js';
+import { ConflictError, InvalidRequestError } from '../errors/api-errors.js';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 

@@ -15,11 +15,11 @@ export {
   ValidationError,
   type ApiErrorOptions,
   type ErrorType,
-} from './errors.js';
-export { describeErrorCode, errorCodes } from './error-codes.js';
+} from '../errors/api-errors.js';
+export { describeErrorCode, errorCodes } from '../errors/error-codes.js';
 export { errorBody, ErrorFormatRoutes, toApiError, type ErrorFormat } from './error-handler.js';
 export { idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyOptions } from './idempotency.js';
-export { OpenApiRegistry, type OperationSpec, type ResponseSpec, type Security } from './openapi.js';
+export { OpenApiRegistry, type OperationSpec, type ResponseSpec, type Security } from '../api/openapi.js';
 export {
   decodeCursor,
   encodeCursor,
@@ -34,8 +34,8 @@ export {
   type PageEnvelope,
 } from './pagination.js';
 export { CredentialRateLimiter, rateLimit, type RateDecision, type RateLimitSettings } from './rate-limit.js';
-export type { RunningContext, ServiceContext, ServiceModule } from './service-module.js';
+export type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 export { UpgradeRouter, type UpgradeHandler } from './upgrade.js';
 export { issueToError, jsonBody, parseInput, validateBody, validateParams, validateQuery, type InputLocation } from './validate.js';
-export { Address, ChainId, HexBytes, IsoTimestamp, isoTime, PositiveUintString, UintString } from './wire.js';
+export { Address, ChainId, HexBytes, IsoTimestamp, isoTime, PositiveUintString, UintString } from '../api/wire.js';
 import './types.js';

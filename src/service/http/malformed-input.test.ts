@@ -2,10 +2,10 @@ import { connect } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ValidationError } from './errors.js';
-import type { ServiceModule } from './service-module.js';
-import { formatAError, startTestService, type TestService } from './testing/service.js';
-import { Address, PositiveUintString } from './wire.js';
+import { ValidationError } from '../errors/api-errors.js';
+import type { ServiceModule } from '../module.js';
+import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
+import { Address, PositiveUintString } from '../api/wire.js';
 
 const EchoRequest = z.strictObject({
   amount: PositiveUintString,

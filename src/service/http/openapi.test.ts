@@ -1,9 +1,9 @@
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { validateJson } from './testing/json-schema.js';
-import { sampleChains, startTestService, type ApiResponse, type TestService } from './testing/service.js';
-import { widgetsModule } from './testing/widgets.js';
+import { validateJson } from '../../../test/support/service/json-schema.js';
+import { sampleChains, startTestService, type ApiResponse, type TestService } from '../../../test/support/service/service.js';
+import { widgetsModule } from '../../../test/support/service/widgets.js';
 
 /** The OpenAPI 3.1 object model, as far as this document uses it (strict where the spec fixes the keys). */
 const Reference = z.strictObject({ $ref: z.string().startsWith('#/') });

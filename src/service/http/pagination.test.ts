@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './pagination.js';
-import { formatAError, startTestService, type TestService } from './testing/service.js';
-import { widgetsModule } from './testing/widgets.js';
+import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
+import { widgetsModule } from '../../../test/support/service/widgets.js';
 
 let t: TestService;
 const TOTAL = 23;

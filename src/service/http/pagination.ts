@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Page, PageGap, PageRequest } from '../store/pagination.js';
-import { InvalidRequestError } from './errors.js';
+import { InvalidRequestError } from '../errors/api-errors.js';
 import { parseInput } from './validate.js';
 
 export const PAGE_LIMIT_DEFAULT = 25;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ApiRouter } from './api-router.js';
 import type { HealthProbe } from './health.js';
-import type { OpenApiRegistry } from './openapi.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 
 export const HealthResponse = z.object({
   ok: z.boolean(),

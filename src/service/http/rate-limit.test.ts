@@ -1,6 +1,6 @@
 import { Agent } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAError, startTestService, type TestService } from './testing/service.js';
+import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /** Raw keep-alive requests: fetch's connection pool makes 1,000 quick requests slower than needed. */
 function rawGet(url: string, agent: Agent, key?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { BurstyRateLimiter, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { RealClock } from '../../clock/index.js';
-import { RateLimitError } from './errors.js';
+import { RateLimitError } from '../errors/api-errors.js';
 
 export interface RateLimitSettings {
   /** Sustained requests per second per credential (spec: 100). */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatAError, startTestService, TEST_EPOCH, type TestService } from './testing/service.js';
+import { formatAError, startTestService, TEST_EPOCH, type TestService } from '../../../test/support/service/service.js';
 
 let t: TestService;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { parseDuration, type ChainTime, type Clock, type TestClock } from '../../clock/index.js';
 import type { ApiRouter } from './api-router.js';
-import { ConflictError, InvalidRequestError, MaintenanceError } from './errors.js';
-import type { OpenApiRegistry } from './openapi.js';
-import { IsoTimestamp, isoTime } from './wire.js';
+import { ConflictError, InvalidRequestError, MaintenanceError } from '../errors/api-errors.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
+import { IsoTimestamp, isoTime } from '../api/wire.js';
 
 const MAX_ADVANCE_MS = 366 * 86_400_000;
 

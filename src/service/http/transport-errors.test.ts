@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { startTestService, type TestService } from './testing/service.js';
+import { startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /**
  * Answers written on the raw socket, before express or a WebSocket server sees the request. Found by the fuzz

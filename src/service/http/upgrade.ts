@@ -1,6 +1,6 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { describeErrorCode } from './error-codes.js';
+import { describeErrorCode } from '../errors/error-codes.js';
 import { rawErrorResponse, socketDocBase } from './error-handler.js';
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { z } from 'zod';
-import { InvalidRequestError } from './errors.js';
+import { InvalidRequestError } from '../errors/api-errors.js';
 
 export type InputLocation = 'body' | 'query' | 'params';
 

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import type { LockType, SettlementPath } from '../../clients/rest-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { startSettlementHarness, type SettlementHarness } from '../settlement/testing/harness.js';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { type ReferenceSolvers, type SolverEvent, startReferenceSolvers } from '../../solvers/index.js';
-import { TestTaker } from '../settlement/testing/taker.js';
-import { eventually, waitForStatus } from '../settlement/testing/wait.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { eventually, waitForStatus } from '../../../test/support/settlement/wait.js';
 
 /** The real auction and three reference solvers (real clients of the solver stream) settle every order. */
 let h: SettlementHarness;

@@ -3,7 +3,7 @@ import type { Address } from 'viem';
 import type { NonceSource, QuoteBook, SolverNotifier } from '../auction/types.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 import type { SettlementModule } from '../settlement/module.js';
 import type { MigrationSet } from '../store/migrations.js';
 import { ordersMigrations } from './migrations.js';

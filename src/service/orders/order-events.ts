@@ -4,7 +4,7 @@
  * side `buy`: the taker buys the output token with the input token.
  */
 import { formatUnits, getAddress } from 'viem';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import type { OrderRecord } from './order-repository.js';
 
 export interface TokenFacts {

@@ -3,12 +3,12 @@ import { type Address, createPublicClient, http } from 'viem';
 import { generatePrivateKey } from 'viem/accounts';
 import { ApiRequestError, type LockType, type Quote, type SettlementPath } from '../../clients/rest-client.js';
 import type { AuctionModule } from '../auction/module.js';
-import { startSettlementHarness, type SettlementHarness } from '../settlement/testing/harness.js';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
-import { TestTaker } from '../settlement/testing/taker.js';
-import { waitForStatus } from '../settlement/testing/wait.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { waitForStatus } from '../../../test/support/settlement/wait.js';
 import { buildStandardOrder, typedDataFor } from './standard-order.js';
-import { typedDataToJson } from '../../contracts/typedData.js';
+import { typedDataToJson } from '../../contracts/typed-data.js';
 
 /**
  * Every way a signed order can be wrong is refused with its error and its `param`, and nothing reaches a chain:

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { isoTime } from '../http/wire.js';
+import { isoTime } from '../api/wire.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OrderRecord, OrderRepository, OrderStatus } from './order-repository.js';
 import type { OrderCreated, OrderDetail, Settlement } from './schemas.js';

@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import type { ApiRouter } from '../http/api-router.js';
-import { NotFoundError } from '../http/errors.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
+import { NotFoundError } from '../errors/api-errors.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, pageQueryShape, toPageRequest } from '../http/pagination.js';
 import { z } from 'zod';
 import type { OrderIntake } from './order-intake.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, ChainId, HexBytes, IsoTimestamp, UintString } from '../http/wire.js';
+import { Address, ChainId, HexBytes, IsoTimestamp, UintString } from '../api/wire.js';
 import { pageSchema } from '../http/pagination.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');

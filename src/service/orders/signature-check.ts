@@ -1,5 +1,5 @@
 import { type Address, type Hex, type PublicClient, getAddress, recoverTypedDataAddress } from 'viem';
-import type { OrderTypedData } from '../../contracts/typedData.js';
+import type { OrderTypedData } from '../../contracts/typed-data.js';
 
 export type SignatureVerdict = { valid: true } | { valid: false; recovered: Address | null };
 

@@ -4,9 +4,9 @@
  * byte, or the taker's signature would not match what is sent on chain.
  */
 import { type Address, getAddress } from 'viem';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier, tokenId } from '../../contracts/order.js';
-import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from '../../contracts/typedData.js';
+import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from '../../contracts/typed-data.js';
 
 export interface OrderTerms {
   originChain: ChainInfo;

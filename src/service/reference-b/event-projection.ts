@@ -1,4 +1,4 @@
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import { priceString, toDecimalString } from '../auction/pricing.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';

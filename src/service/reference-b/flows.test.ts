@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { TakerStreamClient, type StreamMessage } from '../../clients/ws-client.js';
 import { verifyWebhook } from '../../clients/webhook-verifier.js';
-import { typedDataFromJson } from '../../contracts/typedData.js';
+import { typedDataFromJson } from '../../contracts/typed-data.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { type LedgerEntry, verifyChain, verifyEntries } from '../ledger/chain.js';
 import type { ServiceConfig } from '../config.js';
 import type { RealtimeConfig } from '../events/realtime-config.js';
-import { startSettlementHarness, type SettlementHarness } from '../settlement/testing/harness.js';
-import { eventually } from '../settlement/testing/wait.js';
-import { TestReceiver } from '../webhooks/test-support/receiver.js';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
+import { eventually } from '../../../test/support/settlement/wait.js';
+import { TestReceiver } from '../../../test/support/webhooks/receiver.js';
 
 /**
  * Reference B end to end on real chains: two anvil chains with the contracts, the service with webhook profile B,

@@ -6,7 +6,7 @@
 import type { AuctionModule } from '../auction/module.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import type { ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { ServiceContext, ServiceModule } from '../module.js';
 import { OrderIntake } from '../orders/order-intake.js';
 import type { OrdersModule } from '../orders/module.js';
 import type { SettlementModule } from '../settlement/module.js';

@@ -1,10 +1,10 @@
 import type { Address, Hex } from 'viem';
 import type { z } from 'zod';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import { priceString } from '../auction/pricing.js';
 import type { QuoteBook } from '../auction/types.js';
-import { ConflictError, NotFoundError } from '../http/errors.js';
-import { isoTime } from '../http/wire.js';
+import { ConflictError, NotFoundError } from '../errors/api-errors.js';
+import { isoTime } from '../api/wire.js';
 import { tokenFacts } from '../orders/order-events.js';
 import type { IntakeContext, OrderIntake } from '../orders/order-intake.js';
 import { inputSettlerFor } from '../orders/standard-order.js';

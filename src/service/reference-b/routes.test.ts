@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SolverStreamClient, SolverStreamError } from '../../clients/solver-stream-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { verifyChain } from '../ledger/chain.js';
-import { type ApiResponse, sampleChains, startTestService, type TestService } from '../http/testing/service.js';
+import { type ApiResponse, sampleChains, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /**
  * Reference B routes without chains: Format B on every error, the codes of the spec's table where no chain is

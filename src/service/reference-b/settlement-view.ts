@@ -1,5 +1,5 @@
-import type { ChainInfo } from '../../devnet/manifest.js';
-import { isoTime } from '../http/wire.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import { isoTime } from '../api/wire.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OrderRecord, OrderRepository, OrderStatus, StageRecord } from '../orders/order-repository.js';
 import { inputSettlerFor } from '../orders/standard-order.js';

@@ -1,13 +1,13 @@
 import type { Address } from 'viem';
 import type { Clock } from '../../clock/index.js';
-import type { Environment } from '../../devnet/manifest.js';
+import type { Environment } from '../../contracts/deployment.js';
 import type { SolverRegistry } from '../auction/solver-registry.js';
 import type { SolverRecord } from '../auction/solver-repository.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import { describeErrorCode } from '../http/error-codes.js';
-import { ComplianceError, InvalidRequestError } from '../http/errors.js';
+import { describeErrorCode } from '../errors/error-codes.js';
+import { ComplianceError, InvalidRequestError } from '../errors/api-errors.js';
 import type { LedgerEntry } from '../ledger/chain.js';
 import { newId } from '../store/ids.js';
 import {

@@ -1,6 +1,6 @@
 import { type Address, type PublicClient, createPublicClient, getAddress } from 'viem';
 import { keepAliveTransport } from './rpc-transport.js';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 
 /** The contracts the settlement engine talks to; one address each on every chain (CREATE2). */
 export interface SettlementContracts {

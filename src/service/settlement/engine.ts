@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Address } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { Clock } from '../../clock/index.js';
-import type { ChainInfo } from '../../devnet/manifest.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
 import type { Store } from '../store/store.js';
 import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './chain-facts.js';
 import { type SettlementChain, settlementChains } from './chains.js';

@@ -1,5 +1,5 @@
 import type { EvidenceModule } from '../evidence/module.js';
-import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 import type { MigrationSet } from '../store/migrations.js';
 import { SettlementEngine } from './engine.js';
 import { settlementMigrations } from './migrations.js';

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, encodeFunctionData, erc20Abi, http } from 'viem';
 import type { LockType } from '../../clients/rest-client.js';
 import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
-import { lockId } from '../../contracts/typedData.js';
+import { lockId } from '../../contracts/typed-data.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { compactLockTag } from '../orders/standard-order.js';
-import { startSettlementHarness, type SettlementHarness } from './testing/harness.js';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { type ReferenceSolver, type ReferenceSolvers, type SolverEvent, startReferenceSolvers, TransactionRevertedError } from '../../solvers/index.js';
 import type { ChainFact } from './chain-facts.js';
-import { SerialSender } from './testing/serial-sender.js';
-import { TestTaker } from './testing/taker.js';
-import { eventually, waitForStatus } from './testing/wait.js';
+import { SerialSender } from '../../../test/support/settlement/serial-sender.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { eventually, waitForStatus } from '../../../test/support/settlement/wait.js';
 
 /**
  * Refunds by the keeper at `expires + 1 s` of the service clock, and the races a refund must win. One reference

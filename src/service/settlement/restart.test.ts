@@ -2,11 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, http } from 'viem';
 import type { OrderStatus } from '../../clients/rest-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { startSettlementHarness, type SettlementHarness } from './testing/harness.js';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { type ReferenceSolver, type ReferenceSolvers, type SolverEvent, startReferenceSolvers } from '../../solvers/index.js';
 import type { ChainFact } from './chain-facts.js';
-import { TestTaker } from './testing/taker.js';
-import { eventually, waitForStatus } from './testing/wait.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { eventually, waitForStatus } from '../../../test/support/settlement/wait.js';
 
 /**
  * The service is stopped between steps and a new one starts on the same SQLite file and the same chains: every

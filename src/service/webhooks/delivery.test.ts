@@ -9,9 +9,9 @@ import type { RealtimeConfig } from '../events/realtime-config.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import type { ServiceConfig } from '../config.js';
 import { createService, type Service } from '../app.js';
-import { startTestService, TEST_EPOCH, type TestService } from '../http/testing/service.js';
+import { startTestService, TEST_EPOCH, type TestService } from '../../../test/support/service/service.js';
 import type { WebhooksModule } from './module.js';
-import { TestReceiver } from './test-support/receiver.js';
+import { TestReceiver } from '../../../test/support/webhooks/receiver.js';
 
 const S = 1_000;
 const M = 60 * S;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../clock/index.js';
 import { EventPatternSet } from '../events/event-pattern.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import { ConflictError, InvalidRequestError, NotFoundError, ValidationError } from '../http/errors.js';
+import { ConflictError, InvalidRequestError, NotFoundError, ValidationError } from '../errors/api-errors.js';
 import { newId } from '../store/ids.js';
 import type { PageRequest } from '../store/pagination.js';
 import type { Store } from '../store/store.js';

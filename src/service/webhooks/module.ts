@@ -1,6 +1,6 @@
 import type { ScheduledJob } from '../../clock/index.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import type { RunningContext, ServiceContext, ServiceModule } from '../http/service-module.js';
+import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 import { DeliveryDispatcher } from './dispatcher.js';
 import { RETENTION_MS, WebhookEndpoints } from './endpoints.js';
 import { WebhookFanOut } from './fan-out.js';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import type { ApiRouter } from '../http/api-router.js';
-import { describeErrorCode } from '../http/error-codes.js';
-import type { OpenApiRegistry } from '../http/openapi.js';
+import { describeErrorCode } from '../errors/error-codes.js';
+import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
-import { isoTime } from '../http/wire.js';
+import { isoTime } from '../api/wire.js';
 import type { WebhookEndpoints } from './endpoints.js';
 import type { Mailbox, MailboxMessage } from './mailbox.js';
 import type { WebhookDelivery, WebhookEndpoint } from './repository.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isWellFormedPattern, matchesSomeKnownType } from '../events/event-pattern.js';
-import { IsoTimestamp } from '../http/wire.js';
+import { IsoTimestamp } from '../api/wire.js';
 
 export const WebhookId = z.string().regex(/^wh_[0-9a-z]{1,64}$/, 'must be a webhook id (wh_…)');
 

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SolverStreamClient, SolverStreamError } from '../../clients/solver-stream-client.js';
-import { ALPHA_BETA_USDC, BETA_ALPHA_USDC, outputBelow, startAuctionService, usdcRequest, type AuctionTestService } from '../auction/testing.js';
+import { ALPHA_BETA_USDC, BETA_ALPHA_USDC, outputBelow, startAuctionService, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
 
 const running: AuctionTestService[] = [];
 async function start(): Promise<AuctionTestService> {

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Clock, ScheduledJob } from '../../clock/index.js';
-import type { Environment } from '../../devnet/manifest.js';
+import type { Environment } from '../../contracts/deployment.js';
 import type { DeclineAnswer, QuoteAnswer, SolverQuoteInput } from '../auction/auctioneer.js';
 import type { SolverChannel } from '../auction/quote-service.js';
 import { SolverAuthError, type SolverIdentity } from '../auction/solver-registry.js';

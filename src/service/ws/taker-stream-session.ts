@@ -5,7 +5,7 @@ import { EventPatternSet, isWellFormedPattern } from '../events/event-pattern.js
 import type { OutboxRepository, StoredEvent } from '../events/outbox.js';
 import type { PriceFeed, PriceUpdate } from '../events/price-feed.js';
 import { parseTopic, StreamSubscriptions, TopicError, type CorridorDirectory, type Topic } from '../events/topics.js';
-import { ApiError } from '../http/errors.js';
+import { ApiError } from '../errors/api-errors.js';
 import type { ConnectionLimit } from './connection-limit.js';
 import { ClockHeartbeat } from './heartbeat.js';
 import { ClientMessage, CloseCode, type ServerMessage, type WireError } from './taker-stream-messages.js';

@@ -4,7 +4,7 @@ import type { ServiceConfig } from '../config.js';
 import type { RealtimeConfig } from '../events/realtime-config.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import type { Service } from '../app.js';
-import { sampleChains, startTestService, TEST_EPOCH, type TestService } from '../http/testing/service.js';
+import { sampleChains, startTestService, TEST_EPOCH, type TestService } from '../../../test/support/service/service.js';
 import type { TakerStreamModule } from './taker-stream.js';
 
 type Message = { type: string; [key: string]: any };

@@ -1,0 +1,127 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { StateMismatchError } from './errors.js';
+import type { RpcClient } from './rpc.js';
+import { ensureDir, type StateLayout } from './state-dir.js';
+
+/** What a saved chain state belongs to; a state is only loaded into the same chain of the same deployment. */
+export interface ChainStateMeta {
+  chainName: string;
+  chainId: number;
+  deploymentId: string;
+  /** anvil's time offset (seconds ahead of the wall clock) when saved: `clock advance` must survive a restart. */
+  timeOffsetSeconds: number;
+  headNumber: number;
+  headTimestamp: number;
+  savedAt: string;
+}
+
+interface Block {
+  number: string;
+  timestamp: string;
+}
+
+/** Writes a file so that a crash mid-write leaves the previous version, never half a file. */
+export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
+  // Unique per writer: two sandboxes of one process may write the same shared cache entry at once.
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, data, { mode });
+  renameSync(temp, path);
+}
+
+/** anvil's state as JSON, the format `--load-state` reads (`anvil_dumpState` answers it gzipped and hex-encoded). */
+export async function dumpChainState(rpc: RpcClient): Promise<Buffer> {
+  const hex = await rpc.call<string>('anvil_dumpState', [], { timeoutMs: 60_000 });
+  return gunzipSync(Buffer.from(hex.slice(2), 'hex'));
+}
+
+/**
+ * Blocks (with their transactions and receipts) kept in a saved state. anvil's dump holds the whole history,
+ * which grows by some 4 kB per transaction and would make every restart slower; balances, code and storage
+ * do not depend on it. Older blocks answer null after a restart.
+ */
+export const KEPT_BLOCKS = 1_000;
+
+interface DumpedState {
+  best_block_number?: number | string;
+  blocks?: Array<{ header?: { number?: string } }>;
+  transactions?: Array<{ block_number?: number | string }>;
+}
+
+/** Drops history older than the last `keep` blocks from a dump (anvil loads it as long as the head is there). */
+export function trimHistory(state: Buffer, keep: number = KEPT_BLOCKS): Buffer {
+  const parsed = JSON.parse(state.toString('utf8')) as DumpedState;
+  if (!parsed.blocks || parsed.blocks.length <= keep || parsed.best_block_number === undefined) return state;
+  const oldest = Number(parsed.best_block_number) - keep;
+  parsed.blocks = parsed.blocks.filter((block) => Number(block.header?.number ?? 0) > oldest);
+  parsed.transactions = (parsed.transactions ?? []).filter((tx) => Number(tx.block_number ?? 0) > oldest);
+  return Buffer.from(JSON.stringify(parsed));
+}
+
+export async function saveChainState(
+  rpc: RpcClient,
+  layout: StateLayout,
+  chain: { name: string; chainId: number },
+  deploymentId: string,
+): Promise<ChainStateMeta> {
+  const [state, timeOffsetSeconds, head] = await Promise.all([
+    dumpChainState(rpc),
+    rpc.call<number>('evm_increaseTime', [0]),
+    rpc.call<Block>('eth_getBlockByNumber', ['latest', false]),
+  ]);
+  const meta: ChainStateMeta = {
+    chainName: chain.name,
+    chainId: chain.chainId,
+    deploymentId,
+    timeOffsetSeconds: Number(timeOffsetSeconds),
+    headNumber: Number(head.number),
+    headTimestamp: Number(head.timestamp),
+    savedAt: new Date().toISOString(),
+  };
+  ensureDir(layout.chainDir(chain.name));
+  // State first, meta second: a meta file always describes a complete state file.
+  writeFileAtomic(layout.chainState(chain.name), trimHistory(state));
+  writeFileAtomic(layout.chainMeta(chain.name), JSON.stringify(meta, null, 2) + '\n');
+  return meta;
+}
+
+/** The saved state of a chain, checked against the chain and deployment about to start; undefined if none. */
+export function findSavedChainState(
+  layout: StateLayout,
+  chain: { name: string; chainId: number },
+  deploymentId: string,
+): { statePath: string; meta: ChainStateMeta } | undefined {
+  const statePath = layout.chainState(chain.name);
+  const metaPath = layout.chainMeta(chain.name);
+  if (!existsSync(metaPath) || !existsSync(statePath)) return undefined;
+  let meta: ChainStateMeta;
+  try {
+    meta = JSON.parse(readFileSync(metaPath, 'utf8')) as ChainStateMeta;
+  } catch {
+    throw new StateMismatchError(layout.root, chain.name, `${metaPath} is not readable JSON`);
+  }
+  if (meta.chainId !== chain.chainId) {
+    throw new StateMismatchError(layout.root, chain.name, `saved with chain id ${meta.chainId}, now ${chain.chainId}`);
+  }
+  if (meta.deploymentId !== deploymentId) {
+    throw new StateMismatchError(
+      layout.root,
+      chain.name,
+      'the contracts, accounts or funding plan changed since it was saved',
+    );
+  }
+  return { statePath, meta };
+}
+
+/**
+ * anvil forgets its time offset across a dump and load, and would even mine a block older than the loaded head.
+ * Puts the offset back, and never lets the next block go back in time.
+ */
+export async function restoreChainTime(rpc: RpcClient, meta: ChainStateMeta): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  const behindHead = meta.headTimestamp + 1 - (now + meta.timeOffsetSeconds);
+  const offset = meta.timeOffsetSeconds + Math.max(0, behindHead);
+  // anvil cannot move time backwards; a negative offset is only possible if someone set it by hand.
+  if (offset > 0) await rpc.call('evm_increaseTime', [offset]);
+}

@@ -1,0 +1,21 @@
+import { readFileSync } from 'node:fs';
+import { SandboxError, SandboxNotRunningError } from './errors.js';
+import { liveLockOwner } from './lock.js';
+import type { SandboxManifest } from '../contracts/deployment.js';
+import { DEFAULT_STATE_DIR, stateLayout } from './state-dir.js';
+
+/**
+ * Reads `sandbox.json` of a state folder: what every other command (`clock`, `keys`, `scenario`, …) uses to
+ * find the chains, contracts and keys of a sandbox started elsewhere. With `requireRunning`, a folder whose
+ * sandbox is not running is an error (its URLs would point at nothing, or at a stranger on a reused port).
+ */
+export function readManifest(stateDir: string = DEFAULT_STATE_DIR, options: { requireRunning?: boolean } = {}): SandboxManifest {
+  const layout = stateLayout(stateDir);
+  if (options.requireRunning && !liveLockOwner(layout.lock)) throw new SandboxNotRunningError(layout.root);
+  try {
+    return JSON.parse(readFileSync(layout.manifest, 'utf8')) as SandboxManifest;
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === 'ENOENT') throw new SandboxNotRunningError(layout.root);
+    throw new SandboxError(`${layout.manifest} is not readable: ${(cause as Error).message}`, { code: 'manifest_unreadable', cause });
+  }
+}

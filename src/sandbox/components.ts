@@ -1,0 +1,27 @@
+import { settlementServiceComponent } from './service-component.js';
+import { referenceSolversComponent } from '../solvers/index.js';
+import { assertPortFree } from '../devnet/ports.js';
+import type { SandboxComponent } from '../devnet/sandbox.js';
+import type { SandboxRunOptions } from './run.js';
+
+/** Reference solvers `sandbox up` connects unless `--solvers` says otherwise. */
+export const DEFAULT_SOLVERS = 3;
+
+/**
+ * The parts `sandbox up` starts on top of the chains, in order: the settlement service (its `api` block lands in
+ * the manifest), then the reference solvers, which connect to it over the real solver stream. Both the foreground
+ * `up` and the detached supervisor start exactly this list.
+ */
+export async function sandboxComponents(options: SandboxRunOptions): Promise<SandboxComponent[]> {
+  // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
+  if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
+  const components: SandboxComponent[] = [
+    settlementServiceComponent({
+      ...(options.port === undefined ? {} : { port: options.port }),
+      ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+    }),
+  ];
+  const solvers = options.solvers ?? DEFAULT_SOLVERS;
+  if (solvers > 0) components.push(referenceSolversComponent({ count: solvers, ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }) }));
+  return components;
+}

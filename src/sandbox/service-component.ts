@@ -1,0 +1,154 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TestClock } from '../clock/index.js';
+import { advanceChainTime, readChainTime } from '../devnet/chain-time.js';
+import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
+import type { RpcClient } from '../devnet/rpc.js';
+import type { SandboxComponent, SandboxComponentContext } from '../devnet/sandbox.js';
+import { createService, type Service } from '../service/app.js';
+import type { ChainTime, ServiceConfig } from '../service/config.js';
+import type { ServiceModule } from '../service/module.js';
+
+/** The service's own files inside the sandbox state folder. */
+export function serviceLayout(stateDir: string) {
+  const root = join(stateDir, 'service');
+  return {
+    root,
+    store: join(root, 'service.sqlite'),
+    log: join(root, 'service.log'),
+    /** Workspace id and API keys handed out by `sandbox up`, reused on the next start (mode 0600). */
+    access: join(root, 'access.json'),
+  };
+}
+
+interface SavedAccess {
+  workspaceId: string;
+  apiKeys: string[];
+}
+
+function readSavedAccess(path: string): SavedAccess | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const saved = JSON.parse(readFileSync(path, 'utf8')) as SavedAccess;
+    return typeof saved.workspaceId === 'string' && Array.isArray(saved.apiKeys) ? saved : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface SandboxServiceOptions {
+  stateDir: string;
+  environment?: Environment;
+  chains: ChainInfo[];
+  chainTime?: ChainTime;
+  /** Default: a ticking test clock starting now. */
+  clock?: TestClock;
+  port?: number;
+  /** Workspace and keys of an earlier start: reused while the store still accepts them. */
+  previous?: SavedAccess;
+  logger?: ServiceConfig['logger'];
+  modules?: ServiceModule[];
+  /** Relayer keys of the settlement engine; `sandbox up` passes sandbox.json's relayer accounts. */
+  settlement?: ServiceConfig['settlement'];
+  /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
+  faucet?: ServiceConfig['faucet'];
+  webhookProfile?: ServiceConfig['webhookProfile'];
+}
+
+/**
+ * The service as `sandbox up` runs it: test clock, store and log in `<state>/service/`, and a workspace
+ * with an API key, returned as the `api` block of sandbox.json.
+ */
+export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
+  const layout = serviceLayout(options.stateDir);
+  mkdirSync(layout.root, { recursive: true });
+  const service = await createService({
+    environment: options.environment ?? 'sandbox',
+    chains: options.chains,
+    storePath: layout.store,
+    clock: options.clock ?? new TestClock({ ticking: true }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
+    logger: options.logger ?? { file: layout.log },
+    ...(options.modules === undefined ? {} : { modules: options.modules }),
+    ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
+    ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
+    ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+  });
+  const previous = options.previous ?? readSavedAccess(layout.access);
+  const reusable = (previous?.apiKeys ?? []).filter((key) => {
+    try {
+      return service.access.verifyApiKey(key).workspaceId === previous?.workspaceId;
+    } catch {
+      return false;
+    }
+  });
+  let access: SavedAccess;
+  if (previous !== undefined && reusable.length > 0) access = { workspaceId: previous.workspaceId, apiKeys: reusable };
+  else {
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('Sandbox workspace');
+    access = { workspaceId, apiKeys: [apiKey] };
+  }
+  writeFileSync(layout.access, `${JSON.stringify(access, null, 2)}\n`, { mode: 0o600 });
+  return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access } };
+}
+
+/** Moves the sandbox chains with the service clock, through the devnet's chain-time functions. */
+export function devnetChainTime(chains: ReadonlyArray<{ name: string; rpc: RpcClient }>): ChainTime {
+  return {
+    advance: async (seconds) => {
+      await advanceChainTime(chains, seconds);
+    },
+    now: async () => Math.max(...(await readChainTime(chains)).map((chain) => chain.timestamp)),
+  };
+}
+
+export interface ServiceComponentOptions {
+  /** Port of the REST/WebSocket server; default a free one (`sandbox up --port`). */
+  port?: number;
+  logLevel?: string;
+  modules?: ServiceModule[];
+  /** Webhook retry profile: A (default; pause after 5 exhausted events) or B (disable after 5 failed attempts). */
+  webhookProfile?: ServiceConfig['webhookProfile'];
+}
+
+/**
+ * The settlement service as a part of `sandbox up` (devnet `components`): it starts once the chains are
+ * ready, on a clock aligned with the chains' time (saved chain offsets included), and adds `api` to
+ * sandbox.json. `--fresh` drops its store too.
+ */
+export function settlementServiceComponent(options: ServiceComponentOptions = {}): SandboxComponent {
+  return {
+    name: 'settlement service',
+    async start(context: SandboxComponentContext) {
+      const layout = serviceLayout(context.layout.root);
+      if (context.fresh) rmSync(layout.root, { recursive: true, force: true });
+      const times = await readChainTime(context.chains);
+      const offsetSeconds = Math.max(0, ...times.map((time) => time.offsetSeconds));
+      const { service, api } = await startSandboxService({
+        stateDir: context.layout.root,
+        environment: context.manifest.environment,
+        chains: context.manifest.chains,
+        chainTime: devnetChainTime(context.chains),
+        // Chains run ahead of the wall clock by their saved offset; the service clock starts where they are.
+        clock: new TestClock({ ticking: true, start: Date.now() + offsetSeconds * 1_000 }),
+        ...(options.port === undefined ? {} : { port: options.port }),
+        logger: { file: layout.log, level: options.logLevel ?? 'info' },
+        ...(options.modules === undefined ? {} : { modules: options.modules }),
+        settlement: relayerKeys(context.manifest),
+        ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+        ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
+      });
+      context.onProgress(`settlement service listening on ${api.url}`);
+      return { manifest: { api }, stop: () => service.stop() };
+    },
+  };
+}
+
+/** The settlement engine relays with the devnet's service and oracle relayer accounts. */
+function relayerKeys(manifest: SandboxComponentContext['manifest']): ServiceConfig['settlement'] {
+  const service = manifest.accounts.serviceRelayer[0];
+  const oracle = manifest.accounts.oracleRelayer[0];
+  if (!service || !oracle) return undefined;
+  return { serviceRelayer: { privateKey: service.privateKey }, oracleRelayer: { privateKey: oracle.privateKey } };
+}

@@ -1,0 +1,56 @@
+import type { Express } from 'express';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock/index.js';
+import type { AccessService } from './auth/access.js';
+import type { Authenticator } from './auth/authenticator.js';
+import type { ResolvedServiceConfig } from './config.js';
+import type { CorridorCatalogue } from './corridors/catalogue.js';
+import type { MigrationSet } from './store/migrations.js';
+import type { PlatformRepositories } from './store/repositories.js';
+import type { Store } from './store/store.js';
+import type { ApiRouter } from './http/api-router.js';
+import type { ErrorFormat } from './http/error-handler.js';
+import type { OpenApiRegistry } from './api/openapi.js';
+import type { UpgradeRouter } from './http/upgrade.js';
+
+/** What the composition root hands each module while the service is assembled. */
+export interface ServiceContext {
+  config: ResolvedServiceConfig;
+  clock: Clock;
+  store: Store;
+  repos: PlatformRepositories;
+  logger: Logger;
+  corridors: CorridorCatalogue;
+  access: AccessService;
+  /** Resolves API keys and session tokens; WebSocket handshakes use it too. */
+  authenticator: Authenticator;
+  openapi: OpenApiRegistry;
+  /** A documented router mounted at `base` (default `/api/v1`); `errorFormat: 'B'` for Reference B routes. */
+  routes(options?: { base?: string; errorFormat?: ErrorFormat }): ApiRouter;
+  /** WebSocket endpoints on the same HTTP server. */
+  upgrades: UpgradeRouter;
+  /** Raw express app, for what ApiRouter cannot express. Mount under the API base, before the 404. */
+  app: Express;
+}
+
+/** Known once the server listens. */
+export interface RunningContext extends ServiceContext {
+  url: string;
+  wsUrl: string;
+}
+
+/**
+ * A slice of the service (orders, webhooks, solvers…): its tables, routes, WebSocket endpoints and
+ * background jobs. Domain code stays express-free; the module's `setup` adapts it to HTTP.
+ */
+export interface ServiceModule {
+  name: string;
+  /** This module's migrations, `module` = a short lowercase name; append only. */
+  migrations?: MigrationSet;
+  /** Mount routes and upgrade handlers; runs before the server listens. */
+  setup?(context: ServiceContext): void | Promise<void>;
+  /** Runs after listen: re-schedule durable jobs from the store, connect to chains, start watchers. */
+  start?(context: RunningContext): void | Promise<void>;
+  /** Runs on stop, in reverse module order, before the store closes. */
+  stop?(): void | Promise<void>;
+}
