@@ -43,7 +43,10 @@ afterEach(() => {
 
 describe('sandbox conformance verify', () => {
   it('exits 0 for a valid signed report and 1 for a tampered or unsigned one', async () => {
-    const report = signDocument({ format: 'settlement-conformance-report/1', summary: { verdict: 'PASSED' }, target: { url: 'http://x', profile: 'A' }, results: [] }, generateSigningKey());
+    const report = signDocument(
+      { format: 'settlement-conformance-report/1', summary: { verdict: 'PASSED' }, target: { url: 'http://x', profile: 'A' }, results: [] },
+      generateSigningKey(),
+    );
     const good = join(folder, 'good.json');
     writeFileSync(good, JSON.stringify(report, null, 2));
     expect(await cli('conformance', 'verify', good)).toMatchObject({ code: 0 });
@@ -99,7 +102,9 @@ describe('sandbox conformance usage and reachability', () => {
 
   it('exits 2 on an option commander rejects (separate process: commander exits)', async () => {
     const entry = join(import.meta.dirname, 'test-support/cli-main.ts');
-    const failed = await exec(join(import.meta.dirname, '../node_modules/.bin/vite-node'), [entry, 'conformance', '--profile', 'C']).catch((e: { code: number; stderr: string }) => e);
+    const failed = await exec(join(import.meta.dirname, '../node_modules/.bin/vite-node'), [entry, 'conformance', '--profile', 'C']).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect((failed as { code: number }).code).toBe(2);
     expect((failed as { stderr: string }).stderr).toMatch(/profile/);
   }, 30_000);

@@ -22,36 +22,51 @@ afterAll(async () => {
 });
 
 describe.each(['A', 'B'] as const)('conformance of our sandbox to Reference %s', (profile) => {
-  it(
-    'passes completely, with a signed report and one JUnit testcase per check',
-    async () => {
-      const own = await startOwnSandbox({ webhookProfile: profile });
-      started.push(own);
-      const key = generateSigningKey();
-      const run = await runConformance({ profile, sandbox: own.file, seed: 20_301, signingKey: key });
-      const problems = run.report.results
-        .filter((r) => r.status === 'FAILED' || r.status === 'WARNING' || (r.status === 'SKIPPED' && !ALLOWED_SKIPS.has(r.id)))
-        .map((r) => `${r.status} ${r.id}: ${r.message}`);
-      expect(problems).toEqual([]);
-      expect(run.exitCode).toBe(0);
-      expect(run.report.summary.verdict).toBe('PASSED');
-      // The flows really ran: orders settled, events and deliveries seen, schedules walked.
-      const passed = new Set(run.report.results.filter((r) => r.status === 'PASSED').map((r) => r.id));
-      const core =
-        profile === 'A'
-          ? ['orders.lifecycle.Permit2Escrow', 'orders.lifecycle.EIP3009Escrow', 'orders.lifecycle.ResourceLock', 'orders.refund-after-deadline', 'events.a.success-sequence', 'events.a.failure-sequence', 'webhooks.retry-schedule', 'webhooks.pause-and-enable', 'ratelimit.burst-then-429', 'pagination.walk']
-          : ['b.accept', 'b.audit', 'events.b.success-sequence', 'events.b.failure-sequence', 'webhooks.retry-schedule', 'webhooks.disable-after-5-failures', 'ratelimit.burst-then-429'];
-      for (const id of core) expect(passed.has(id), id).toBe(true);
-      expect(verifyDocument(run.report)).toMatchObject({ valid: true });
+  it('passes completely, with a signed report and one JUnit testcase per check', async () => {
+    const own = await startOwnSandbox({ webhookProfile: profile });
+    started.push(own);
+    const key = generateSigningKey();
+    const run = await runConformance({ profile, sandbox: own.file, seed: 20_301, signingKey: key });
+    const problems = run.report.results
+      .filter((r) => r.status === 'FAILED' || r.status === 'WARNING' || (r.status === 'SKIPPED' && !ALLOWED_SKIPS.has(r.id)))
+      .map((r) => `${r.status} ${r.id}: ${r.message}`);
+    expect(problems).toEqual([]);
+    expect(run.exitCode).toBe(0);
+    expect(run.report.summary.verdict).toBe('PASSED');
+    // The flows really ran: orders settled, events and deliveries seen, schedules walked.
+    const passed = new Set(run.report.results.filter((r) => r.status === 'PASSED').map((r) => r.id));
+    const core =
+      profile === 'A'
+        ? [
+            'orders.lifecycle.Permit2Escrow',
+            'orders.lifecycle.EIP3009Escrow',
+            'orders.lifecycle.ResourceLock',
+            'orders.refund-after-deadline',
+            'events.a.success-sequence',
+            'events.a.failure-sequence',
+            'webhooks.retry-schedule',
+            'webhooks.pause-and-enable',
+            'ratelimit.burst-then-429',
+            'pagination.walk',
+          ]
+        : [
+            'b.accept',
+            'b.audit',
+            'events.b.success-sequence',
+            'events.b.failure-sequence',
+            'webhooks.retry-schedule',
+            'webhooks.disable-after-5-failures',
+            'ratelimit.burst-then-429',
+          ];
+    for (const id of core) expect(passed.has(id), id).toBe(true);
+    expect(verifyDocument(run.report)).toMatchObject({ valid: true });
 
-      const folder = mkdtempSync(join(tmpdir(), 'conformance-report-'));
-      folders.push(folder);
-      writeJsonReport(run.report, join(folder, 'report.json'));
-      writeJunitReport(run.report, join(folder, 'junit.xml'));
-      expect(verifyDocument(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')))).toMatchObject({ valid: true });
-      const junit = readFileSync(join(folder, 'junit.xml'), 'utf8');
-      expect(junit.match(/<testcase /g)).toHaveLength(run.report.results.length);
-    },
-    180_000,
-  );
+    const folder = mkdtempSync(join(tmpdir(), 'conformance-report-'));
+    folders.push(folder);
+    writeJsonReport(run.report, join(folder, 'report.json'));
+    writeJunitReport(run.report, join(folder, 'junit.xml'));
+    expect(verifyDocument(JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')))).toMatchObject({ valid: true });
+    const junit = readFileSync(join(folder, 'junit.xml'), 'utf8');
+    expect(junit.match(/<testcase /g)).toHaveLength(run.report.results.length);
+  }, 180_000);
 });

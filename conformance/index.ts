@@ -8,7 +8,15 @@ export { REQUIREMENTS, coverage, requirement, type Requirement, type Level } fro
 export { runChecks, type Check, type RunOutcome } from './core/runner.js';
 export { buildReport, summarise, REPORT_FORMAT, type ConformanceReport } from './core/report.js';
 export { selectChecks, parseExpectedFailures, readExpectedFailures, type Selection, type ExpectedFailure } from './core/selection.js';
-export { signDocument, verifyDocument, generateSigningKey, signingKeyFromPem, signingKeyToPem, keyIdOf, type SigningKey } from './core/signing.js';
+export {
+  signDocument,
+  verifyDocument,
+  generateSigningKey,
+  signingKeyFromPem,
+  signingKeyToPem,
+  keyIdOf,
+  type SigningKey,
+} from './core/signing.js';
 export { canonicalJson } from './core/canonical-json.js';
 export type { CheckResult, Status, Profile, Capability, Evidence } from './core/types.js';
 export { discoverTarget, TargetUnreachable, UsageError, type Target } from './deployment/discover.js';

@@ -138,7 +138,8 @@ export function planLifecycles(count: number, seed: number, killShare: number): 
       taker: index % 4,
     };
     if (random.chance(killShare)) {
-      const points = outcome === 'refund' ? [...KILL_POINTS.filter((p) => p !== 'filled' && p !== 'attested'), 'refund' as const] : KILL_POINTS;
+      const points =
+        outcome === 'refund' ? [...KILL_POINTS.filter((p) => p !== 'filled' && p !== 'attested'), 'refund' as const] : KILL_POINTS;
       const at = random.pick(points);
       // An order request is answered within tens of milliseconds: kills aimed at it land early, inside its work.
       plan.kill = { at, delayMs: at === 'order' ? random.int(0, 40) : random.int(0, 150) };
@@ -256,7 +257,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       if (plan.kill?.at !== point || result.killed) return;
       result.killed = true;
       const delay = plan.kill.delayMs;
-      pendingKill = sleep(delay).then(() => restart(`#${plan.index} at ${point}+${delay}ms`)).then(() => undefined);
+      pendingKill = sleep(delay)
+        .then(() => restart(`#${plan.index} at ${point}+${delay}ms`))
+        .then(() => undefined);
     };
     try {
       for (const solver of solvers!.solvers) solver.setBehaviour(plan.outcome === 'refund' ? { fill: 'never' } : {});
@@ -264,7 +267,11 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       const destination = manifest.chains[1 - plan.origin]!;
       const inputToken = usdcOf(origin);
       const amount = 10_500_000_000n + BigInt(plan.index) * 1_000_000n;
-      const taker = new TestTaker(manifest.accounts.takers[plan.taker]!.privateKey, new RestClient({ baseUrl: 'http://unused.invalid' }), manifest.chains);
+      const taker = new TestTaker(
+        manifest.accounts.takers[plan.taker]!.privateKey,
+        new RestClient({ baseUrl: 'http://unused.invalid' }),
+        manifest.chains,
+      );
       if (plan.lockType === 'ResourceLock') await taker.depositToLock(origin.chainId, inputToken, amount);
 
       let orderId: string | undefined;
@@ -298,7 +305,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
         } else if (outcome.kind === 'unacknowledged') {
           // The kill took the answer; the order, if the service committed it, is found by its quote.
           orderId = await findOrderByQuote(quote.quoteId);
-          if (orderId === undefined) problems.push(`#${plan.index}: order request lost its answer (${outcome.detail}) and no order exists for ${quote.quoteId}`);
+          if (orderId === undefined)
+            problems.push(`#${plan.index}: order request lost its answer (${outcome.detail}) and no order exists for ${quote.quoteId}`);
           else result.unacknowledged = true;
           if (orderId === undefined) continue;
         } else if (outcome.kind === 'requote') {
@@ -361,7 +369,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       const answer = await call('POST', '/api/v1/quotes', request);
       if (answer.status === 200) return answer.json as never;
       // Right after a restart the solvers are still reconnecting (their backoff starts at 1 s).
-      if (errorCode(answer) !== 'corridor_unavailable' || Date.now() > deadline) throw new Error(`quote answered ${answer.status}: ${answer.text}`);
+      if (errorCode(answer) !== 'corridor_unavailable' || Date.now() > deadline)
+        throw new Error(`quote answered ${answer.status}: ${answer.text}`);
       await sleep(100);
     }
   }
@@ -399,7 +408,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
         continue;
       }
       if (code === 'rfq_expired' && !retried) return { kind: 'requote', detail: code };
-      return retried ? { kind: 'unacknowledged', detail: `${answer.status} ${code} on a retry` } : { kind: 'refused', detail: `${answer.status} ${answer.text}` };
+      return retried
+        ? { kind: 'unacknowledged', detail: `${answer.status} ${code} on a retry` }
+        : { kind: 'refused', detail: `${answer.status} ${answer.text}` };
     }
   }
 
@@ -440,7 +451,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     // Webhook retries are on the clock (5 s, 30 s, 10 min, …): two hours runs all of the early ones.
     await call('POST', '/api/v1/sandbox/clock/advance', { seconds: 2 * 3_600 });
     await syncReceiverClock();
-    const expected = () => store.eventsFor(service.api.workspaceId, webhookSince).filter((event) => !receiver.received.has(event.id)).length;
+    const expected = () =>
+      store.eventsFor(service.api.workspaceId, webhookSince).filter((event) => !receiver.received.has(event.id)).length;
     await waitUntil(() => expected() === 0, 15_000);
     for (const result of results) {
       if (result.orderId === undefined) continue;
@@ -465,7 +477,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       const order = byOnchain.get(tx.openedOrderId.toLowerCase());
       if (order === undefined || order.status === 'Rejected') {
         lost += 1;
-        problems.push(`deposit ${tx.hash} opened ${tx.openedOrderId} on chain ${tx.chainId}, which the service ${order ? 'rejected' : 'does not know'}`);
+        problems.push(
+          `deposit ${tx.hash} opened ${tx.openedOrderId} on chain ${tx.chainId}, which the service ${order ? 'rejected' : 'does not know'}`,
+        );
       }
     }
 
@@ -495,8 +509,10 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       const transitions = terminalTransitions.get(order.id) ?? 0;
       if (events !== 1 || transitions !== 1) {
         duplicateTerminalEvents += Math.max(0, events - 1) + Math.max(0, transitions - 1);
-        if (events === 0 || transitions === 0) problems.push(`order ${order.id} is ${order.status} with ${events} terminal event(s) and ${transitions} terminal transition(s)`);
-        else if (events > 1 || transitions > 1) problems.push(`order ${order.id}: ${events} terminal events, ${transitions} terminal transitions`);
+        if (events === 0 || transitions === 0)
+          problems.push(`order ${order.id} is ${order.status} with ${events} terminal event(s) and ${transitions} terminal transition(s)`);
+        else if (events > 1 || transitions > 1)
+          problems.push(`order ${order.id}: ${events} terminal events, ${transitions} terminal transitions`);
       }
     }
 

@@ -110,28 +110,118 @@ interface FuzzCase {
 }
 
 const WEIRD_STRINGS = [
-  '', ' ', 'null', 'undefined', '0', '-1', '1e309', 'NaN', 'Infinity', '0x', `0x${'g'.repeat(40)}`, `0x${'0'.repeat(39)}`,
-  `0x${'F'.repeat(40)}`, '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01', '9'.repeat(90), '-0', '1.5', '１２３', '\u0000', '\ud800', '💥',
-  '\u202e', '../../etc/passwd', '%00', '%', '<script>alert(1)</script>', "' OR 1=1 --", '${jndi:ldap://x}', '__proto__',
-  'constructor', 'toString', 'x'.repeat(10_000), 'qt_', 'ord_', 'rfq_', 'wh_', 'slv_', 'ws_', `qt_${'a'.repeat(24)}`,
-  `ord_${'z'.repeat(24)}`, 'svc_test_', 'whsec_', 'alpha:USDC-beta:USDC', 'alpha:USDC-alpha:USDC', '*', '**', 'order.*',
+  '',
+  ' ',
+  'null',
+  'undefined',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'Infinity',
+  '0x',
+  `0x${'g'.repeat(40)}`,
+  `0x${'0'.repeat(39)}`,
+  `0x${'F'.repeat(40)}`,
+  '0xAbCdEf0123456789aBcDeF0123456789AbCdEf01',
+  '9'.repeat(90),
+  '-0',
+  '1.5',
+  '１２３',
+  '\u0000',
+  '\ud800',
+  '💥',
+  '\u202e',
+  '../../etc/passwd',
+  '%00',
+  '%',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '${jndi:ldap://x}',
+  '__proto__',
+  'constructor',
+  'toString',
+  'x'.repeat(10_000),
+  'qt_',
+  'ord_',
+  'rfq_',
+  'wh_',
+  'slv_',
+  'ws_',
+  `qt_${'a'.repeat(24)}`,
+  `ord_${'z'.repeat(24)}`,
+  'svc_test_',
+  'whsec_',
+  'alpha:USDC-beta:USDC',
+  'alpha:USDC-alpha:USDC',
+  '*',
+  '**',
+  'order.*',
 ];
 const WEIRD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0.0, 2 ** 53 + 1, 1e308, [], [null], {}, { __proto__: { polluted: true } }, ['x'],
-  { $gt: '' }, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, ...WEIRD_STRINGS,
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0.0,
+  2 ** 53 + 1,
+  1e308,
+  [],
+  [null],
+  {},
+  { __proto__: { polluted: true } },
+  ['x'],
+  { $gt: '' },
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  ...WEIRD_STRINGS,
 ];
 const CONTENT_TYPES = [
-  'application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=klingon',
-  'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json', '', ';;;',
-  'application/json; boundary=', 'APPLICATION/JSON', '*/*', 'application/xml',
+  'application/json',
+  'application/json; charset=utf-8',
+  'application/json; charset=latin1',
+  'application/json; charset=klingon',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/vnd.api+json',
+  '',
+  ';;;',
+  'application/json; boundary=',
+  'APPLICATION/JSON',
+  '*/*',
+  'application/xml',
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD', 'TRACE', 'PROPFIND', 'CONNECT'];
 const EXTRA_PATHS = [
-  '/', '/docs/errors', '/docs/errors#x', '/dashboard/app.js', '/dashboard/index.html', '/dashboard/..%2f..%2fpackage.json',
-  '/api/v1', '/api/v1/', '/api/v2/health', '/v1/health', '/api/v1/sandbox/info', '/api/v1/sandbox/faucet', '/api/v1/ws',
-  '/ws/v1/solver/stream', '/api/v1/openapi.json/', '/API/V1/HEALTH', '/api/v1//health', '/api/v1/health/../corridors',
-  '/api/v1/%2e%2e/health', '/api/v1/quotes/', '/api/v1/orders//', '/favicon.ico', '/.env', '/api/v1/admin/approvals',
-  '/api/v1/deferred/balance', '/api/v1/counterparties',
+  '/',
+  '/docs/errors',
+  '/docs/errors#x',
+  '/dashboard/app.js',
+  '/dashboard/index.html',
+  '/dashboard/..%2f..%2fpackage.json',
+  '/api/v1',
+  '/api/v1/',
+  '/api/v2/health',
+  '/v1/health',
+  '/api/v1/sandbox/info',
+  '/api/v1/sandbox/faucet',
+  '/api/v1/ws',
+  '/ws/v1/solver/stream',
+  '/api/v1/openapi.json/',
+  '/API/V1/HEALTH',
+  '/api/v1//health',
+  '/api/v1/health/../corridors',
+  '/api/v1/%2e%2e/health',
+  '/api/v1/quotes/',
+  '/api/v1/orders//',
+  '/favicon.ico',
+  '/.env',
+  '/api/v1/admin/approvals',
+  '/api/v1/deferred/balance',
+  '/api/v1/counterparties',
 ];
 
 function base64url(value: unknown): string {
@@ -142,7 +232,16 @@ function base64url(value: unknown): string {
 function badCredentials(valid: FuzzCredentials): string[] {
   const key = valid.apiKeys[0] ?? 'svc_test_0000000000000000_' + '0'.repeat(64);
   const now = Math.floor(Date.now() / 1000);
-  const claims = { sub: 'usr_x', sid: 'ses_x', wid: 'ws_x', addr: '0x0000000000000000000000000000000000000001', iat: now, exp: now + 3600, iss: 'settlement-service', aud: 'dashboard' };
+  const claims = {
+    sub: 'usr_x',
+    sid: 'ses_x',
+    wid: 'ws_x',
+    addr: '0x0000000000000000000000000000000000000001',
+    iat: now,
+    exp: now + 3600,
+    iss: 'settlement-service',
+    aud: 'dashboard',
+  };
   const jwtParts = valid.jwt?.split('.') ?? [base64url({ alg: 'HS256', typ: 'JWT' }), base64url(claims), 'sig'];
   return [
     'Bearer',
@@ -180,7 +279,7 @@ function resolve(schema: unknown, doc: JsonSchema, depth = 0): JsonSchema {
 export function operationsOf(doc: JsonSchema): Operation[] {
   const operations: Operation[] = [];
   const paths = doc.paths as Record<string, Record<string, JsonSchema>>;
-  const serverPath = new URL(((doc.servers as Array<{ url: string }>)?.[0]?.url ?? 'http://x/api/v1')).pathname.replace(/\/$/, '');
+  const serverPath = new URL((doc.servers as Array<{ url: string }>)?.[0]?.url ?? 'http://x/api/v1').pathname.replace(/\/$/, '');
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, op] of Object.entries(item)) {
       if (typeof op !== 'object' || op === null || op.responses === undefined) continue;
@@ -189,8 +288,18 @@ export function operationsOf(doc: JsonSchema): Operation[] {
       const kinds = new Set(security.flatMap((entry) => Object.keys(entry)));
       const optional = security.some((entry) => Object.keys(entry).length === 0);
       const auth: Operation['auth'] =
-        security.length === 0 ? 'public' : optional ? 'optional' : kinds.has('apiKey') && kinds.has('sessionToken') ? 'either' : kinds.has('sessionToken') ? 'jwt' : 'apiKey';
-      const errorSchema = JSON.stringify(Object.entries(op.responses as Record<string, JsonSchema>).find(([status]) => status >= '400')?.[1] ?? {});
+        security.length === 0
+          ? 'public'
+          : optional
+            ? 'optional'
+            : kinds.has('apiKey') && kinds.has('sessionToken')
+              ? 'either'
+              : kinds.has('sessionToken')
+                ? 'jwt'
+                : 'apiKey';
+      const errorSchema = JSON.stringify(
+        Object.entries(op.responses as Record<string, JsonSchema>).find(([status]) => status >= '400')?.[1] ?? {},
+      );
       const body = resolve(((op.requestBody as JsonSchema | undefined)?.content as JsonSchema | undefined)?.['application/json'], doc);
       operations.push({
         method: method.toUpperCase(),
@@ -237,7 +346,10 @@ function validish(schema: JsonSchema, doc: JsonSchema, depth = 0): fc.Arbitrary<
     }
     case 'array': {
       const items = (s.items as JsonSchema | undefined) ?? {};
-      return fc.array(validish(items, doc, depth + 1), { minLength: (s.minItems as number | undefined) ?? 0, maxLength: Math.min((s.maxItems as number | undefined) ?? 3, 3) });
+      return fc.array(validish(items, doc, depth + 1), {
+        minLength: (s.minItems as number | undefined) ?? 0,
+        maxLength: Math.min((s.maxItems as number | undefined) ?? 3, 3),
+      });
     }
     case 'string': {
       if (typeof s.pattern === 'string') {
@@ -247,12 +359,22 @@ function validish(schema: JsonSchema, doc: JsonSchema, depth = 0): fc.Arbitrary<
           return fc.string();
         }
       }
-      return fc.string({ minLength: (s.minLength as number | undefined) ?? 0, maxLength: Math.min((s.maxLength as number | undefined) ?? 20, 40) });
+      return fc.string({
+        minLength: (s.minLength as number | undefined) ?? 0,
+        maxLength: Math.min((s.maxLength as number | undefined) ?? 20, 40),
+      });
     }
     case 'integer':
-      return fc.integer({ min: Math.max((s.minimum as number | undefined) ?? 0, -1e9), max: Math.min((s.maximum as number | undefined) ?? 1e6, 1e9) });
+      return fc.integer({
+        min: Math.max((s.minimum as number | undefined) ?? 0, -1e9),
+        max: Math.min((s.maximum as number | undefined) ?? 1e6, 1e9),
+      });
     case 'number':
-      return fc.double({ min: (s.minimum as number | undefined) ?? 0, max: Math.min((s.maximum as number | undefined) ?? 1e6, 1e9), noNaN: true });
+      return fc.double({
+        min: (s.minimum as number | undefined) ?? 0,
+        max: Math.min((s.maximum as number | undefined) ?? 1e6, 1e9),
+        noNaN: true,
+      });
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -274,7 +396,8 @@ function mutate(value: unknown, mutation: Mutation): unknown {
       if (key !== undefined) delete copy[key];
       break;
     case 'replace':
-      if (key !== undefined) copy[key] = mutation.pick % 3 === 0 ? mutate(copy[key], { ...mutation, pick: Math.floor(mutation.pick / 3) }) : mutation.value;
+      if (key !== undefined)
+        copy[key] = mutation.pick % 3 === 0 ? mutate(copy[key], { ...mutation, pick: Math.floor(mutation.pick / 3) }) : mutation.value;
       break;
     case 'extra':
       copy[String(WEIRD_STRINGS[mutation.pick % WEIRD_STRINGS.length]) || 'extra'] = mutation.value;
@@ -308,18 +431,38 @@ function fillTemplate(template: string, values: Record<string, string>): string 
 
 const pathValue = fc.oneof(
   fc.constantFrom(...WEIRD_STRINGS).map((v) => percentEncode(v)),
-  fc.constantFrom('%ZZ', '%E0%A4%A', '%', '..', '%2e%2e', '%2F', '%00', '%C0%AF', '~', '!$&\'()*+,;=:@'),
+  fc.constantFrom('%ZZ', '%E0%A4%A', '%', '..', '%2e%2e', '%2F', '%00', '%C0%AF', '~', "!$&'()*+,;=:@"),
   fc.string({ minLength: 1, maxLength: 60 }).map((v) => percentEncode(v)),
   fc.stringMatching(/^[a-z]{2,3}_[0-9a-z]{0,30}$/),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).map((v) => percentEncode(v)),
 );
 
 const queryString = fc.oneof(
-  fc.array(fc.tuple(fc.constantFrom('limit', 'after', 'before', 'user', 'address', 'owned', 'eventId', 'token', 'x', '__proto__'), pathValue), {
-    minLength: 1,
-    maxLength: 4,
-  }).map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
-  fc.constantFrom('limit=0', 'limit=101', 'limit=-1', 'limit=1.5', 'limit=abc', 'limit=1e3', 'limit=', 'after=x&before=y', 'limit=1&limit=2', '%', '&&&', '=', 'limit[]=1', 'limit[a]=1'),
+  fc
+    .array(
+      fc.tuple(fc.constantFrom('limit', 'after', 'before', 'user', 'address', 'owned', 'eventId', 'token', 'x', '__proto__'), pathValue),
+      {
+        minLength: 1,
+        maxLength: 4,
+      },
+    )
+    .map((pairs) => pairs.map(([k, v]) => `${k}=${v}`).join('&')),
+  fc.constantFrom(
+    'limit=0',
+    'limit=101',
+    'limit=-1',
+    'limit=1.5',
+    'limit=abc',
+    'limit=1e3',
+    'limit=',
+    'after=x&before=y',
+    'limit=1&limit=2',
+    '%',
+    '&&&',
+    '=',
+    'limit[]=1',
+    'limit[a]=1',
+  ),
 );
 
 /**
@@ -334,8 +477,18 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
   const withBody = operations.filter((op) => op.body !== undefined);
   const withPath = operations.filter((op) => op.pathParams.length > 0);
   const bad = badCredentials(credentials);
-  const weird = fc.oneof(fc.constantFrom(...WEIRD_VALUES), fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 30 }), fc.integer(), fc.double());
-  const mutation = fc.record({ kind: fc.constantFrom('drop', 'replace', 'replace', 'extra', 'nest') as fc.Arbitrary<Mutation['kind']>, pick: fc.nat(), value: weird });
+  const weird = fc.oneof(
+    fc.constantFrom(...WEIRD_VALUES),
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.string({ maxLength: 30 }),
+    fc.integer(),
+    fc.double(),
+  );
+  const mutation = fc.record({
+    kind: fc.constantFrom('drop', 'replace', 'replace', 'extra', 'nest') as fc.Arbitrary<Mutation['kind']>,
+    pick: fc.nat(),
+    value: weird,
+  });
   const keyIndex = fc.nat(Math.max(0, credentials.apiKeys.length - 1));
 
   /** Valid credentials for an operation (so the request reaches validation), or none on public routes. */
@@ -345,7 +498,8 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
     const key = credentials.apiKeys[index % Math.max(1, credentials.apiKeys.length)];
     return key === undefined ? [] : [['Authorization', `Bearer ${key}`]];
   };
-  const pathOf = (op: Operation, values: string[]) => fillTemplate(op.template, Object.fromEntries(op.pathParams.map((name, i) => [name, values[i] ?? 'x'])));
+  const pathOf = (op: Operation, values: string[]) =>
+    fillTemplate(op.template, Object.fromEntries(op.pathParams.map((name, i) => [name, values[i] ?? 'x'])));
 
   const schemaBody = fc
     .tuple(fc.constantFrom(...withBody), fc.nat(), fc.array(mutation, { minLength: 1, maxLength: 3 }), keyIndex)
@@ -358,7 +512,10 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
           strategy: 'schema-body',
           label: `${op.method} ${op.template} body ${mutations.map((m) => m.kind).join('+')}`,
           method: op.method,
-          target: pathOf(op, op.pathParams.map(() => `x${seed % 7}`)),
+          target: pathOf(
+            op,
+            op.pathParams.map(() => `x${seed % 7}`),
+          ),
           headers: [['Content-Type', 'application/json'], ...authFor(op, index)],
           body: Buffer.from(text),
           unauthenticated: op.auth !== 'public' && op.auth !== 'optional' && authFor(op, index).length === 0,
@@ -374,7 +531,21 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
         fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)),
         fc.json().map((t) => Buffer.from(t)),
         fc.json().map((t) => Buffer.from(t.slice(0, Math.max(0, t.length - 1)))),
-        fc.constantFrom('', '{', '}', '[', '{"a":', 'null', '"x"', '1', 'true', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{"x":1}}}').map((t) => Buffer.from(t)),
+        fc
+          .constantFrom(
+            '',
+            '{',
+            '}',
+            '[',
+            '{"a":',
+            'null',
+            '"x"',
+            '1',
+            'true',
+            '{"__proto__":{"x":1}}',
+            '{"constructor":{"prototype":{"x":1}}}',
+          )
+          .map((t) => Buffer.from(t)),
         fc.nat(5_000).map((n) => Buffer.from('['.repeat(n + 500) + ']'.repeat(n + 500))),
         fc.constant(Buffer.from(`{"x":"${'a'.repeat(110 * 1024)}"}`)),
         fc.constant(Buffer.from([0xef, 0xbb, 0xbf, 0x7b, 0x7d])),
@@ -387,7 +558,10 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
       strategy: 'raw-body',
       label: `${op.method} ${op.template} raw body (${contentType || 'no type'})`,
       method: op.method,
-      target: pathOf(op, op.pathParams.map(() => 'x')),
+      target: pathOf(
+        op,
+        op.pathParams.map(() => 'x'),
+      ),
       headers: [...(contentType === '' ? [] : [['Content-Type', contentType] as [string, string]]), ...authFor(op, index)],
       body,
       unauthenticated: false,
@@ -395,53 +569,79 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
     }));
 
   const encodedBody = fc
-    .tuple(fc.constantFrom(...withBody), fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'gzip, gzip', 'x-unknown'), fc.boolean(), keyIndex)
+    .tuple(
+      fc.constantFrom(...withBody),
+      fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'compress', 'gzip, gzip', 'x-unknown'),
+      fc.boolean(),
+      keyIndex,
+    )
     .map(([op, encoding, valid, index]) => ({
       strategy: 'encoded-body',
       label: `${op.method} ${op.template} Content-Encoding ${encoding}${valid ? '' : ' (garbage)'}`,
       method: op.method,
-      target: pathOf(op, op.pathParams.map(() => 'x')),
+      target: pathOf(
+        op,
+        op.pathParams.map(() => 'x'),
+      ),
       headers: [['Content-Type', 'application/json'], ['Content-Encoding', encoding], ...authFor(op, index)] as Array<[string, string]>,
-      body: valid && encoding === 'gzip' ? gzipSync(Buffer.from(`{"x":"${'a'.repeat(2_000_000)}"}`)) : Buffer.from('\x1f\x8b\x08\x00garbage'),
+      body:
+        valid && encoding === 'gzip' ? gzipSync(Buffer.from(`{"x":"${'a'.repeat(2_000_000)}"}`)) : Buffer.from('\x1f\x8b\x08\x00garbage'),
       unauthenticated: false,
       operation: op,
     }));
 
-  const pathParams = fc.tuple(fc.constantFrom(...withPath), fc.array(pathValue, { minLength: 1, maxLength: 3 }), keyIndex).map(([op, values, index]) => ({
-    strategy: 'path-params',
-    label: `${op.method} ${op.template} path params`,
-    method: op.method,
-    target: pathOf(op, values),
-    headers: [...(op.body ? ([['Content-Type', 'application/json']] as Array<[string, string]>) : []), ...authFor(op, index)],
-    ...(op.body ? { body: Buffer.from('{}') } : {}),
-    unauthenticated: false,
-    operation: op,
-  }));
+  const pathParams = fc
+    .tuple(fc.constantFrom(...withPath), fc.array(pathValue, { minLength: 1, maxLength: 3 }), keyIndex)
+    .map(([op, values, index]) => ({
+      strategy: 'path-params',
+      label: `${op.method} ${op.template} path params`,
+      method: op.method,
+      target: pathOf(op, values),
+      headers: [...(op.body ? ([['Content-Type', 'application/json']] as Array<[string, string]>) : []), ...authFor(op, index)],
+      ...(op.body ? { body: Buffer.from('{}') } : {}),
+      unauthenticated: false,
+      operation: op,
+    }));
 
-  const query = fc.tuple(fc.constantFrom(...operations.filter((op) => op.method === 'GET')), queryString, keyIndex).map(([op, search, index]) => ({
-    strategy: 'query',
-    label: `${op.method} ${op.template} query`,
-    method: op.method,
-    target: `${pathOf(op, op.pathParams.map(() => 'x'))}?${search}`,
-    headers: authFor(op, index),
-    unauthenticated: false,
-    operation: op,
-  }));
+  const query = fc
+    .tuple(fc.constantFrom(...operations.filter((op) => op.method === 'GET')), queryString, keyIndex)
+    .map(([op, search, index]) => ({
+      strategy: 'query',
+      label: `${op.method} ${op.template} query`,
+      method: op.method,
+      target: `${pathOf(
+        op,
+        op.pathParams.map(() => 'x'),
+      )}?${search}`,
+      headers: authFor(op, index),
+      unauthenticated: false,
+      operation: op,
+    }));
 
   const headerCase = fc
     .tuple(
       fc.constantFrom(...operations),
       fc.oneof(
         fc.constantFrom(...bad).map((value) => ({ name: 'Authorization', value, auth: false })),
-        fc.constantFrom('', ' ', 'x'.repeat(256), 'ключ', 'a\tb', 'a b c', '"quoted"', '%00').map((value) => ({ name: 'Idempotency-Key', value, auth: true })),
-        fc.constantFrom('', 'zz', `0x${'0'.repeat(64)}`, `0x${'f'.repeat(63)}`, 'x'.repeat(5_000), '0x', 'att_x').map((value) => ({ name: 'X-Service-Attestation', value, auth: true })),
-        fc.constantFrom('text/html', 'application/xml', '*/*;q=0', 'application/json;q=0', '').map((value) => ({ name: 'Accept', value, auth: true })),
-        fc.constantFrom('evil.example', 'localhost:1', '[::1]', '', 'a'.repeat(300), '127.0.0.1:99999', 'x y').map((value) => ({ name: 'Host', value, auth: true })),
+        fc
+          .constantFrom('', ' ', 'x'.repeat(256), 'ключ', 'a\tb', 'a b c', '"quoted"', '%00')
+          .map((value) => ({ name: 'Idempotency-Key', value, auth: true })),
+        fc
+          .constantFrom('', 'zz', `0x${'0'.repeat(64)}`, `0x${'f'.repeat(63)}`, 'x'.repeat(5_000), '0x', 'att_x')
+          .map((value) => ({ name: 'X-Service-Attestation', value, auth: true })),
+        fc
+          .constantFrom('text/html', 'application/xml', '*/*;q=0', 'application/json;q=0', '')
+          .map((value) => ({ name: 'Accept', value, auth: true })),
+        fc
+          .constantFrom('evil.example', 'localhost:1', '[::1]', '', 'a'.repeat(300), '127.0.0.1:99999', 'x y')
+          .map((value) => ({ name: 'Host', value, auth: true })),
         fc.constantFrom('https://evil.example', 'null', 'http://localhost:1').map((value) => ({ name: 'Origin', value, auth: true })),
         fc.constantFrom('1.2.3.4', 'unknown, 127.0.0.1', '::1').map((value) => ({ name: 'X-Forwarded-For', value, auth: true })),
         fc.constantFrom('bytes=0-1', 'bytes=x').map((value) => ({ name: 'Range', value, auth: true })),
         fc.constantFrom('*', '"x"').map((value) => ({ name: 'If-None-Match', value, auth: true })),
-        fc.tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,30}$/), fc.stringMatching(/^[\x20-\x7e]{0,200}$/)).map(([name, value]) => ({ name, value, auth: true })),
+        fc
+          .tuple(fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,30}$/), fc.stringMatching(/^[\x20-\x7e]{0,200}$/))
+          .map(([name, value]) => ({ name, value, auth: true })),
       ),
       keyIndex,
     )
@@ -451,8 +651,15 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
         strategy: 'headers',
         label: `${op.method} ${op.template} header ${header.name}`,
         method: op.method,
-        target: pathOf(op, op.pathParams.map(() => 'x')),
-        headers: [...(op.body ? ([['Content-Type', 'application/json']] as Array<[string, string]>) : []), ...auth, [header.name, header.value]] as Array<[string, string]>,
+        target: pathOf(
+          op,
+          op.pathParams.map(() => 'x'),
+        ),
+        headers: [
+          ...(op.body ? ([['Content-Type', 'application/json']] as Array<[string, string]>) : []),
+          ...auth,
+          [header.name, header.value],
+        ] as Array<[string, string]>,
         ...(op.body ? { body: Buffer.from('{}') } : {}),
         unauthenticated: !header.auth || auth.length === 0,
         operation: op,
@@ -463,7 +670,10 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
     strategy: 'method',
     label: `${verb} ${op.template}`,
     method: verb,
-    target: pathOf(op, op.pathParams.map(() => 'x')),
+    target: pathOf(
+      op,
+      op.pathParams.map(() => 'x'),
+    ),
     headers: [] as Array<[string, string]>,
     unauthenticated: true,
     operation: { ...op, method: verb },
@@ -471,7 +681,10 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
 
   const unknownPath = fc
     .tuple(
-      fc.oneof(fc.constantFrom(...EXTRA_PATHS), fc.array(pathValue, { minLength: 1, maxLength: 5 }).map((parts) => `/api/v1/${parts.join('/')}`)),
+      fc.oneof(
+        fc.constantFrom(...EXTRA_PATHS),
+        fc.array(pathValue, { minLength: 1, maxLength: 5 }).map((parts) => `/api/v1/${parts.join('/')}`),
+      ),
       fc.constantFrom('GET', 'POST', 'DELETE'),
     )
     .map(([path, verb]) => ({
@@ -521,7 +734,20 @@ function caseArbitrary(all: Operation[], doc: JsonSchema, credentials: FuzzCrede
   const upgrade = fc
     .tuple(
       fc.oneof(
-        fc.constantFrom('/api/v1/ws', '/api/v1/ws?token=x', '/ws/v1/solver/stream', '/ws/solver/stream', '/v1/ws/solver/stream', '/nowhere', '*', '//[', 'http://[', '/api/v1/ws/..', '/%', '/api/v1/ws?%zz'),
+        fc.constantFrom(
+          '/api/v1/ws',
+          '/api/v1/ws?token=x',
+          '/ws/v1/solver/stream',
+          '/ws/solver/stream',
+          '/v1/ws/solver/stream',
+          '/nowhere',
+          '*',
+          '//[',
+          'http://[',
+          '/api/v1/ws/..',
+          '/%',
+          '/api/v1/ws?%zz',
+        ),
         fc.string({ maxLength: 24 }).map((v) => `/${v.replace(/[\s\x00-\x1f\x7f]/g, '')}`),
       ),
       fc.constantFrom('GET', 'GET', 'POST'),
@@ -627,7 +853,9 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
         }
       }),
     );
-    log(`  fuzz: ${figures.requests} requests, ${figures.serverErrors} 5xx, ${figures.nonFormatErrors} not in format, ${figures.noAnswer} unanswered`);
+    log(
+      `  fuzz: ${figures.requests} requests, ${figures.serverErrors} 5xx, ${figures.nonFormatErrors} not in format, ${figures.noAnswer} unanswered`,
+    );
   }
 
   function judge(fuzzCase: FuzzCase, outcome: RawOutcome): void {
@@ -649,7 +877,13 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
     const text = body.toString('utf8');
     if (headers.has('access-control-allow-origin') || headers.has('access-control-allow-credentials')) {
       figures.corsGrants += 1;
-      sample({ label: fuzzCase.label, request, status, body: `ACAO: ${headers.get('access-control-allow-origin')}`, problem: 'a cross-origin grant' });
+      sample({
+        label: fuzzCase.label,
+        request,
+        status,
+        body: `ACAO: ${headers.get('access-control-allow-origin')}`,
+        problem: 'a cross-origin grant',
+      });
     }
     if (status >= 500) {
       figures.serverErrors += 1;
@@ -662,7 +896,13 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
       const matched = fuzzCase.operation !== undefined && templatePattern(fuzzCase.operation.template).test(fuzzCase.target.split('?')[0]!);
       if (guarded && matched && fuzzCase.unauthenticated && fuzzCase.method !== 'OPTIONS') {
         figures.authBypasses += 1;
-        sample({ label: fuzzCase.label, request, status, body: text.slice(0, 300), problem: 'a guarded route answered 2xx without a valid credential' });
+        sample({
+          label: fuzzCase.label,
+          request,
+          status,
+          body: text.slice(0, 300),
+          problem: 'a guarded route answered 2xx without a valid credential',
+        });
       }
       return;
     }
@@ -685,16 +925,29 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
       }
     })();
     const format = fuzzCase.transport === true ? 'A' : expectedFormat(operations, fuzzCase.method, fuzzCase.target.split('?')[0]!);
-    const problems = json === undefined ? [`the body is not JSON (${headers.get('content-type') ?? 'no content type'})`] : format === 'A' ? formatAProblems(status, json) : formatBProblems(status, json).format;
+    const problems =
+      json === undefined
+        ? [`the body is not JSON (${headers.get('content-type') ?? 'no content type'})`]
+        : format === 'A'
+          ? formatAProblems(status, json)
+          : formatBProblems(status, json).format;
     if (problems.length > 0) {
       figures.nonFormatErrors += 1;
-      sample({ label: fuzzCase.label, request: `${fuzzCase.method} ${path.slice(0, 120)}`, status, body: text.slice(0, 300), problem: `not Format ${format}: ${problems.join('; ')}` });
+      sample({
+        label: fuzzCase.label,
+        request: `${fuzzCase.method} ${path.slice(0, 120)}`,
+        status,
+        body: text.slice(0, 300),
+        problem: `not Format ${format}: ${problems.join('; ')}`,
+      });
     }
   }
 
   await fuzzWebSockets(options, figures, sample, log);
   for (let attempt = 0; attempt < 20 && !figures.healthyAfter; attempt++) {
-    figures.healthyAfter = await fetch(`${options.url}/api/v1/health`).then((r) => r.status === 200).catch(() => false);
+    figures.healthyAfter = await fetch(`${options.url}/api/v1/health`)
+      .then((r) => r.status === 200)
+      .catch(() => false);
     if (!figures.healthyAfter) await sleep(250);
   }
   figures.wallMs = Date.now() - started;
@@ -702,7 +955,12 @@ export async function runFuzzCampaign(options: FuzzOptions): Promise<FuzzFigures
 }
 
 /** Malformed frames on the taker stream and the solver stream; every error frame must be in format. */
-async function fuzzWebSockets(options: FuzzOptions, figures: FuzzFigures, sample: (entry: FuzzSample) => void, log: (line: string) => void): Promise<void> {
+async function fuzzWebSockets(
+  options: FuzzOptions,
+  figures: FuzzFigures,
+  sample: (entry: FuzzSample) => void,
+  log: (line: string) => void,
+): Promise<void> {
   const wsBase = options.url.replace(/^http/, 'ws');
   const total = options.wsFrames ?? Math.max(50, Math.floor(options.requests / 10));
   const frame = fc.oneof(
@@ -711,15 +969,30 @@ async function fuzzWebSockets(options: FuzzOptions, figures: FuzzFigures, sample
     fc.string({ maxLength: 200 }).map((t) => ({ data: t, binary: false })),
     fc.uint8Array({ maxLength: 200 }).map((b) => ({ data: Buffer.from(b), binary: true })),
     fc
-      .record({
-        type: fc.constantFrom('auth', 'subscribe', 'unsubscribe', 'ping', 'pong', 'quote', 'decline', 'x', '', 'AUTH'),
-        token: fc.oneof(fc.constantFrom(...badCredentials(options.credentials).map((c) => c.replace(/^Bearer /, ''))), fc.constantFrom(...WEIRD_VALUES)),
-        topics: fc.oneof(fc.array(fc.oneof(fc.constantFrom('orders:*', 'orders:ord_x', 'prices:alpha:USDC:beta:USDC:standard', 'prices:', 'orders:', '*', ''), fc.string()), { maxLength: 5 }), fc.constantFrom(...WEIRD_VALUES)),
-        channels: fc.oneof(fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }), fc.constantFrom(...WEIRD_VALUES)),
-        cursor: fc.constantFrom(...WEIRD_VALUES),
-        rfqId: fc.constantFrom(...WEIRD_VALUES),
-        outputAmount: fc.constantFrom(...WEIRD_VALUES),
-      }, { requiredKeys: ['type'] })
+      .record(
+        {
+          type: fc.constantFrom('auth', 'subscribe', 'unsubscribe', 'ping', 'pong', 'quote', 'decline', 'x', '', 'AUTH'),
+          token: fc.oneof(
+            fc.constantFrom(...badCredentials(options.credentials).map((c) => c.replace(/^Bearer /, ''))),
+            fc.constantFrom(...WEIRD_VALUES),
+          ),
+          topics: fc.oneof(
+            fc.array(
+              fc.oneof(
+                fc.constantFrom('orders:*', 'orders:ord_x', 'prices:alpha:USDC:beta:USDC:standard', 'prices:', 'orders:', '*', ''),
+                fc.string(),
+              ),
+              { maxLength: 5 },
+            ),
+            fc.constantFrom(...WEIRD_VALUES),
+          ),
+          channels: fc.oneof(fc.array(fc.string({ maxLength: 20 }), { maxLength: 5 }), fc.constantFrom(...WEIRD_VALUES)),
+          cursor: fc.constantFrom(...WEIRD_VALUES),
+          rfqId: fc.constantFrom(...WEIRD_VALUES),
+          outputAmount: fc.constantFrom(...WEIRD_VALUES),
+        },
+        { requiredKeys: ['type'] },
+      )
       .map((v) => ({ data: JSON.stringify(v), binary: false })),
     fc.constantFrom(
       { data: 'x'.repeat(70 * 1024), binary: false },
@@ -730,7 +1003,9 @@ async function fuzzWebSockets(options: FuzzOptions, figures: FuzzFigures, sample
   const apiKey = options.credentials.apiKeys[0];
   const endpoints: Array<{ name: string; url: string; errorFormat: 'A' | 'flat' }> = [
     { name: 'taker stream (no credential)', url: `${wsBase}/api/v1/ws`, errorFormat: 'A' },
-    ...(apiKey === undefined ? [] : [{ name: 'taker stream (authenticated)', url: `${wsBase}/api/v1/ws?token=${apiKey}`, errorFormat: 'A' as const }]),
+    ...(apiKey === undefined
+      ? []
+      : [{ name: 'taker stream (authenticated)', url: `${wsBase}/api/v1/ws?token=${apiKey}`, errorFormat: 'A' as const }]),
     { name: 'solver stream', url: `${wsBase}/ws/v1/solver/stream`, errorFormat: 'flat' },
   ];
   const perEndpoint = Math.ceil(total / endpoints.length);
@@ -757,7 +1032,9 @@ async function fuzzWebSockets(options: FuzzOptions, figures: FuzzFigures, sample
           figures.wsNonFormat += 1;
           sample({ label: endpoint.name, request: 'frame', status: 'ws', body: data.toString().slice(0, 300), problem });
         }
-        const code = (message as { error?: { code?: string }; code?: string } | undefined)?.error?.code ?? (message as { code?: string } | undefined)?.code;
+        const code =
+          (message as { error?: { code?: string }; code?: string } | undefined)?.error?.code ??
+          (message as { code?: string } | undefined)?.code;
         if (code === 'internal_error') figures.wsServerErrors += 1;
       });
       const opened = await new Promise<boolean>((resolve) => {
@@ -788,14 +1065,17 @@ async function fuzzWebSockets(options: FuzzOptions, figures: FuzzFigures, sample
 
 function wsProblem(message: unknown, isBinary: boolean, errorFormat: 'A' | 'flat'): string | undefined {
   if (isBinary) return 'the server sent a binary frame';
-  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string') return 'a frame that is not a JSON object with a type';
+  if (typeof message !== 'object' || message === null || typeof (message as { type?: unknown }).type !== 'string')
+    return 'a frame that is not a JSON object with a type';
   const m = message as { type: string; error?: unknown; code?: unknown; message?: unknown };
   if (m.type !== 'error') return undefined;
   if (errorFormat === 'A') {
     const problems = formatAProblems(400, { error: m.error }).filter((p) => !p.startsWith('status'));
     return problems.length === 0 ? undefined : `error frame not in Format A: ${problems.join('; ')}`;
   }
-  return typeof m.code === 'string' && m.code !== '' && typeof m.message === 'string' && m.message !== '' ? undefined : 'error frame without code and message';
+  return typeof m.code === 'string' && m.code !== '' && typeof m.message === 'string' && m.message !== ''
+    ? undefined
+    : 'error frame without code and message';
 }
 
 /** Signs in with a wallet (SIWE) for a dashboard session token, so JWT-only routes are fuzzed past authentication. */

@@ -10,7 +10,13 @@ describe('hardening campaigns (quick)', () => {
   it('crash, tamper, fuzz and load meet their goals', async () => {
     const report = await runHardening({ quick: true, seed: 1, log: (line) => process.env.HARDEN_LOG && process.stderr.write(`${line}\n`) });
     const details = JSON.stringify(
-      { failed: report.failed, crash: report.crash?.problems, fuzz: report.fuzz?.samples.slice(0, 10), tamper: report.tamper?.misses, rate: report.load?.rateLimit },
+      {
+        failed: report.failed,
+        crash: report.crash?.problems,
+        fuzz: report.fuzz?.samples.slice(0, 10),
+        tamper: report.tamper?.misses,
+        rate: report.load?.rateLimit,
+      },
       null,
       2,
     );
@@ -24,7 +30,16 @@ describe('hardening campaigns (quick)', () => {
       nonFormatErrors: report.nonFormatErrors,
       crashes: report.crashes,
       tamperDetectedPct: report.tamperDetectedPct,
-    }).toEqual({ lost: 0, stuck: 0, duplicateRelays: 0, undelivered: 0, serverErrors: 0, nonFormatErrors: 0, crashes: 0, tamperDetectedPct: 100 });
+    }).toEqual({
+      lost: 0,
+      stuck: 0,
+      duplicateRelays: 0,
+      undelivered: 0,
+      serverErrors: 0,
+      nonFormatErrors: 0,
+      crashes: 0,
+      tamperDetectedPct: 100,
+    });
     expect(report.ledgerVerifies).toBe(true);
     expect(report.noAnswer).toBe(0);
     expect(report.authBypasses).toBe(0);

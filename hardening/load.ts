@@ -84,7 +84,12 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
   let totalRequests = 0;
 
   // Warm up (JIT, caches, first auctions), then take the baseline heap.
-  await run({ url: `${url}/api/v1/orders/${options.orderIds[0]}`, connections: 2, amount: 200, headers: { Authorization: `Bearer ${keys[0]}` } });
+  await run({
+    url: `${url}/api/v1/orders/${options.orderIds[0]}`,
+    connections: 2,
+    amount: 200,
+    headers: { Authorization: `Bearer ${keys[0]}` },
+  });
   const before = await service.memory();
 
   const plan: Array<{ route: LoadStep['route']; rates: Array<number | null> }> = options.quick
@@ -113,8 +118,17 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
             timeout: 10,
             requests: [
               route === 'quotes'
-                ? { method: 'POST', path: '/api/v1/quotes', headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' }, body: JSON.stringify(options.quoteBody) }
-                : { method: 'GET', path: `/api/v1/orders/${options.orderIds[index % options.orderIds.length]}`, headers: { Authorization: `Bearer ${key}` } },
+                ? {
+                    method: 'POST',
+                    path: '/api/v1/quotes',
+                    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+                    body: JSON.stringify(options.quoteBody),
+                  }
+                : {
+                    method: 'GET',
+                    path: `/api/v1/orders/${options.orderIds[index % options.orderIds.length]}`,
+                    headers: { Authorization: `Bearer ${key}` },
+                  },
             ],
           }),
         ),
@@ -135,16 +149,26 @@ export async function runLoadCampaign(options: LoadOptions): Promise<LoadFigures
         statuses: {},
       };
       for (const result of results) {
-        for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) step.statuses[status] = (step.statuses[status] ?? 0) + count;
+        for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {}))
+          step.statuses[status] = (step.statuses[status] ?? 0) + count;
       }
       serverErrors += results.reduce((sum, r) => sum + r['5xx'], 0);
       totalRequests += requests;
       steps.push(step);
-      log(`  load: ${route} at ${rate === null ? 'full speed' : `${rate}/s`} over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}${step.non2xx > 0 ? ` ${JSON.stringify(step.statuses)}` : ''}`);
+      log(
+        `  load: ${route} at ${rate === null ? 'full speed' : `${rate}/s`} over ${loadKeys.length} keys: ${step.throughputRps}/s, p50 ${step.p50Ms} ms, p99 ${step.p99Ms} ms, non-2xx ${step.non2xx}${step.non2xx > 0 ? ` ${JSON.stringify(step.statuses)}` : ''}`,
+      );
     }
   }
 
-  const rateLimit = await floodOneKey(url, keys[12] ?? keys[0]!, keys[13] ?? keys[1]!, options.orderIds[0]!, options.quick ? 2 : 4, (n) => (serverErrors += n));
+  const rateLimit = await floodOneKey(
+    url,
+    keys[12] ?? keys[0]!,
+    keys[13] ?? keys[1]!,
+    options.orderIds[0]!,
+    options.quick ? 2 : 4,
+    (n) => (serverErrors += n),
+  );
   totalRequests += rateLimit.floodRequests + rateLimit.otherKeyRequests;
   log(
     `  load: flood ${rateLimit.floodRequests} requests, ${rateLimit.floodPassed} passed (allowance ${rateLimit.floodAllowance}), ${rateLimit.floodLimited} limited; ` +
@@ -174,7 +198,14 @@ const round = (value: number) => Math.round(value * 10) / 10;
  * burst plus the sustained rate, every answer must carry the rate headers, every 429 a Retry-After; the second
  * must never be limited.
  */
-async function floodOneKey(url: string, hotKey: string, coldKey: string, orderId: string, seconds: number, onServerErrors: (n: number) => void): Promise<RateLimitCheck> {
+async function floodOneKey(
+  url: string,
+  hotKey: string,
+  coldKey: string,
+  orderId: string,
+  seconds: number,
+  onServerErrors: (n: number) => void,
+): Promise<RateLimitCheck> {
   let badHeaders = 0;
   let badRetryAfter = 0;
   let retryAfter = 1;
@@ -188,7 +219,8 @@ async function floodOneKey(url: string, hotKey: string, coldKey: string, orderId
     const remaining = h['x-ratelimit-remaining'];
     const reset = h['x-ratelimit-reset'];
     const nowS = Date.now() / 1000;
-    if (limit !== '1000' || !/^\d+$/.test(remaining ?? '') || !/^\d+$/.test(reset ?? '') || Math.abs(Number(reset) - nowS) > 5) badHeaders += 1;
+    if (limit !== '1000' || !/^\d+$/.test(remaining ?? '') || !/^\d+$/.test(reset ?? '') || Math.abs(Number(reset) - nowS) > 5)
+      badHeaders += 1;
     if (status === 429) {
       const value = h['retry-after'] ?? '';
       if (!/^\d+$/.test(value) || Number(value) < 1) badRetryAfter += 1;

@@ -76,7 +76,9 @@ export interface HardenReport extends HeadlineFigures {
   failed: string[];
   /** Where secrets were found: kind and file (never the secret itself). */
   secretHits: Array<{ kind: string; file: string }>;
-  crash?: Omit<CrashFigures, 'results'> & { results: Array<{ index: number; plan: string; kill: string | null; finalStatus?: string; wallMs: number; error?: string }> };
+  crash?: Omit<CrashFigures, 'results'> & {
+    results: Array<{ index: number; plan: string; kill: string | null; finalStatus?: string; wallMs: number; error?: string }>;
+  };
   tamper?: TamperFigures;
   fuzz?: FuzzFigures;
   load?: LoadFigures;
@@ -196,7 +198,12 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         log(
           `  crash: ${crash.lifecycles} lifecycles (${crash.settled} settled, ${crash.refunded} refunded), ${crash.kills} SIGKILLs; ` +
             `lost ${crash.lost}, stuck ${crash.stuck}, duplicate deposit relays ${crash.duplicateRelays} ` +
-            `(oracle legs and refunds repeated by design: ${Object.entries(crash.repeatedRelays).filter(([k, n]) => k !== 'openFor' && n > 0).map(([k, n]) => `${k} ${n}`).join(', ') || 'none'}), undelivered ${crash.undelivered}/${crash.webhookEvents}, ledger ${crash.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
+            `(oracle legs and refunds repeated by design: ${
+              Object.entries(crash.repeatedRelays)
+                .filter(([k, n]) => k !== 'openFor' && n > 0)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(', ') || 'none'
+            }), undelivered ${crash.undelivered}/${crash.webhookEvents}, ledger ${crash.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
         );
       }
     }
@@ -214,7 +221,9 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       report.tamper = tamper;
       report.tamperDetectedPct = tamper.tamperDetectedPct;
       report.tamperMutations = tamper.mutations;
-      log(`  tamper: ${tamper.mutations} single-byte changes over ${tamper.entriesSampled} entries, ${tamper.tamperDetectedPct} % detected (${tamper.ineffective} changed nothing SQLite reads)`);
+      log(
+        `  tamper: ${tamper.mutations} single-byte changes over ${tamper.entriesSampled} entries, ${tamper.tamperDetectedPct} % detected (${tamper.ineffective} changed nothing SQLite reads)`,
+      );
     }
 
     if (campaigns.includes('fuzz') || campaigns.includes('load')) {
@@ -228,7 +237,10 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         const newKey = async (idempotencyKey?: string) => {
           const answer = await fetch(`${service.api.url}/api/v1/sandbox/keys`, {
             method: 'POST',
-            headers: { Authorization: `Bearer ${service.api.apiKeys[0]}`, ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }) },
+            headers: {
+              Authorization: `Bearer ${service.api.apiKeys[0]}`,
+              ...(idempotencyKey === undefined ? {} : { 'Idempotency-Key': idempotencyKey }),
+            },
           });
           if (answer.status !== 201) throw new Error(`key creation answered ${answer.status}`);
           const key = ((await answer.json()) as { key: string }).key;
@@ -247,7 +259,14 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
             (reviving ??= (async () => {
               await sleep(300);
               if (service.running) return false;
-              log(`  fuzz: the service died (${JSON.stringify(service.crashes.at(-1)?.stderrTail.split('\n').find((l) => /Error/.test(l)) ?? '')}); starting it again`);
+              log(
+                `  fuzz: the service died (${JSON.stringify(
+                  service.crashes
+                    .at(-1)
+                    ?.stderrTail.split('\n')
+                    .find((l) => /Error/.test(l)) ?? '',
+                )}); starting it again`,
+              );
               await service.start();
               return true;
             })().finally(() => (reviving = undefined)));
@@ -282,13 +301,19 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
           report.serverErrors += load.serverErrors;
           report.rateLimitEnforced = load.rateLimit.enforced;
           // The highest rate reached: the unthrottled step in a full run, the top planned rate in a quick one.
-          const top = (route: 'quotes' | 'orders') => load.steps.filter((s) => s.route === route).sort((a, b) => a.throughputRps - b.throughputRps).at(-1);
+          const top = (route: 'quotes' | 'orders') =>
+            load.steps
+              .filter((s) => s.route === route)
+              .sort((a, b) => a.throughputRps - b.throughputRps)
+              .at(-1);
           report.quotesRps = top('quotes')?.throughputRps ?? null;
           report.quotesP99Ms = top('quotes')?.p99Ms ?? null;
           report.orderReadsRps = top('orders')?.throughputRps ?? null;
           report.orderReadsP99Ms = top('orders')?.p99Ms ?? null;
           report.heapGrowthMb = load.memory.heapGrowthMb;
-          log(`  load: heap ${load.memory.heapBeforeMb} → ${load.memory.heapAfterMb} MB after ${load.memory.requests} requests; rate limit ${load.rateLimit.enforced ? 'enforced' : 'NOT enforced'}`);
+          log(
+            `  load: heap ${load.memory.heapBeforeMb} → ${load.memory.heapAfterMb} MB after ${load.memory.requests} requests; rate limit ${load.rateLimit.enforced ? 'enforced' : 'NOT enforced'}`,
+          );
         }
       } finally {
         await solvers.stop();
@@ -298,7 +323,10 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
     }
     // Scanned once every service has stopped and flushed its log.
     const inLogs = scanFiles(logs, secrets);
-    const inStore = scanFiles(stores, secrets.filter((secret) => secret.stored !== true));
+    const inStore = scanFiles(
+      stores,
+      secrets.filter((secret) => secret.stored !== true),
+    );
     report.secretsInLogs = inLogs.length;
     report.secretsInStore = inStore.length;
     report.secretHits = [...inLogs, ...inStore].map((hit) => ({ kind: hit.kind, file: hit.file.slice(dir.length + 1) }));
@@ -319,7 +347,12 @@ export function failedGoals(figures: HeadlineFigures): string[] {
 }
 
 /** Real orders (quote, EIP-712 signature, relay) for the load campaign to read, and a quote body solvers answer. */
-async function placeOrders(manifest: SandboxManifest, url: string, apiKey: string, count: number): Promise<{ quoteBody: Record<string, unknown>; orderIds: string[] }> {
+async function placeOrders(
+  manifest: SandboxManifest,
+  url: string,
+  apiKey: string,
+  count: number,
+): Promise<{ quoteBody: Record<string, unknown>; orderIds: string[] }> {
   const [alpha, beta] = manifest.chains;
   const usdc = (chain: typeof alpha) => chain!.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
   const quoteBody = {
@@ -335,7 +368,12 @@ async function placeOrders(manifest: SandboxManifest, url: string, apiKey: strin
     // Taker 4: the crash campaign's service (its own store, its own nonces) never signed for it on these chains.
     const taker = new TestTaker(manifest.accounts.takers[4]!.privateKey, rest, manifest.chains);
     const quote = (await taker.quote({ ...quoteBody, lockType: 'Permit2Escrow', settlementPath: 'direct' })).quotes[0]!;
-    const created = await rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
+    const created = await rest.createOrder({
+      quoteId: quote.quoteId,
+      signature: await taker.sign(quote.typedData),
+      nonce: quote.nonce!,
+      user: taker.address,
+    });
     orderIds.push(created.orderId);
   }
   return { quoteBody, orderIds };

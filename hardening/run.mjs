@@ -25,7 +25,10 @@ const { runHardening, CAMPAIGNS, GOALS } = await import(pathToFileURL(join(root,
 
 const json = flag('json');
 const seed = value('seed') === undefined ? 1 : Number(value('seed'));
-const only = value('only')?.split(',').map((c) => c.trim()).filter(Boolean);
+const only = value('only')
+  ?.split(',')
+  .map((c) => c.trim())
+  .filter(Boolean);
 if (!Number.isSafeInteger(seed)) {
   process.stderr.write(`--seed must be an integer, got ${value('seed')}\n`);
   process.exit(2);
@@ -51,12 +54,26 @@ if (json) {
 } else {
   const rows = [['figure', 'value', 'goal']];
   for (const [name, , goal] of GOALS) rows.push([name, String(report[name]), goal]);
-  for (const name of ['quotesRps', 'quotesP99Ms', 'orderReadsRps', 'orderReadsP99Ms', 'heapGrowthMb', 'fuzzRequests', 'wsFrames', 'tamperMutations', 'lifecycles', 'kills', 'wallMs']) {
+  for (const name of [
+    'quotesRps',
+    'quotesP99Ms',
+    'orderReadsRps',
+    'orderReadsP99Ms',
+    'heapGrowthMb',
+    'fuzzRequests',
+    'wsFrames',
+    'tamperMutations',
+    'lifecycles',
+    'kills',
+    'wallMs',
+  ]) {
     rows.push([name, String(report[name]), '']);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
   const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
-  process.stdout.write([line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n') + '\n');
+  process.stdout.write(
+    [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n') + '\n',
+  );
   if (report.failed.length > 0) process.stdout.write(`\nmissed: ${report.failed.join('; ')}\n`);
 }
 // Exit now rather than when the event loop drains: @viem/anvil's stop() leaves a 15 s timer behind.

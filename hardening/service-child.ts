@@ -71,7 +71,17 @@ export class ServiceChild {
 
   async start(): Promise<ServiceApi> {
     if (this.#child !== undefined) throw new Error('the service is already running');
-    const args = ['--expose-gc', '--enable-source-maps', '--import', REGISTER, ENTRY, '--sandbox', this.options.sandboxDir, '--dir', this.options.dir];
+    const args = [
+      '--expose-gc',
+      '--enable-source-maps',
+      '--import',
+      REGISTER,
+      ENTRY,
+      '--sandbox',
+      this.options.sandboxDir,
+      '--dir',
+      this.options.dir,
+    ];
     args.push('--port', String(this.#port), '--log-level', this.options.logLevel ?? 'info');
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     this.#child = child;
@@ -89,7 +99,10 @@ export class ServiceChild {
       });
     });
     const ready = await new Promise<Extract<ChildMessage, { type: 'ready' }>>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the service did not start within ${READY_TIMEOUT_MS} ms\n${this.#stderr}`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`the service did not start within ${READY_TIMEOUT_MS} ms\n${this.#stderr}`)),
+        READY_TIMEOUT_MS,
+      );
       const onMessage = (message: ChildMessage) => {
         if (message.type !== 'ready') return;
         clearTimeout(timer);

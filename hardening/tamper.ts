@@ -120,7 +120,13 @@ function dumpLedger(path: string): string | undefined {
     const db = new Database(path, { readonly: true, fileMustExist: true });
     try {
       const rows = db.prepare('SELECT * FROM ledger_entries ORDER BY sequence').raw().all() as unknown[][];
-      return JSON.stringify(rows.map((row) => row.map((value) => (Buffer.isBuffer(value) ? { blob: value.toString('hex') } : value === null ? null : { [typeof value]: value }))));
+      return JSON.stringify(
+        rows.map((row) =>
+          row.map((value) =>
+            Buffer.isBuffer(value) ? { blob: value.toString('hex') } : value === null ? null : { [typeof value]: value },
+          ),
+        ),
+      );
     } finally {
       db.close();
     }
@@ -144,8 +150,13 @@ export async function runTamperCampaign(options: TamperOptions): Promise<TamperF
     source.close();
   }
   const db = new Database(original, { readonly: true });
-  const root = (db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'").get() as { rootpage: number }).rootpage;
-  const entries = db.prepare('SELECT sequence, type FROM ledger_entries ORDER BY sequence').all() as Array<{ sequence: number; type: string }>;
+  const root = (
+    db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'").get() as { rootpage: number }
+  ).rootpage;
+  const entries = db.prepare('SELECT sequence, type FROM ledger_entries ORDER BY sequence').all() as Array<{
+    sequence: number;
+    type: string;
+  }>;
   db.close();
   const intact = await verifyLedgerFile(original);
   if (!intact.ok) throw new Error(`the ledger to tamper with is already broken at #${intact.brokenAt}`);
@@ -209,7 +220,9 @@ export async function runTamperCampaign(options: TamperOptions): Promise<TamperF
           }
         }
       }
-      log(`  tamper: entry #${sequence} (${chosen.get(sequence)}): ${figures.mutations} mutations so far, ${figures.undetected} undetected`);
+      log(
+        `  tamper: entry #${sequence} (${chosen.get(sequence)}): ${figures.mutations} mutations so far, ${figures.undetected} undetected`,
+      );
     }
   } finally {
     closeSync(fd);

@@ -29,8 +29,12 @@ describe('fuzz campaign: the error format a route owes', () => {
   const doc = {
     servers: [{ url: 'http://127.0.0.1:1/api/v1' }],
     paths: {
-      '/quotes/{quoteId}': { get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } } } },
-      '/quotes/rfq_{rfqIdSuffix}': { get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorB' } } } } } } },
+      '/quotes/{quoteId}': {
+        get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } } },
+      },
+      '/quotes/rfq_{rfqIdSuffix}': {
+        get: { responses: { 400: { content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorB' } } } } } },
+      },
       '/rfq': { post: { security: [{}, { apiKey: [] }], responses: { 400: { $ref: 'ErrorB' } } } },
     },
   };
@@ -72,7 +76,11 @@ describe('tamper campaign: finding a row in the SQLite file', () => {
     expect([...cells.keys()].sort((a, b) => a - b)).toEqual([...bodies.keys()]);
     for (const [id, body] of bodies) {
       const cell = cells.get(id)!;
-      const stored = Buffer.concat(cell.ranges.filter((r) => r.region !== 'cell header (payload size, rowid)' && r.region !== 'overflow pointer').map((r) => file.subarray(r.start, r.end)));
+      const stored = Buffer.concat(
+        cell.ranges
+          .filter((r) => r.region !== 'cell header (payload size, rowid)' && r.region !== 'overflow pointer')
+          .map((r) => file.subarray(r.start, r.end)),
+      );
       // The record is a header (serial types) followed by the column bytes: the body is its tail.
       expect(stored.subarray(stored.length - Buffer.byteLength(body)).toString()).toBe(body);
       expect(cell.ranges.some((r) => r.region === 'overflow page')).toBe(body.length > 4_000);

@@ -79,7 +79,13 @@ describe('sandbox scenario: usage', () => {
     const body = JSON.parse(listed.out) as { scenarios: { name: string; tags: string[] }[]; invariants: Record<string, string> };
     expect(body.scenarios.map((s) => s.name)).toContain('webhook-exhaustion-pause-enable');
     expect(body.scenarios.length).toBeGreaterThanOrEqual(20);
-    expect(Object.keys(body.invariants)).toEqual(['escrow-accounting', 'single-fill', 'one-terminal-event', 'ledger-verifies', 'webhook-signatures']);
+    expect(Object.keys(body.invariants)).toEqual([
+      'escrow-accounting',
+      'single-fill',
+      'one-terminal-event',
+      'ledger-verifies',
+      'webhook-signatures',
+    ]);
     const human = await cli('scenario', 'list');
     expect(human.out).toMatch(/service-crash-restart\s+restart,clock/);
   });
@@ -121,7 +127,10 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     expect(run.out).toMatch(/success-permit2-direct\s+passed\s+4\/4/);
     expect(run.out).toMatch(/late-fill-loses-to-refund\s+skipped/);
     expect(run.out).toMatch(/3 scenarios: 1 passed, 0 failed, 2 skipped/);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as { seed: number; scenarios: { name: string; status: string; reason?: string; participants: Record<string, string> }[] };
+    const report = JSON.parse(readFileSync(json, 'utf8')) as {
+      seed: number;
+      scenarios: { name: string; status: string; reason?: string; participants: Record<string, string> }[];
+    };
     expect(report.seed).toBe(5);
     expect(report.scenarios.map((s) => [s.name, s.status])).toEqual([
       ['success-permit2-direct', 'passed'],
@@ -132,7 +141,9 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     expect(report.scenarios[2]!.reason).toMatch(/sandbox of its own/);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toMatch(/<testsuites name="settlement scenarios" tests="3" failures="0" errors="0" skipped="2"/);
-    expect(xml).toMatch(/<testcase classname="scenarios.refund" name="late-fill-loses-to-refund" time="[\d.]+">\n {6}<skipped message="scripts the reference solvers/);
+    expect(xml).toMatch(
+      /<testcase classname="scenarios.refund" name="late-fill-loses-to-refund" time="[\d.]+">\n {6}<skipped message="scripts the reference solvers/,
+    );
 
     // The same seed draws the same participants.
     const again = await cli('--json', 'scenario', 'run', 'success-permit2-direct', '--target', manifestPath, '--seed', '5');
@@ -143,7 +154,13 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
 
   it('exits 1 when scenarios fail: a target whose service does not answer fails them at setup', async () => {
     const dead = join(folder, 'dead.json');
-    writeFileSync(dead, JSON.stringify({ ...target.manifest, api: { ...target.manifest.api, url: 'http://127.0.0.1:9', wsUrl: 'ws://127.0.0.1:9/api/v1/ws' } }));
+    writeFileSync(
+      dead,
+      JSON.stringify({
+        ...target.manifest,
+        api: { ...target.manifest.api, url: 'http://127.0.0.1:9', wsUrl: 'ws://127.0.0.1:9/api/v1/ws' },
+      }),
+    );
     const run = await cli('--json', 'scenario', 'run', 'success-permit2-direct', '--target', dead);
     expect(run.code).toBe(1);
     const report = JSON.parse(run.out) as { summary: { failed: number }; scenarios: { failure?: { step: string; message: string } }[] };
@@ -167,6 +184,8 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     );
     await session.close();
     expect(result.status).toBe('failed');
-    expect(result.failure?.message).toBe('quote q refusal: expected {"status":400,"code":"parameter_invalid"}, got {"status":422,"code":"amount_too_small"}');
+    expect(result.failure?.message).toBe(
+      'quote q refusal: expected {"status":400,"code":"parameter_invalid"}, got {"status":422,"code":"amount_too_small"}',
+    );
   }, 60_000);
 });

@@ -40,9 +40,17 @@ describe('a scenario that must fail', () => {
       steps: [
         quote('q', { taker: 'alice' }),
         order('o', { quote: 'q' }),
-        expectOrder('o', (context) => ({ ...settled('o', { webhooks: false })(context), status: 'Refunded', ws: ['order.created', 'order.failed', 'compliance.event'] }), {
-          timeoutMs: 1_500,
-        }),
+        expectOrder(
+          'o',
+          (context) => ({
+            ...settled('o', { webhooks: false })(context),
+            status: 'Refunded',
+            ws: ['order.created', 'order.failed', 'compliance.event'],
+          }),
+          {
+            timeoutMs: 1_500,
+          },
+        ),
       ],
     });
     const result = await session.run(wrong);
@@ -51,7 +59,9 @@ describe('a scenario that must fail', () => {
     expect(result.failure?.message).toMatch(/did not reach the expected timeline within 1500 ms/);
     const diff = result.failure!.details!;
     expect(diff).toMatch(/✗ status\s+Refunded\s+Claimed/);
-    expect(diff).toMatch(/✗ ws live\s+order\.created → order\.failed → compliance\.event\s+order\.created → order\.settled → compliance\.event/);
+    expect(diff).toMatch(
+      /✗ ws live\s+order\.created → order\.failed → compliance\.event\s+order\.created → order\.settled → compliance\.event/,
+    );
     // What did match is shown as matching, so the reader sees exactly where the timelines part.
     expect(diff).toMatch(/ {2}chain\s+Open → OutputFilled → AttestationRecorded → Finalised\s+=/);
     const printed = describeFailure(result);
@@ -80,7 +90,11 @@ describe('a scenario that must fail', () => {
             const mallory = context.taker('mallory');
             await mallory.ensureFunded(alpha, 'USDC', 1_000_000n);
             const sender = new ChainSender(mallory.privateKey, alpha.chainId, alpha.rpcUrl);
-            const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [contractOf(alpha, 'InputSettlerEscrow'), 1_000_000n] });
+            const data = encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'transfer',
+              args: [contractOf(alpha, 'InputSettlerEscrow'), 1_000_000n],
+            });
             await sender.send(tokenOf(alpha, 'USDC').address, data);
           },
         },

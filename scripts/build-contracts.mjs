@@ -66,9 +66,7 @@ writeFileSync(
     '\n',
 );
 writeFileSync(stampFile, hash + '\n');
-console.log(
-  `contracts: compiled ${sources.length} sources in ${(compiledMs / 1000).toFixed(1)} s, wrote ${names.length} artifacts`,
-);
+console.log(`contracts: compiled ${sources.length} sources in ${(compiledMs / 1000).toFixed(1)} s, wrote ${names.length} artifacts`);
 
 function listSolidity(dir) {
   const found = [];

@@ -3,32 +3,34 @@
 // docs/architecture.md promises: import circles, and imports that cross a layer rule.
 // Usage: node scripts/import-graph.mjs [--json] [--list]
 // Exit code 1 when a rule is broken, so `npm test` keeps the layers honest.
-import { readFileSync, readdirSync, statSync, existsSync } from "node:fs";
-import { join, dirname, relative, resolve, sep } from "node:path";
+import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
+import { join, dirname, relative, resolve, sep } from 'node:path';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), "..");
-const roots = ["src", "scenarios", "conformance", "hardening", "scripts"];
+const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
+const roots = ['src', 'scenarios', 'conformance', 'hardening', 'scripts'];
 
 function walk(dir, out) {
   for (const name of readdirSync(dir)) {
-    if (name === "node_modules" || name === "dist") continue;
+    if (name === 'node_modules' || name === 'dist') continue;
     const full = join(dir, name);
     if (statSync(full).isDirectory()) walk(full, out);
-    else if (/\.(ts|mts)$/.test(name) && !name.endsWith(".d.ts")) out.push(full);
+    else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(full);
   }
   return out;
 }
 
 const isTest = (file) => /\.test\.ts$|\.e2e\.test\.ts$/.test(file);
 const files = roots.filter((r) => existsSync(join(root, r))).flatMap((r) => walk(join(root, r), []));
-const production = files.filter((f) => !isTest(f)).map((f) => relative(root, f).split(sep).join("/"));
+const production = files.filter((f) => !isTest(f)).map((f) => relative(root, f).split(sep).join('/'));
 const known = new Set(production);
 
 const importPattern = /(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gs;
 function resolveImport(from, spec) {
-  if (!spec.startsWith(".")) return undefined;
-  const base = relative(root, resolve(root, dirname(from), spec)).split(sep).join("/");
-  for (const candidate of [base.replace(/\.js$/, ".ts"), `${base}.ts`, `${base}/index.ts`, base]) {
+  if (!spec.startsWith('.')) return undefined;
+  const base = relative(root, resolve(root, dirname(from), spec))
+    .split(sep)
+    .join('/');
+  for (const candidate of [base.replace(/\.js$/, '.ts'), `${base}.ts`, `${base}/index.ts`, base]) {
     if (known.has(candidate)) return candidate;
   }
   return undefined;
@@ -37,7 +39,7 @@ function resolveImport(from, spec) {
 /** @type {Map<string, {to: string, typeOnly: boolean}[]>} */
 const edges = new Map();
 for (const file of production) {
-  const text = readFileSync(join(root, file), "utf8");
+  const text = readFileSync(join(root, file), 'utf8');
   const list = [];
   for (const match of text.matchAll(importPattern)) {
     const target = resolveImport(file, match[1] ?? match[2]);
@@ -87,17 +89,17 @@ const crossing = (fromPrefix, toPrefixes, exceptFrom = () => false) =>
   );
 
 const serviceDomain = (file) =>
-  file.startsWith("src/service/") &&
-  !file.startsWith("src/service/http/") &&
-  !file.startsWith("src/service/ws/") &&
-  !file.startsWith("src/service/reference-b/") &&
+  file.startsWith('src/service/') &&
+  !file.startsWith('src/service/http/') &&
+  !file.startsWith('src/service/ws/') &&
+  !file.startsWith('src/service/reference-b/') &&
   !/^src\/service\/[^/]+\.ts$/.test(file);
 
 const harnessFolders = [
   ...new Set(
     production
-      .filter((f) => /(^|\/)(testing|test-support)(\/|\.ts$)/.test(f) && !f.startsWith("test/"))
-      .map((f) => f.replace(/\/[^/]+$/, "")),
+      .filter((f) => /(^|\/)(testing|test-support)(\/|\.ts$)/.test(f) && !f.startsWith('test/'))
+      .map((f) => f.replace(/\/[^/]+$/, '')),
   ),
 ];
 
@@ -106,14 +108,12 @@ const report = {
   files: production.length,
   circles: circleList.length,
   filesInCircles: circleList.reduce((n, c) => n + c.length, 0),
-  devnetToServiceOrSolvers: crossing("src/devnet/", ["src/service/", "src/solvers/", "src/sandbox/"]),
+  devnetToServiceOrSolvers: crossing('src/devnet/', ['src/service/', 'src/solvers/', 'src/sandbox/']),
   serviceDomainToHttp: production.flatMap((file) =>
-    serviceDomain(file)
-      ? (edges.get(file) ?? []).filter((e) => e.to.startsWith("src/service/http/")).map((e) => `${file} -> ${e.to}`)
-      : [],
+    serviceDomain(file) ? (edges.get(file) ?? []).filter((e) => e.to.startsWith('src/service/http/')).map((e) => `${file} -> ${e.to}`) : [],
   ),
-  conformanceToService: crossing("conformance/", ["src/service/"]),
-  serviceToOuterLayers: crossing("src/service/", ["src/cli/", "scenarios/", "conformance/", "src/solvers/", "src/sandbox/"]),
+  conformanceToService: crossing('conformance/', ['src/service/']),
+  serviceToOuterLayers: crossing('src/service/', ['src/cli/', 'scenarios/', 'conformance/', 'src/solvers/', 'src/sandbox/']),
   harnessFoldersInProduction: harnessFolders,
   circleMembers: circleList,
 };
@@ -126,22 +126,22 @@ const broken =
   report.serviceToOuterLayers.length +
   report.harnessFoldersInProduction.length;
 
-if (process.argv.includes("--json")) {
+if (process.argv.includes('--json')) {
   console.log(JSON.stringify(report, null, 2));
 } else {
-  const list = process.argv.includes("--list");
+  const list = process.argv.includes('--list');
   console.log(`production files           ${report.files}`);
   console.log(`import circles             ${report.circles} (${report.filesInCircles} files)`);
   for (const key of [
-    "devnetToServiceOrSolvers",
-    "serviceDomainToHttp",
-    "conformanceToService",
-    "serviceToOuterLayers",
-    "harnessFoldersInProduction",
+    'devnetToServiceOrSolvers',
+    'serviceDomainToHttp',
+    'conformanceToService',
+    'serviceToOuterLayers',
+    'harnessFoldersInProduction',
   ]) {
     console.log(`${key.padEnd(27)}${report[key].length}`);
     if (list) for (const line of report[key]) console.log(`  ${line}`);
   }
-  if (list) for (const c of circleList) console.log(`circle: ${c.join(" ")}`);
+  if (list) for (const c of circleList) console.log(`circle: ${c.join(' ')}`);
 }
 process.exit(broken === 0 ? 0 : 1);

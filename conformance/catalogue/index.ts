@@ -57,7 +57,8 @@ export function coverage(checks: ReadonlyArray<{ id: string; requirements: reado
       else unknownReferences.push({ check: check.id, requirement: id });
     }
   }
-  const uncovered = (level: Level) => entries.filter((e) => e.requirement.level === level && e.checks.length === 0).map((e) => e.requirement.id);
+  const uncovered = (level: Level) =>
+    entries.filter((e) => e.requirement.level === level && e.checks.length === 0).map((e) => e.requirement.id);
   return {
     entries,
     uncoveredMust: uncovered('MUST'),

@@ -98,7 +98,14 @@ describe('certify solver', () => {
   }, 120_000);
 
   it('fails when no solver connects in time', async () => {
-    const run = await certifySolver({ url: own.url, apiKey: own.apiKey, sandbox: own.file, solverId: 'slv_nobody', waitMs: 500, selection: { only: ['solver.connects'] } });
+    const run = await certifySolver({
+      url: own.url,
+      apiKey: own.apiKey,
+      sandbox: own.file,
+      solverId: 'slv_nobody',
+      waitMs: 500,
+      selection: { only: ['solver.connects'] },
+    });
     expect(run.results[0]).toMatchObject({ status: 'FAILED' });
     expect(run.results[0]!.message).toMatch(/no solver connected/);
   }, 30_000);

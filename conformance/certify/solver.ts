@@ -59,11 +59,20 @@ export async function fundSolver(file: SandboxFile, address: string, tokensPerCh
     if (!deployer) continue;
     const wallet = createWalletClient({
       account: toAccount(deployer.privateKey),
-      chain: defineChain({ id: chain.chainId, name: chain.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } }),
+      chain: defineChain({
+        id: chain.chainId,
+        name: chain.name,
+        nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+        rpcUrls: { default: { http: [chain.rpcUrl] } },
+      }),
       transport: http(chain.rpcUrl),
     });
     for (const token of chain.tokens) {
-      const data = encodeFunctionData({ abi: parseAbi(['function mint(address to, uint256 amount)']), functionName: 'mint', args: [address as Hex, tokensPerChain * 10n ** BigInt(token.decimals)] });
+      const data = encodeFunctionData({
+        abi: parseAbi(['function mint(address to, uint256 amount)']),
+        functionName: 'mint',
+        args: [address as Hex, tokensPerChain * 10n ** BigInt(token.decimals)],
+      });
       const hash = await wallet.sendTransaction({ to: token.address, data, gas: 200_000n });
       for (let i = 0; i < 100; i += 1) {
         const { result } = await rpcCall<{ status?: string } | null>(chain.rpcUrl, 'eth_getTransactionReceipt', [hash]);
@@ -93,7 +102,10 @@ export function solverUnderTest(ctx: CheckContext, waitMs = 120_000): Promise<So
         (s) =>
           isConnected(s) &&
           (wanted.solverId === undefined || s.solverId === wanted.solverId) &&
-          (wanted.solverAddress === undefined || s.address === undefined || s.address === null || String(s.address).toLowerCase() === wanted.solverAddress.toLowerCase()),
+          (wanted.solverAddress === undefined ||
+            s.address === undefined ||
+            s.address === null ||
+            String(s.address).toLowerCase() === wanted.solverAddress.toLowerCase()),
       );
       if (found) {
         ctx.note(`solver under test: ${String(found.solverId)} (${String(found.name)})`);
@@ -104,14 +116,19 @@ export function solverUnderTest(ctx: CheckContext, waitMs = 120_000): Promise<So
           address: typeof found.address === 'string' ? found.address : wanted.solverAddress,
         };
       }
-      if (Date.now() > deadline) ctx.fail(`no solver connected to the solver stream within ${Math.round(((ctx.state.params.waitMs as number | undefined) ?? waitMs) / 1000)} s`);
+      if (Date.now() > deadline)
+        ctx.fail(
+          `no solver connected to the solver stream within ${Math.round(((ctx.state.params.waitMs as number | undefined) ?? waitMs) / 1000)} s`,
+        );
       await ctx.sleep(250);
     }
   });
 }
 
 function corridorOf(ctx: CheckContext, solver: SolverUnderTest) {
-  const corridor = ctx.target.corridors.find((c) => solver.corridors.includes(c.id) && chainById(ctx.target, c.originChainId) && chainById(ctx.target, c.destinationChainId));
+  const corridor = ctx.target.corridors.find(
+    (c) => solver.corridors.includes(c.id) && chainById(ctx.target, c.originChainId) && chainById(ctx.target, c.destinationChainId),
+  );
   if (!corridor) ctx.fail(`the solver registered for ${solver.corridors.join(', ') || 'no corridor'}; none is a corridor of the sandbox`);
   return corridor;
 }
@@ -121,7 +138,13 @@ function wonOrder(ctx: CheckContext): Promise<OrderFlow> {
   return ctx.fixture('solver-order', async () => {
     const solver = await solverUnderTest(ctx);
     const corridor = corridorOf(ctx, solver);
-    const flow = await runOrderFlow(ctx, "order on the solver's quote", { takerIndex: 0, solverId: solver.solverId, corridor, lockType: 'Permit2Escrow', timeoutMs: 10_000 });
+    const flow = await runOrderFlow(ctx, "order on the solver's quote", {
+      takerIndex: 0,
+      solverId: solver.solverId,
+      corridor,
+      lockType: 'Permit2Escrow',
+      timeoutMs: 10_000,
+    });
     if (flow.final.status === 'Claimed' || flow.final.status === 'Refunded' || !ctx.target.capabilities.has('clock')) return flow;
     // Not settled after 10 s of wall time: move the clock past the order's expiry, where it can only be refunded.
     const standardOrder = isObject(flow.detail.json) && isObject(flow.detail.json.standardOrder) ? flow.detail.json.standardOrder : {};
@@ -162,11 +185,21 @@ export const solverCertificationChecks: Check[] = [
       for (let i = 0; i < params(ctx).rfqs; i += 1) {
         const min = BigInt(corridor.minNotional);
         const amount = ((min * BigInt(Math.round((factor[i % factor.length] ?? 1.1) * 100))) / 100n).toString();
-        const request = { inputToken: corridor.inputToken.address, outputToken: corridor.outputToken.address, inputAmount: amount, originChainId: corridor.originChainId, destinationChainId: corridor.destinationChainId };
+        const request = {
+          inputToken: corridor.inputToken.address,
+          outputToken: corridor.outputToken.address,
+          inputAmount: amount,
+          originChainId: corridor.originChainId,
+          destinationChainId: corridor.destinationChainId,
+        };
         const response = await ctx.api('POST', '/quotes', { body: request, label: `RFQ ${i + 1}` });
         const quotes = isObject(response.json) && isArray(response.json.quotes) ? (response.json.quotes as Json[]) : [];
         const mine = quotes.find((q) => q.solverId === solver.solverId);
-        ctx.expect('X-SLV-001', response.status === 200 && mine !== undefined, `RFQ ${i + 1} (${amount}): no quote from the solver within the window (POST /quotes answered ${response.status})`);
+        ctx.expect(
+          'X-SLV-001',
+          response.status === 200 && mine !== undefined,
+          `RFQ ${i + 1} (${amount}): no quote from the solver within the window (POST /quotes answered ${response.status})`,
+        );
         if (!mine) continue;
         const problems = fieldProblems(
           mine,
@@ -198,17 +231,36 @@ export const solverCertificationChecks: Check[] = [
       const hash = flow.final.destinationTxHash;
       ctx.require('X-SLV-003', isTxHash(hash), `the order was never filled (ended ${String(flow.final.status)})`);
       const chain = chainById(ctx.target, flow.corridor.destinationChainId)!;
-      const receipt = await rpcCall<{ status?: string; blockNumber?: string; from?: string } | null>(chain.rpcUrl, 'eth_getTransactionReceipt', [hash], chain.chainId);
+      const receipt = await rpcCall<{ status?: string; blockNumber?: string; from?: string } | null>(
+        chain.rpcUrl,
+        'eth_getTransactionReceipt',
+        [hash],
+        chain.chainId,
+      );
       ctx.evidence.push(receipt.evidence);
       ctx.expect('X-SLV-003', receipt.result?.status === '0x1', `the fill ${hash} has no successful receipt`);
-      const block = await rpcCall<{ timestamp?: string } | null>(chain.rpcUrl, 'eth_getBlockByNumber', [receipt.result?.blockNumber ?? 'latest', false], chain.chainId);
+      const block = await rpcCall<{ timestamp?: string } | null>(
+        chain.rpcUrl,
+        'eth_getBlockByNumber',
+        [receipt.result?.blockNumber ?? 'latest', false],
+        chain.chainId,
+      );
       ctx.evidence.push(block.evidence);
       const standardOrder = isObject(flow.detail.json) && isObject(flow.detail.json.standardOrder) ? flow.detail.json.standardOrder : {};
       const deadline = Number(standardOrder.fillDeadline);
       const filledAt = Number(block.result?.timestamp);
-      ctx.expect('X-SLV-003', Number.isFinite(deadline) && filledAt <= deadline, `filled at ${filledAt}, the fill deadline was ${deadline}`);
+      ctx.expect(
+        'X-SLV-003',
+        Number.isFinite(deadline) && filledAt <= deadline,
+        `filled at ${filledAt}, the fill deadline was ${deadline}`,
+      );
       const address = params(ctx).solverAddress;
-      if (address) ctx.expect('X-SLV-003', String(receipt.result?.from).toLowerCase() === address.toLowerCase(), `the fill was sent by ${receipt.result?.from}, not the solver's ${address}`);
+      if (address)
+        ctx.expect(
+          'X-SLV-003',
+          String(receipt.result?.from).toLowerCase() === address.toLowerCase(),
+          `the fill was sent by ${receipt.result?.from}, not the solver's ${address}`,
+        );
     },
   }),
   check({
@@ -223,17 +275,26 @@ export const solverCertificationChecks: Check[] = [
     async run(ctx: CheckContext) {
       const flow = await wonOrder(ctx);
       let final = flow.final;
-      if (final.status !== 'Claimed' && final.status !== 'Refunded') final = (await followOrder(ctx, flow.orderId, { until: ['Claimed', 'Refunded'], timeoutMs: 15_000 })).final;
+      if (final.status !== 'Claimed' && final.status !== 'Refunded')
+        final = (await followOrder(ctx, flow.orderId, { until: ['Claimed', 'Refunded'], timeoutMs: 15_000 })).final;
       const seen = flow.statuses.map((s) => s.status);
       ctx.expect('X-SLV-004', final.status === 'Claimed', `the order ended ${String(final.status)}, not Claimed`);
-      ctx.expect('X-SLV-004', !seen.includes('Claimed') || seen.indexOf('Claimed') > seen.indexOf('Attested') || !seen.includes('Attested'), `claimed before the attestation: ${seen.join(' → ')}`);
+      ctx.expect(
+        'X-SLV-004',
+        !seen.includes('Claimed') || seen.indexOf('Claimed') > seen.indexOf('Attested') || !seen.includes('Attested'),
+        `claimed before the attestation: ${seen.join(' → ')}`,
+      );
       const claim = final.claimTxHash;
       const address = params(ctx).solverAddress;
       if (isTxHash(claim) && address) {
         const chain = chainById(ctx.target, flow.corridor.originChainId)!;
         const receipt = await rpcCall<{ from?: string } | null>(chain.rpcUrl, 'eth_getTransactionReceipt', [claim], chain.chainId);
         ctx.evidence.push(receipt.evidence);
-        ctx.expect('X-SLV-004', String(receipt.result?.from).toLowerCase() === address.toLowerCase(), `the claim was sent by ${receipt.result?.from}`);
+        ctx.expect(
+          'X-SLV-004',
+          String(receipt.result?.from).toLowerCase() === address.toLowerCase(),
+          `the claim was sent by ${receipt.result?.from}`,
+        );
       }
     },
   }),
@@ -282,12 +343,23 @@ export async function certifySolver(options: {
   onTarget?(target: Target): void;
   onResult?(result: CheckResult, index: number, total: number): void;
 }): Promise<SolverCertification> {
-  const target = await discoverTarget({ url: options.url, profile: 'A', apiKey: options.apiKey, sandbox: options.sandbox, long: options.long ?? false });
+  const target = await discoverTarget({
+    url: options.url,
+    profile: 'A',
+    apiKey: options.apiKey,
+    sandbox: options.sandbox,
+    long: options.long ?? false,
+  });
   options.onTarget?.(target);
   const outcome = await runChecks({
     target,
     checks: solverCertificationChecks,
-    params: { solverAddress: options.solverAddress, solverId: options.solverId, rfqs: options.rfqs ?? 3, waitMs: options.waitMs ?? 120_000 },
+    params: {
+      solverAddress: options.solverAddress,
+      solverId: options.solverId,
+      rfqs: options.rfqs ?? 3,
+      waitMs: options.waitMs ?? 120_000,
+    },
     ...(options.selection === undefined ? {} : { selection: options.selection }),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
   });

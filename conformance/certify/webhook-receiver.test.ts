@@ -65,7 +65,14 @@ describe('certify webhook-receiver', () => {
     expect(run.results).toHaveLength(12);
     expect(run.exitCode).toBe(0);
     expect(verifyDocument(run.report)).toMatchObject({ valid: true });
-    expect(run.report.requirements.map((r) => r.id).sort()).toEqual(['X-WHR-001', 'X-WHR-002', 'X-WHR-004', 'X-WHR-005', 'X-WHR-006', 'X-WHR-007']);
+    expect(run.report.requirements.map((r) => r.id).sort()).toEqual([
+      'X-WHR-001',
+      'X-WHR-002',
+      'X-WHR-004',
+      'X-WHR-005',
+      'X-WHR-006',
+      'X-WHR-007',
+    ]);
   });
 
   it('fails the naive receiver on exactly its mistakes', async () => {

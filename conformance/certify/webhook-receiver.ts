@@ -53,7 +53,10 @@ function sampleEvent(): { id: string; body: string } {
 }
 
 /** A delivery as the service sends it, signed with `secret` at `timestamp` over `signedBody` (default the body). */
-function delivery(secret: string, options: { body?: string; timestamp?: string; signedBody?: string; eventId?: string } = {}): Delivery & { eventId: string } {
+function delivery(
+  secret: string,
+  options: { body?: string; timestamp?: string; signedBody?: string; eventId?: string } = {},
+): Delivery & { eventId: string } {
   const event = options.body === undefined ? sampleEvent() : { id: options.eventId ?? 'evt_given', body: options.body };
   const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
   return {
@@ -90,7 +93,12 @@ function attack(id: string, title: string, requirements: string[], build: (secre
       const requirement = requirements[0]!;
       ctx.expect(requirement, !is2xx(response.status), `the receiver accepted it with ${response.status}`);
       if (expect401) ctx.expect('X-WHR-002', response.status === 401, `answered ${response.status}; an invalid signature is a 401`);
-      else ctx.expect(requirement, response.status >= 400 && response.status < 500, `answered ${response.status}; a rejected delivery is a 4xx`);
+      else
+        ctx.expect(
+          requirement,
+          response.status >= 400 && response.status < 500,
+          `answered ${response.status}; a rejected delivery is a 4xx`,
+        );
     },
   });
 }
@@ -114,7 +122,13 @@ export const receiverChecks: Check[] = [
       ctx.expect('X-WHR-007', is2xx(response.status), `a valid delivery was answered ${response.status}`);
     },
   }),
-  attack('wrong-secret', 'Signed with another secret → 401', ['X-WHR-002'], () => delivery(`whsec_${randomBytes(16).toString('hex')}`), true),
+  attack(
+    'wrong-secret',
+    'Signed with another secret → 401',
+    ['X-WHR-002'],
+    () => delivery(`whsec_${randomBytes(16).toString('hex')}`),
+    true,
+  ),
   attack(
     'body-changed',
     'Body changed by one byte after signing → 401',
@@ -136,16 +150,58 @@ export const receiverChecks: Check[] = [
     },
     true,
   ),
-  attack('signature-truncated', 'Signature truncated → 401', ['X-WHR-002'], (secret) => {
-    const d = delivery(secret);
-    return withHeader(d, 'X-Service-Signature', d.headers['X-Service-Signature']!.slice(0, 32));
-  }, true),
-  attack('signature-empty', 'Empty signature → rejected', ['X-WHR-005', 'X-WHR-002'], (secret) => withHeader(delivery(secret), 'X-Service-Signature', ''), false),
-  attack('signature-missing', 'No signature header → rejected', ['X-WHR-005'], (secret) => withHeader(delivery(secret), 'X-Service-Signature', undefined), false),
-  attack('timestamp-missing', 'No timestamp header → rejected', ['X-WHR-005'], (secret) => withHeader(delivery(secret), 'X-Service-Timestamp', undefined), false),
-  attack('timestamp-not-numeric', 'A non-numeric timestamp (signed as sent) → rejected', ['X-WHR-005'], (secret) => delivery(secret, { timestamp: 'yesterday' }), false),
-  attack('timestamp-stale', 'Timestamp 301 s old (correctly signed) → rejected', ['X-WHR-001'], (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) - 301) }), false),
-  attack('timestamp-future', 'Timestamp 301 s ahead (correctly signed) → rejected', ['X-WHR-005'], (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) + 301) }), false),
+  attack(
+    'signature-truncated',
+    'Signature truncated → 401',
+    ['X-WHR-002'],
+    (secret) => {
+      const d = delivery(secret);
+      return withHeader(d, 'X-Service-Signature', d.headers['X-Service-Signature']!.slice(0, 32));
+    },
+    true,
+  ),
+  attack(
+    'signature-empty',
+    'Empty signature → rejected',
+    ['X-WHR-005', 'X-WHR-002'],
+    (secret) => withHeader(delivery(secret), 'X-Service-Signature', ''),
+    false,
+  ),
+  attack(
+    'signature-missing',
+    'No signature header → rejected',
+    ['X-WHR-005'],
+    (secret) => withHeader(delivery(secret), 'X-Service-Signature', undefined),
+    false,
+  ),
+  attack(
+    'timestamp-missing',
+    'No timestamp header → rejected',
+    ['X-WHR-005'],
+    (secret) => withHeader(delivery(secret), 'X-Service-Timestamp', undefined),
+    false,
+  ),
+  attack(
+    'timestamp-not-numeric',
+    'A non-numeric timestamp (signed as sent) → rejected',
+    ['X-WHR-005'],
+    (secret) => delivery(secret, { timestamp: 'yesterday' }),
+    false,
+  ),
+  attack(
+    'timestamp-stale',
+    'Timestamp 301 s old (correctly signed) → rejected',
+    ['X-WHR-001'],
+    (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) - 301) }),
+    false,
+  ),
+  attack(
+    'timestamp-future',
+    'Timestamp 301 s ahead (correctly signed) → rejected',
+    ['X-WHR-005'],
+    (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) + 301) }),
+    false,
+  ),
   check({
     id: 'receiver.duplicate-event',
     title: 'The same event delivered twice (new delivery id): acknowledged, not an error; de-duplicated by event id',
@@ -158,7 +214,11 @@ export const receiverChecks: Check[] = [
       ctx.expect('X-WHR-007', is2xx(a.status), `the first delivery was answered ${a.status}`);
       const again = delivery(params(ctx).secret, { body: first.body, eventId: first.eventId });
       const b = await send(ctx, again, 'the same event again');
-      ctx.expect('X-WHR-004', is2xx(b.status) || b.status === 409, `the duplicate was answered ${b.status}: answer 2xx (or 409) so the service stops retrying`);
+      ctx.expect(
+        'X-WHR-004',
+        is2xx(b.status) || b.status === 409,
+        `the duplicate was answered ${b.status}: answer 2xx (or 409) so the service stops retrying`,
+      );
       ctx.note(`duplicate answered ${b.status}${a.text === b.text ? ' (same body)' : ''}`);
     },
   }),
@@ -171,11 +231,13 @@ export interface ReceiverCertification {
 }
 
 /** Runs the attack pack against a receiver; the report has the conformance report's shape and can be signed. */
-export async function certifyWebhookReceiver(options: ReceiverParams & {
-  signingKey?: SigningKey;
-  selection?: Selection;
-  onResult?(result: CheckResult, index: number, total: number): void;
-}): Promise<ReceiverCertification> {
+export async function certifyWebhookReceiver(
+  options: ReceiverParams & {
+    signingKey?: SigningKey;
+    selection?: Selection;
+    onResult?(result: CheckResult, index: number, total: number): void;
+  },
+): Promise<ReceiverCertification> {
   let url: URL;
   try {
     url = new URL(options.url);

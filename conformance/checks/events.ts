@@ -70,15 +70,28 @@ function typesOf(events: readonly WsMessage[]): string[] {
 }
 
 /** A's sequence: order.created first, then the terminal event, then a compliance.event after it; one terminal. */
-function expectASequence(ctx: CheckContext, events: readonly WsMessage[], terminal: 'order.settled' | 'order.failed', requirementId: string): void {
+function expectASequence(
+  ctx: CheckContext,
+  events: readonly WsMessage[],
+  terminal: 'order.settled' | 'order.failed',
+  requirementId: string,
+): void {
   const types = typesOf(events);
   ctx.note(`events: ${types.join(', ')}`);
   const orderTypes = types.filter((t) => t.startsWith('order.'));
   ctx.expect(requirementId, orderTypes[0] === 'order.created', `the first order event is ${String(orderTypes[0])}, not order.created`);
   const terminals = orderTypes.filter((t) => t === 'order.settled' || t === 'order.failed');
-  ctx.expect(requirementId, terminals.length === 1 && terminals[0] === terminal, `terminal events: ${terminals.join(', ') || 'none'}; expected exactly one ${terminal}`);
+  ctx.expect(
+    requirementId,
+    terminals.length === 1 && terminals[0] === terminal,
+    `terminal events: ${terminals.join(', ') || 'none'}; expected exactly one ${terminal}`,
+  );
   const terminalAt = types.indexOf(terminal);
-  ctx.expect(requirementId, terminalAt >= 0 && types.slice(terminalAt + 1).includes('compliance.event'), `no compliance.event after ${terminal}`);
+  ctx.expect(
+    requirementId,
+    terminalAt >= 0 && types.slice(terminalAt + 1).includes('compliance.event'),
+    `no compliance.event after ${terminal}`,
+  );
 }
 
 async function orderEvents(ctx: CheckContext, orderId: string, terminal: string): Promise<WsMessage[]> {
@@ -123,7 +136,7 @@ export const eventChecks = [
 
   check({
     id: 'events.a.order-topic',
-    title: 'orders:{orderId} delivers that order\'s events and no other order\'s',
+    title: "orders:{orderId} delivers that order's events and no other order's",
     requirements: ['A-WS-002'],
     profiles: ONLY_A,
     tags: ['events', 'flow', 'ws'],
@@ -136,14 +149,22 @@ export const eventChecks = [
       ctx.evidence.push(session.evidence);
       const events = session.messages.filter((m) => hasPrefix(m.id, 'evt_'));
       const mine = eventsOfOrder(events, flow.orderId);
-      ctx.expect('A-WS-002', mine.some((e) => e.type === 'order.settled'), `orders:${flow.orderId} did not deliver order.settled`);
-      ctx.expect('A-WS-002', mine.length === events.length, `orders:${flow.orderId} delivered ${events.length - mine.length} events of other orders`);
+      ctx.expect(
+        'A-WS-002',
+        mine.some((e) => e.type === 'order.settled'),
+        `orders:${flow.orderId} did not deliver order.settled`,
+      );
+      ctx.expect(
+        'A-WS-002',
+        mine.length === events.length,
+        `orders:${flow.orderId} delivered ${events.length - mine.length} events of other orders`,
+      );
     },
   }),
 
   check({
     id: 'events.a.payloads',
-    title: 'order.created, order.settled and compliance.event carry the spec\'s payload fields',
+    title: "order.created, order.settled and compliance.event carry the spec's payload fields",
     requirements: ['A-EVT-001', 'A-EVT-002', 'A-EVT-003', 'X-LED-001'],
     profiles: ONLY_A,
     tags: ['events', 'flow'],
@@ -158,19 +179,29 @@ export const eventChecks = [
       ctx.require('A-EVT-001', created !== undefined, 'no order.created for the order');
       const createdProblems = fieldProblems(created.order, ORDER_CREATED_FIELDS, 'order.created.order');
       ctx.expect('A-EVT-001', createdProblems.length === 0, createdProblems.join('; '));
-      if (isObject(created.order)) ctx.expect('A-EVT-001', created.order.corridor === flow.corridor.id, `order.created names corridor ${String(created.order.corridor)}`);
+      if (isObject(created.order))
+        ctx.expect(
+          'A-EVT-001',
+          created.order.corridor === flow.corridor.id,
+          `order.created names corridor ${String(created.order.corridor)}`,
+        );
       if (settled) {
         const problems = fieldProblems(settled.order, ORDER_SETTLED_FIELDS, 'order.settled.order');
         ctx.expect('A-EVT-002', problems.length === 0, problems.join('; '));
         if (isObject(settled.order)) {
-          ctx.expect('A-EVT-002', String(settled.order.originTxHash).toLowerCase() === String(flow.order.originTxHash).toLowerCase(), 'order.settled names another originTxHash than the order');
+          ctx.expect(
+            'A-EVT-002',
+            String(settled.order.originTxHash).toLowerCase() === String(flow.order.originTxHash).toLowerCase(),
+            'order.settled names another originTxHash than the order',
+          );
         }
       } else ctx.expect('A-EVT-002', false, 'no order.settled for the order');
       ctx.expect('A-EVT-003', compliance.length > 0, 'no compliance.event for the order');
       for (const event of compliance) {
         const problems = fieldProblems(event.compliance, COMPLIANCE_FIELDS, 'compliance.event.compliance');
         ctx.expect('A-EVT-003', problems.length === 0, problems.join('; '));
-        if (isObject(event.compliance)) ctx.expect('X-LED-001', event.compliance.hash !== event.compliance.prevHash, 'a ledger entry names itself as its previous hash');
+        if (isObject(event.compliance))
+          ctx.expect('X-LED-001', event.compliance.hash !== event.compliance.prevHash, 'a ledger entry names itself as its previous hash');
       }
     },
   }),
@@ -205,16 +236,34 @@ export const eventChecks = [
     async run(ctx: CheckContext) {
       const flow = await bFlow(ctx);
       const capture = await eventCapture(ctx);
-      await waitForEvents(ctx, () => capturedEvents(capture).some((e) => e.type === 'audit.recorded' && relatesTo(e, flow.ids)) && capturedEvents(capture).some((e) => e.type === 'settlement.complete' && relatesTo(e, flow.ids)), 5_000);
+      await waitForEvents(
+        ctx,
+        () =>
+          capturedEvents(capture).some((e) => e.type === 'audit.recorded' && relatesTo(e, flow.ids)) &&
+          capturedEvents(capture).some((e) => e.type === 'settlement.complete' && relatesTo(e, flow.ids)),
+        5_000,
+      );
       if (capture.ws) ctx.evidence.push(capture.ws.evidence);
       const events = (capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
       const types = events.map((e) => String(e.type));
       ctx.note(`events: ${types.join(', ')}`);
       const order = ['rfq.created', 'quote.received', 'quote.accepted', 'settlement.pending', 'settlement.complete', 'audit.recorded'];
       const firstAt = order.map((t) => types.indexOf(t));
-      ctx.expect('B-EVT-008', firstAt.every((i) => i >= 0), `missing: ${order.filter((_, i) => firstAt[i]! < 0).join(', ')}`);
-      ctx.expect('B-EVT-008', firstAt.every((at, i) => i === 0 || at < 0 || firstAt[i - 1]! < 0 || at > firstAt[i - 1]!), `out of order: ${types.join(', ')}`);
-      ctx.expect('B-EVT-008', types.lastIndexOf('audit.recorded') > types.indexOf('settlement.complete'), 'no audit.recorded after settlement.complete');
+      ctx.expect(
+        'B-EVT-008',
+        firstAt.every((i) => i >= 0),
+        `missing: ${order.filter((_, i) => firstAt[i]! < 0).join(', ')}`,
+      );
+      ctx.expect(
+        'B-EVT-008',
+        firstAt.every((at, i) => i === 0 || at < 0 || firstAt[i - 1]! < 0 || at > firstAt[i - 1]!),
+        `out of order: ${types.join(', ')}`,
+      );
+      ctx.expect(
+        'B-EVT-008',
+        types.lastIndexOf('audit.recorded') > types.indexOf('settlement.complete'),
+        'no audit.recorded after settlement.complete',
+      );
       for (const event of events) {
         const problems = envelopeProblems(event);
         ctx.expect('X-EVT-001', problems.id.length === 0, problems.id.join('; '));
@@ -236,7 +285,12 @@ export const eventChecks = [
       const capture = await eventCapture(ctx);
       const events = capturedEvents(capture).filter((e) => relatesTo(e, flow.ids));
       const of = (type: string) => events.find((e) => e.type === type);
-      const expectFields = (type: string, requirementId: string, object: string, fields: ReadonlyArray<readonly [string, (v: unknown) => boolean, string]>) => {
+      const expectFields = (
+        type: string,
+        requirementId: string,
+        object: string,
+        fields: ReadonlyArray<readonly [string, (v: unknown) => boolean, string]>,
+      ) => {
         const event = of(type);
         if (!event) {
           ctx.expect(requirementId, false, `no ${type} event`);
@@ -293,7 +347,11 @@ export const eventChecks = [
         ['prevHash', isHexBytes, 'a hash'],
       ]);
       const audits = events.filter((e) => e.type === 'audit.recorded' && isObject(e.audit)).map((e) => e.audit as Json);
-      ctx.expect('X-LED-001', audits.every((a) => a.hash !== a.prevHash), 'an audit entry names itself as its previous hash');
+      ctx.expect(
+        'X-LED-001',
+        audits.every((a) => a.hash !== a.prevHash),
+        'an audit entry names itself as its previous hash',
+      );
     },
   }),
 
@@ -317,8 +375,16 @@ export const eventChecks = [
       ctx.note(`events: ${types.join(', ')}`);
       const order = ['quote.accepted', 'settlement.pending', 'settlement.failed', 'audit.recorded'];
       const at = order.map((t, i) => (i === 3 ? types.lastIndexOf(t) : types.indexOf(t)));
-      ctx.expect('B-EVT-009', at.every((i) => i >= 0), `missing: ${order.filter((_, i) => at[i]! < 0).join(', ')}`);
-      ctx.expect('B-EVT-009', at.every((v, i) => i === 0 || v > at[i - 1]!), `out of order: ${types.join(', ')}`);
+      ctx.expect(
+        'B-EVT-009',
+        at.every((i) => i >= 0),
+        `missing: ${order.filter((_, i) => at[i]! < 0).join(', ')}`,
+      );
+      ctx.expect(
+        'B-EVT-009',
+        at.every((v, i) => i === 0 || v > at[i - 1]!),
+        `out of order: ${types.join(', ')}`,
+      );
       ctx.expect('B-EVT-009', !types.includes('settlement.complete'), 'a failed settlement also completed');
       const failed = events.find((e) => e.type === 'settlement.failed');
       const problems = fieldProblems(

@@ -46,7 +46,11 @@ export function longSweep(ctx: CheckContext): Promise<LongSweep> {
     } catch (error) {
       sweep.webhooksError = error;
     }
-    if (ctx.target.capabilities.has('clock')) await walkClock(ctx, participants.flatMap((p) => p.steps));
+    if (ctx.target.capabilities.has('clock'))
+      await walkClock(
+        ctx,
+        participants.flatMap((p) => p.steps),
+      );
     if (day) sweep.day = day.result();
     if (hooks) sweep.webhooks = hooks.result();
     return sweep;

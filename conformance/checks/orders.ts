@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
 import { harnessSolver } from '../flows/harness-solver.js';
-import { followOrder, freshAttestation, quoteRequestFor, runOrderFlow, signTypedDataJson, taker, usableCorridors, type OrderFlow } from '../flows/taker.js';
+import {
+  followOrder,
+  freshAttestation,
+  quoteRequestFor,
+  runOrderFlow,
+  signTypedDataJson,
+  taker,
+  usableCorridors,
+  type OrderFlow,
+} from '../flows/taker.js';
 import { chainById } from '../deployment/discover.js';
 import { rpcCall } from '../wire/rpc.js';
 import { isRefusal, WsSession } from '../wire/ws.js';
@@ -26,7 +35,10 @@ import {
 const FLOW_NEEDS = ['fundedAccounts', 'solvers', 'apiKey'] as const;
 
 /** The success flow of one lock type, once per run; Permit2Escrow also watches its own `orders:{id}` topic. */
-export function successFlow(ctx: CheckContext, lockType: 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock'): Promise<OrderFlow & { topicSession?: WsSession }> {
+export function successFlow(
+  ctx: CheckContext,
+  lockType: 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock',
+): Promise<OrderFlow & { topicSession?: WsSession }> {
   return ctx.fixture(`flow-${lockType}`, async () => {
     await eventCapture(ctx);
     let topicSession: WsSession | undefined;
@@ -38,7 +50,9 @@ export function successFlow(ctx: CheckContext, lockType: 'Permit2Escrow' | 'EIP3
       afterCreate:
         lockType === 'Permit2Escrow'
           ? async (orderId) => {
-              const session = await WsSession.open(`${ctx.target.wsUrl}?token=${encodeURIComponent(ctx.key)}`, { label: `orders:${orderId}` });
+              const session = await WsSession.open(`${ctx.target.wsUrl}?token=${encodeURIComponent(ctx.key)}`, {
+                label: `orders:${orderId}`,
+              });
               if (isRefusal(session)) return;
               session.autoPong();
               await session.nextOfType('auth.ok', 3_000);
@@ -66,14 +80,25 @@ export function refundFlow(ctx: CheckContext): Promise<OrderFlow & { refunded: J
       corridor: solver.corridor,
       waitTerminal: false,
     });
-    const expires = isObject(flow.detail.json) && isObject(flow.detail.json.standardOrder) ? Number(flow.detail.json.standardOrder.expires) : NaN;
+    const expires =
+      isObject(flow.detail.json) && isObject(flow.detail.json.standardOrder) ? Number(flow.detail.json.standardOrder.expires) : NaN;
     if (!Number.isFinite(expires)) ctx.fail('the quote detail names no standardOrder.expires');
     const now = (await ctx.clockNow()) / 1_000;
     const wait = Math.max(1, Math.ceil(expires - now) + 2);
     if (ctx.target.capabilities.has('clock')) await ctx.advanceClock(wait);
     else if (wait > 600) ctx.skip(`the order expires in ${wait} s of real time; too long even with --long`);
-    const followed = await followOrder(ctx, flow.orderId, { until: ['Refunded', 'Claimed'], timeoutMs: ctx.target.capabilities.has('clock') ? 20_000 : (wait + 30) * 1_000, since: flow.createdAtMs });
-    return { ...flow, statuses: [...flow.statuses, ...followed.statuses], final: followed.final, refunded: followed.final, advancedSeconds: wait };
+    const followed = await followOrder(ctx, flow.orderId, {
+      until: ['Refunded', 'Claimed'],
+      timeoutMs: ctx.target.capabilities.has('clock') ? 20_000 : (wait + 30) * 1_000,
+      since: flow.createdAtMs,
+    });
+    return {
+      ...flow,
+      statuses: [...flow.statuses, ...followed.statuses],
+      final: followed.final,
+      refunded: followed.final,
+      advancedSeconds: wait,
+    };
   });
 }
 
@@ -102,9 +127,17 @@ const SUCCESS_ORDER = ['Deposited', 'Filled', 'Attested', 'Claimed'];
 function expectSuccessProgression(ctx: CheckContext, flow: OrderFlow): void {
   const seen = [String(flow.order.status), ...progression(flow)];
   ctx.note(`${flow.label}: ${seen.join(' → ')}`);
-  ctx.expect('A-ORD-009', seen.every((s) => (ORDER_STATUSES as readonly string[]).includes(s)), `statuses outside the enum: ${seen.join(', ')}`);
+  ctx.expect(
+    'A-ORD-009',
+    seen.every((s) => (ORDER_STATUSES as readonly string[]).includes(s)),
+    `statuses outside the enum: ${seen.join(', ')}`,
+  );
   const ranks = seen.map((s) => SUCCESS_ORDER.indexOf(s));
-  ctx.expect('A-ORD-009', ranks.every((r, i) => i === 0 || r >= ranks[i - 1]!), `the status went backwards: ${seen.join(' → ')}`);
+  ctx.expect(
+    'A-ORD-009',
+    ranks.every((r, i) => i === 0 || r >= ranks[i - 1]!),
+    `the status went backwards: ${seen.join(' → ')}`,
+  );
   ctx.expect('A-ORD-009', seen.at(-1) === 'Claimed', `the order ended ${seen.at(-1)} instead of Claimed within the time limit`);
 }
 
@@ -123,9 +156,21 @@ export const orderChecks = [
       const idProblems = problems.filter((p) => /`(ord|qt)_` id/.test(p));
       ctx.expect('A-ORD-002', problems.length === idProblems.length, problems.filter((p) => !idProblems.includes(p)).join('; '));
       ctx.expect('X-ID-001', idProblems.length === 0, idProblems.join('; '));
-      ctx.expect('X-ID-002', isIsoTime(flow.order.createdAt) && isIsoTime(flow.order.fillDeadline), 'createdAt/fillDeadline are not ISO-8601');
-      ctx.expect('A-ORD-002', flow.order.quoteId === flow.quote.quoteId, `the order names quote ${String(flow.order.quoteId)}, not ${String(flow.quote.quoteId)}`);
-      ctx.expect('A-ORD-002', flow.order.destinationTxHash === null || flow.order.destinationTxHash === undefined || flow.order.status !== 'Deposited', 'destinationTxHash is set on an order not yet filled');
+      ctx.expect(
+        'X-ID-002',
+        isIsoTime(flow.order.createdAt) && isIsoTime(flow.order.fillDeadline),
+        'createdAt/fillDeadline are not ISO-8601',
+      );
+      ctx.expect(
+        'A-ORD-002',
+        flow.order.quoteId === flow.quote.quoteId,
+        `the order names quote ${String(flow.order.quoteId)}, not ${String(flow.quote.quoteId)}`,
+      );
+      ctx.expect(
+        'A-ORD-002',
+        flow.order.destinationTxHash === null || flow.order.destinationTxHash === undefined || flow.order.status !== 'Deposited',
+        'destinationTxHash is set on an order not yet filled',
+      );
       ctx.expect('A-ORD-003', flow.order.status === 'Deposited', `a new order is ${String(flow.order.status)}, not Deposited`);
     },
   }),
@@ -198,10 +243,26 @@ export const orderChecks = [
         'order',
       );
       ctx.expect('A-ORD-007', problems.length === 0, problems.join('; '));
-      ctx.expect('X-ID-003', isIntegerString(detail.inputAmount) && isIntegerString(detail.outputAmount), 'amounts are not integer strings');
-      ctx.expect('A-ORD-007', detail.inputAmount === flow.quoteRequest.inputAmount, `inputAmount ${String(detail.inputAmount)} is not the quoted ${String(flow.quoteRequest.inputAmount)}`);
-      ctx.expect('A-ORD-007', detail.outputAmount === flow.quote.outputAmount, `outputAmount ${String(detail.outputAmount)} is not the quoted ${String(flow.quote.outputAmount)}`);
-      ctx.expect('A-ORD-007', detail.originChainId === flow.corridor.originChainId && detail.destinationChainId === flow.corridor.destinationChainId, 'the chains differ from the corridor');
+      ctx.expect(
+        'X-ID-003',
+        isIntegerString(detail.inputAmount) && isIntegerString(detail.outputAmount),
+        'amounts are not integer strings',
+      );
+      ctx.expect(
+        'A-ORD-007',
+        detail.inputAmount === flow.quoteRequest.inputAmount,
+        `inputAmount ${String(detail.inputAmount)} is not the quoted ${String(flow.quoteRequest.inputAmount)}`,
+      );
+      ctx.expect(
+        'A-ORD-007',
+        detail.outputAmount === flow.quote.outputAmount,
+        `outputAmount ${String(detail.outputAmount)} is not the quoted ${String(flow.quote.outputAmount)}`,
+      );
+      ctx.expect(
+        'A-ORD-007',
+        detail.originChainId === flow.corridor.originChainId && detail.destinationChainId === flow.corridor.destinationChainId,
+        'the chains differ from the corridor',
+      );
       if (detail.status === 'Claimed') {
         ctx.expect('A-ORD-007', isTxHash(detail.destinationTxHash), 'a claimed order has no destinationTxHash');
         ctx.expect('A-ORD-007', isTxHash(detail.oracleAttestationHash), 'a claimed order has no oracleAttestationHash');
@@ -229,7 +290,11 @@ export const orderChecks = [
         }
         const { result, evidence } = await rpcCall<{ status?: string } | null>(chain.rpcUrl, 'eth_getTransactionReceipt', [hash], chainId);
         ctx.evidence.push(evidence);
-        ctx.expect('A-ORD-013', result?.status === '0x1', `${what} ${hash} has ${result ? `status ${result.status}` : 'no receipt'} on ${chain.name}`);
+        ctx.expect(
+          'A-ORD-013',
+          result?.status === '0x1',
+          `${what} ${hash} has ${result ? `status ${result.status}` : 'no receipt'} on ${chain.name}`,
+        );
       };
       await receipt(flow.corridor.originChainId, flow.order.originTxHash, 'originTxHash');
       if (final.status === 'Claimed') await receipt(flow.corridor.destinationChainId, final.destinationTxHash, 'destinationTxHash');
@@ -272,14 +337,18 @@ export const orderChecks = [
       const message = isObject(typedData.message) ? typedData.message : {};
       const reused = { ...typedData, message: { ...message, nonce: flow.nonce } };
       const signature = await signTypedDataJson(flow.taker, reused);
-      const reuse = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: next.quoteId, signature, nonce: Number(flow.nonce), user: flow.taker.address }, label: 'a used nonce' });
+      const reuse = await ctx.api('POST', '/orders', {
+        auth: ctx.key,
+        body: { quoteId: next.quoteId, signature, nonce: Number(flow.nonce), user: flow.taker.address },
+        label: 'a used nonce',
+      });
       expectError(ctx, reuse, { status: [400, 409, 422] }, 'A-ORD-004', `an order with the spent nonce ${flow.nonce}`);
     },
   }),
 
   check({
     id: 'orders.signature-binding',
-    title: "A signature by another key, or over tampered typed data, is rejected",
+    title: 'A signature by another key, or over tampered typed data, is rejected',
     requirements: ['A-ORD-005'],
     profiles: ONLY_A,
     tags: ['orders', 'negative'],
@@ -290,7 +359,10 @@ export const orderChecks = [
       if (!corridor) ctx.skip('no corridor with live solvers offers Permit2Escrow');
       const user = taker(ctx, 0);
       const stranger = taker(ctx, 3);
-      const quote = await ctx.api('POST', '/quotes', { body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }), label: 'a quote for the taker' });
+      const quote = await ctx.api('POST', '/quotes', {
+        body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }),
+        label: 'a quote for the taker',
+      });
       const first = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[])[0] : undefined;
       if (!first) ctx.fail(`POST /quotes answered ${quote.status} without quotes`);
       const detail = await ctx.api('GET', `/quotes/${String(first.quoteId)}`, { query: { user: user.address } });
@@ -298,12 +370,20 @@ export const orderChecks = [
       if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
       const nonce = Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : NaN));
       const byStranger = await signTypedDataJson(stranger, body.typedData);
-      const wrongKey = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: byStranger, nonce, user: user.address }, label: "another key's signature" });
+      const wrongKey = await ctx.api('POST', '/orders', {
+        auth: ctx.key,
+        body: { quoteId: first.quoteId, signature: byStranger, nonce, user: user.address },
+        label: "another key's signature",
+      });
       expectError(ctx, wrongKey, { status: [400, 401, 403, 409, 422] }, 'A-ORD-005', "a signature by another key than the order's user");
       const message = isObject(body.typedData.message) ? body.typedData.message : {};
       const tampered = { ...body.typedData, message: { ...message, deadline: String(Number(message.deadline ?? 0) + 1) } };
       const overOther = await signTypedDataJson(user, tampered);
-      const wrongData = await ctx.api('POST', '/orders', { auth: ctx.key, body: { quoteId: first.quoteId, signature: overOther, nonce, user: user.address }, label: 'signature over tampered data' });
+      const wrongData = await ctx.api('POST', '/orders', {
+        auth: ctx.key,
+        body: { quoteId: first.quoteId, signature: overOther, nonce, user: user.address },
+        label: 'signature over tampered data',
+      });
       expectError(ctx, wrongData, { status: [400, 401, 403, 409, 422] }, 'A-ORD-005', 'a signature over tampered typed data');
     },
   }),
@@ -320,7 +400,10 @@ export const orderChecks = [
       const corridor = usableCorridors(ctx, 'Permit2Escrow')[0];
       if (!corridor) ctx.skip('no corridor with live solvers offers Permit2Escrow');
       const user = taker(ctx, 0);
-      const quote = await ctx.api('POST', '/quotes', { body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }), label: 'a quote to let expire' });
+      const quote = await ctx.api('POST', '/quotes', {
+        body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }),
+        label: 'a quote to let expire',
+      });
       const first = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[])[0] : undefined;
       if (!first || !isIsoTime(first.expiresAt)) ctx.fail(`POST /quotes answered ${quote.status} without a quote and expiresAt`);
       const detail = await ctx.api('GET', `/quotes/${String(first.quoteId)}`, { query: { user: user.address } });
@@ -331,7 +414,12 @@ export const orderChecks = [
       await ctx.advanceClock(Math.max(1, Math.ceil((Date.parse(first.expiresAt) - now) / 1_000) + 1));
       const late = await ctx.api('POST', '/orders', {
         auth: ctx.key,
-        body: { quoteId: first.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)), user: user.address },
+        body: {
+          quoteId: first.quoteId,
+          signature,
+          nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)),
+          user: user.address,
+        },
         label: 'order after expiresAt',
       });
       expectError(ctx, late, { status: [409, 410, 422], code: 'rfq_expired' }, 'A-ORD-006', 'an order on an expired quote');
@@ -340,7 +428,8 @@ export const orderChecks = [
 
   check({
     id: 'orders.compliant-attestation',
-    title: 'The compliant path needs a fresh X-Service-Attestation: none or a bogus one is a 403 attestation_expired, a fresh one is accepted',
+    title:
+      'The compliant path needs a fresh X-Service-Attestation: none or a bogus one is a 403 attestation_expired, a fresh one is accepted',
     requirements: ['A-ORD-011'],
     profiles: ONLY_A,
     tags: ['orders', 'compliance', 'negative'],
@@ -361,16 +450,46 @@ export const orderChecks = [
       const body = isObject(detail.json) ? detail.json : {};
       if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
       const signature = await signTypedDataJson(user, body.typedData);
-      const order = { quoteId: compliant.quoteId, signature, nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)), user: user.address };
+      const order = {
+        quoteId: compliant.quoteId,
+        signature,
+        nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)),
+        user: user.address,
+      };
       const missing = await ctx.api('POST', '/orders', { body: order, label: 'compliant order without attestation' });
-      expectError(ctx, missing, { status: 403, type: 'compliance_error', code: 'attestation_expired' }, 'A-ORD-011', 'a compliant order without X-Service-Attestation');
-      const bogus = await ctx.api('POST', '/orders', { body: order, headers: { 'X-Service-Attestation': `0x${randomBytes(32).toString('hex')}` }, label: 'bogus attestation' });
-      expectError(ctx, bogus, { status: 403, type: 'compliance_error', code: 'attestation_expired' }, 'A-ORD-011', 'a compliant order with an attestation never issued');
+      expectError(
+        ctx,
+        missing,
+        { status: 403, type: 'compliance_error', code: 'attestation_expired' },
+        'A-ORD-011',
+        'a compliant order without X-Service-Attestation',
+      );
+      const bogus = await ctx.api('POST', '/orders', {
+        body: order,
+        headers: { 'X-Service-Attestation': `0x${randomBytes(32).toString('hex')}` },
+        label: 'bogus attestation',
+      });
+      expectError(
+        ctx,
+        bogus,
+        { status: 403, type: 'compliance_error', code: 'attestation_expired' },
+        'A-ORD-011',
+        'a compliant order with an attestation never issued',
+      );
       // The same order with a fresh attestation goes through: the header, not the order, was the problem.
       const attestation = await freshAttestation(ctx, user.address);
       if (attestation === undefined) ctx.fail(`GET /compliance/status gave no attestation for ${user.address}`);
-      const fresh = await ctx.api('POST', '/orders', { body: order, auth: ctx.key, headers: { 'X-Service-Attestation': attestation }, label: 'fresh attestation' });
-      ctx.expect('A-ORD-011', fresh.status === 201, `with a fresh attestation the compliant order answered ${fresh.status}: ${fresh.text.slice(0, 160)}`);
+      const fresh = await ctx.api('POST', '/orders', {
+        body: order,
+        auth: ctx.key,
+        headers: { 'X-Service-Attestation': attestation },
+        label: 'fresh attestation',
+      });
+      ctx.expect(
+        'A-ORD-011',
+        fresh.status === 201,
+        `with a fresh attestation the compliant order answered ${fresh.status}: ${fresh.text.slice(0, 160)}`,
+      );
     },
   }),
 
@@ -388,8 +507,16 @@ export const orderChecks = [
       const flow = await refundFlow(ctx);
       const seen = [String(flow.order.status), ...flow.statuses.map((s) => s.status)];
       ctx.note(`refund flow: ${seen.join(' → ')} after moving the clock ${flow.advancedSeconds} s`);
-      ctx.expect('A-ORD-010', flow.final.status === 'Refunded', `the unfilled order ended ${String(flow.final.status)} instead of Refunded`);
-      ctx.expect('A-ORD-009', !seen.includes('Filled') && !seen.includes('Claimed'), `an order nobody filled went through ${seen.join(' → ')}`);
+      ctx.expect(
+        'A-ORD-010',
+        flow.final.status === 'Refunded',
+        `the unfilled order ended ${String(flow.final.status)} instead of Refunded`,
+      );
+      ctx.expect(
+        'A-ORD-009',
+        !seen.includes('Filled') && !seen.includes('Claimed'),
+        `an order nobody filled went through ${seen.join(' → ')}`,
+      );
     },
   }),
 ];

@@ -73,7 +73,11 @@ export function quoteProblems(quote: unknown, where: string): string[] {
       ['lockType', oneOf(...LOCK_TYPES), 'a lock type'],
     ],
     where,
-  ).concat(isObject(quote) && 'priceImpactBps' in quote && !isFiniteNumber(quote.priceImpactBps) && quote.priceImpactBps !== null ? [`${where}.priceImpactBps is not a number`] : []);
+  ).concat(
+    isObject(quote) && 'priceImpactBps' in quote && !isFiniteNumber(quote.priceImpactBps) && quote.priceImpactBps !== null
+      ? [`${where}.priceImpactBps is not a number`]
+      : [],
+  );
 }
 
 /** The first element of an input pair: the token address, or (ResourceLock) a lock id whose low 20 bytes are it. */
@@ -102,7 +106,12 @@ export const quoteChecks = [
         ctx.expect('X-ID-001', idProblems.length === 0, idProblems.join('; '));
         ctx.expect('X-ID-002', isIsoTime(quote.expiresAt), `quotes[${i}].expiresAt ${JSON.stringify(quote.expiresAt)} is not ISO-8601`);
         ctx.expect('X-ID-003', isIntegerString(quote.outputAmount), `quotes[${i}].outputAmount is not an integer string`);
-        if (isIsoTime(quote.expiresAt)) ctx.expect('A-QUO-006', Date.parse(quote.expiresAt) > (await ctx.clockNow()) - 1_000, `quotes[${i}] expired on arrival (${quote.expiresAt})`);
+        if (isIsoTime(quote.expiresAt))
+          ctx.expect(
+            'A-QUO-006',
+            Date.parse(quote.expiresAt) > (await ctx.clockNow()) - 1_000,
+            `quotes[${i}] expired on arrival (${quote.expiresAt})`,
+          );
       }
       const top = fieldProblems(
         body,
@@ -114,7 +123,11 @@ export const quoteChecks = [
         'response',
       );
       ctx.expect('A-QUO-008', top.length === 0, top.join('; '));
-      ctx.expect('A-QUO-008', body.corridor === corridor.id, `the response names corridor ${JSON.stringify(body.corridor)}, the request was for ${corridor.id}`);
+      ctx.expect(
+        'A-QUO-008',
+        body.corridor === corridor.id,
+        `the response names corridor ${JSON.stringify(body.corridor)}, the request was for ${corridor.id}`,
+      );
       ctx.expect('X-ID-001', hasPrefix(body.requestId, 'req_'), `requestId ${JSON.stringify(body.requestId)} lacks the req_ prefix`);
       ctx.note(`${quotes.length} quote(s) on ${corridor.id}`);
     },
@@ -134,7 +147,11 @@ export const quoteChecks = [
       ctx.note(`output amounts in order: ${amounts.join(', ')}`);
       if (amounts.length < 2) ctx.warn(`only ${amounts.length} quote(s): the ranking cannot be seen`);
       const unsorted = amounts.findIndex((a, i) => i > 0 && a > amounts[i - 1]!);
-      ctx.expect('A-QUO-007', unsorted < 0, `quote ${unsorted} offers ${amounts[unsorted]}, more than quote ${unsorted - 1} (${amounts[unsorted - 1]}) ranked above it`);
+      ctx.expect(
+        'A-QUO-007',
+        unsorted < 0,
+        `quote ${unsorted} offers ${amounts[unsorted]}, more than quote ${unsorted - 1} (${amounts[unsorted - 1]}) ranked above it`,
+      );
     },
   }),
 
@@ -149,7 +166,11 @@ export const quoteChecks = [
     async run(ctx: CheckContext) {
       const { quotes, corridor } = await basicQuote(ctx);
       for (const [i, quote] of quotes.entries()) {
-        ctx.expect('A-QUO-018', corridor.lockTypes.includes(String(quote.lockType)), `quotes[${i}].lockType ${String(quote.lockType)} is not among ${corridor.lockTypes.join(', ')}`);
+        ctx.expect(
+          'A-QUO-018',
+          corridor.lockTypes.includes(String(quote.lockType)),
+          `quotes[${i}].lockType ${String(quote.lockType)} is not among ${corridor.lockTypes.join(', ')}`,
+        );
       }
     },
   }),
@@ -196,10 +217,17 @@ export const quoteChecks = [
           ['originChainId', isFiniteNumber, 'a number'],
           ['expires', isUnixSeconds, 'Unix seconds'],
           ['fillDeadline', isUnixSeconds, 'Unix seconds'],
-          ['inputs', (v) => isArray(v) && v.every((pair) => isArray(pair) && pair.length === 2 && isHexBytes(pair[0]) && isIntegerString(pair[1])), '[token, amount string] pairs'],
+          [
+            'inputs',
+            (v) => isArray(v) && v.every((pair) => isArray(pair) && pair.length === 2 && isHexBytes(pair[0]) && isIntegerString(pair[1])),
+            '[token, amount string] pairs',
+          ],
           [
             'outputs',
-            (v) => isArray(v) && v.length > 0 && v.every((o) => isObject(o) && isFiniteNumber(o.chainId) && isNonEmptyString(o.token) && isIntegerString(o.amount)),
+            (v) =>
+              isArray(v) &&
+              v.length > 0 &&
+              v.every((o) => isObject(o) && isFiniteNumber(o.chainId) && isNonEmptyString(o.token) && isIntegerString(o.amount)),
             'objects with chainId, token and amount',
           ],
         ],
@@ -207,16 +235,41 @@ export const quoteChecks = [
       );
       ctx.expect('A-QUO-010', orderProblems.length === 0, orderProblems.join('; '));
       for (const field of ['solverId', 'outputAmount', 'feeBps', 'lockType', 'settlementPath', 'expiresAt'] as const) {
-        ctx.expect('A-QUO-017', JSON.stringify(detail[field]) === JSON.stringify(quote[field]), `detail.${field} ${JSON.stringify(detail[field])} differs from the quote's ${JSON.stringify(quote[field])}`);
+        ctx.expect(
+          'A-QUO-017',
+          JSON.stringify(detail[field]) === JSON.stringify(quote[field]),
+          `detail.${field} ${JSON.stringify(detail[field])} differs from the quote's ${JSON.stringify(quote[field])}`,
+        );
       }
       if (isObject(order) && orderProblems.length === 0) {
         const inputs = order.inputs as unknown[][];
         const outputs = order.outputs as Json[];
-        ctx.expect('A-QUO-017', order.originChainId === request.originChainId, `standardOrder.originChainId ${String(order.originChainId)} is not the request's ${String(request.originChainId)}`);
-        ctx.expect('A-QUO-017', inputTokenMatches(inputs[0]?.[0], String(request.inputToken)) && inputs[0]?.[1] === request.inputAmount, `standardOrder.inputs ${JSON.stringify(inputs)} do not carry ${String(request.inputAmount)} of ${String(request.inputToken)}`);
-        ctx.expect('A-QUO-017', outputs[0]?.chainId === request.destinationChainId && sameAddress(`0x${String(outputs[0]?.token).slice(-40)}`, String(request.outputToken)), 'standardOrder.outputs[0] is not the requested destination chain and token');
-        ctx.expect('A-QUO-017', outputs[0]?.amount === quote.outputAmount, `standardOrder.outputs[0].amount ${String(outputs[0]?.amount)} is not the quoted ${String(quote.outputAmount)}`);
-        ctx.expect('A-QUO-010', Number(order.fillDeadline) <= Number(order.expires), `fillDeadline ${String(order.fillDeadline)} is after expires ${String(order.expires)}`);
+        ctx.expect(
+          'A-QUO-017',
+          order.originChainId === request.originChainId,
+          `standardOrder.originChainId ${String(order.originChainId)} is not the request's ${String(request.originChainId)}`,
+        );
+        ctx.expect(
+          'A-QUO-017',
+          inputTokenMatches(inputs[0]?.[0], String(request.inputToken)) && inputs[0]?.[1] === request.inputAmount,
+          `standardOrder.inputs ${JSON.stringify(inputs)} do not carry ${String(request.inputAmount)} of ${String(request.inputToken)}`,
+        );
+        ctx.expect(
+          'A-QUO-017',
+          outputs[0]?.chainId === request.destinationChainId &&
+            sameAddress(`0x${String(outputs[0]?.token).slice(-40)}`, String(request.outputToken)),
+          'standardOrder.outputs[0] is not the requested destination chain and token',
+        );
+        ctx.expect(
+          'A-QUO-017',
+          outputs[0]?.amount === quote.outputAmount,
+          `standardOrder.outputs[0].amount ${String(outputs[0]?.amount)} is not the quoted ${String(quote.outputAmount)}`,
+        );
+        ctx.expect(
+          'A-QUO-010',
+          Number(order.fillDeadline) <= Number(order.expires),
+          `fillDeadline ${String(order.fillDeadline)} is after expires ${String(order.expires)}`,
+        );
       }
     },
   }),
@@ -261,8 +314,17 @@ export const quoteChecks = [
     async run(ctx: CheckContext) {
       const base = quoteRequestFor(anyCorridor(ctx));
       for (const amount of ['0', '-5', '1.5', 'abc', '', '1e6', 100, null, '0x10']) {
-        const response = await ctx.api('POST', '/quotes', { body: { ...base, inputAmount: amount }, label: `inputAmount ${JSON.stringify(amount)}` });
-        expectError(ctx, response, { status: 400, type: 'invalid_request', param: 'inputAmount' }, 'A-QUO-003', `inputAmount ${JSON.stringify(amount)}`);
+        const response = await ctx.api('POST', '/quotes', {
+          body: { ...base, inputAmount: amount },
+          label: `inputAmount ${JSON.stringify(amount)}`,
+        });
+        expectError(
+          ctx,
+          response,
+          { status: 400, type: 'invalid_request', param: 'inputAmount' },
+          'A-QUO-003',
+          `inputAmount ${JSON.stringify(amount)}`,
+        );
       }
     },
   }),
@@ -303,7 +365,12 @@ export const quoteChecks = [
       const whole = (BigInt(corridor.minNotional) * 11n) / 10n / 10n ** BigInt(decimals);
       // The origin chain's name (from the corridor id) tells the pair apart when it runs both ways.
       const chain = corridor.id.split(':')[0];
-      const body = { pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`, side: 'sell', amount: String(whole + 1n), chain };
+      const body = {
+        pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`,
+        side: 'sell',
+        amount: String(whole + 1n),
+        chain,
+      };
       const response = await ctx.api('POST', '/quotes', { body, label: 'pair/side/amount' });
       ctx.expect('A-QUO-005', response.status === 200, `the pair shape answered ${response.status}: ${response.text.slice(0, 200)}`);
       if (response.status === 200) {
@@ -323,10 +390,28 @@ export const quoteChecks = [
     async run(ctx: CheckContext) {
       const corridor = anyCorridor(ctx);
       const base = quoteRequestFor(corridor);
-      const small = await ctx.api('POST', '/quotes', { body: { ...base, inputAmount: (BigInt(corridor.minNotional) - 1n).toString() }, label: 'minNotional - 1' });
-      expectError(ctx, small, { status: 422, type: 'validation_error', code: 'amount_too_small' }, 'A-QUO-013', 'an amount one unit below minNotional');
-      const large = await ctx.api('POST', '/quotes', { body: { ...base, inputAmount: (BigInt(corridor.maxNotional) + 1n).toString() }, label: 'maxNotional + 1' });
-      expectError(ctx, large, { status: 422, type: 'validation_error', code: 'amount_too_large' }, 'A-QUO-014', 'an amount one unit above maxNotional');
+      const small = await ctx.api('POST', '/quotes', {
+        body: { ...base, inputAmount: (BigInt(corridor.minNotional) - 1n).toString() },
+        label: 'minNotional - 1',
+      });
+      expectError(
+        ctx,
+        small,
+        { status: 422, type: 'validation_error', code: 'amount_too_small' },
+        'A-QUO-013',
+        'an amount one unit below minNotional',
+      );
+      const large = await ctx.api('POST', '/quotes', {
+        body: { ...base, inputAmount: (BigInt(corridor.maxNotional) + 1n).toString() },
+        label: 'maxNotional + 1',
+      });
+      expectError(
+        ctx,
+        large,
+        { status: 422, type: 'validation_error', code: 'amount_too_large' },
+        'A-QUO-014',
+        'an amount one unit above maxNotional',
+      );
     },
   }),
 
@@ -340,7 +425,10 @@ export const quoteChecks = [
     async run(ctx: CheckContext) {
       const corridor = anyCorridor(ctx);
       const stranger = `0x${randomBytes(20).toString('hex')}`;
-      const response = await ctx.api('POST', '/quotes', { body: { ...quoteRequestFor(corridor), inputToken: stranger }, label: 'unknown input token' });
+      const response = await ctx.api('POST', '/quotes', {
+        body: { ...quoteRequestFor(corridor), inputToken: stranger },
+        label: 'unknown input token',
+      });
       expectError(ctx, response, { status: [400, 404, 422], code: 'pair_not_supported' }, 'A-QUO-015', 'an input token no corridor offers');
     },
   }),
@@ -360,4 +448,3 @@ export const quoteChecks = [
     },
   }),
 ];
-

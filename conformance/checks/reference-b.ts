@@ -57,7 +57,11 @@ function chainName(ctx: CheckContext, corridor: CorridorRecord): string {
   return chainById(ctx.target, corridor.originChainId)?.name ?? corridor.id.split(':')[0]!;
 }
 
-async function runBFlow(ctx: CheckContext, label: string, options: { takerIndex: number; solverId?: string; corridor?: CorridorRecord }): Promise<BFlow> {
+async function runBFlow(
+  ctx: CheckContext,
+  label: string,
+  options: { takerIndex: number; solverId?: string; corridor?: CorridorRecord },
+): Promise<BFlow> {
   await eventCapture(ctx);
   const account = taker(ctx, options.takerIndex);
   const corridor = options.corridor ?? usableCorridors(ctx, 'Permit2Escrow')[0];
@@ -77,7 +81,8 @@ async function runBFlow(ctx: CheckContext, label: string, options: { takerIndex:
   const quotes = quotesOf(rfq.json);
   const quote = options.solverId ? quotes.find((q) => q.solverId === options.solverId) : quotes[0];
   const quoteId = String(quote?.quoteId ?? quote?.id ?? '');
-  if (!quote || !hasPrefix(quoteId, 'qt_')) ctx.fail(`${label}: the RFQ answer holds no usable quote${options.solverId ? ` of ${options.solverId}` : ''}`);
+  if (!quote || !hasPrefix(quoteId, 'qt_'))
+    ctx.fail(`${label}: the RFQ answer holds no usable quote${options.solverId ? ` of ${options.solverId}` : ''}`);
   const detail = await ctx.api('GET', `/quotes/${quoteId}`, { query: { user: account.address }, label: `${label}: quote to sign` });
   const detailBody = isObject(detail.json) ? detail.json : {};
   if (!isObject(detailBody.typedData)) ctx.fail(`${label}: the quote carries no typedData to sign`);
@@ -119,9 +124,12 @@ export function bRefundFlow(ctx: CheckContext): Promise<BFlow> {
   return ctx.fixture('b-refund-flow', async () => {
     const solver = await harnessSolver(ctx);
     const flow = await runBFlow(ctx, 'B refund', { takerIndex: 4, solverId: solver.solverId, corridor: solver.corridor });
-    if (flow.accept.status < 200 || flow.accept.status >= 300) ctx.fail(`POST /accept answered ${flow.accept.status}: ${flow.accept.text.slice(0, 200)}`);
+    if (flow.accept.status < 200 || flow.accept.status >= 300)
+      ctx.fail(`POST /accept answered ${flow.accept.status}: ${flow.accept.text.slice(0, 200)}`);
     const detail = await ctx.api('GET', `/quotes/${flow.quoteId}`, { label: 'the accepted quote' });
-    const expires = isObject(detail.json) ? Number(detail.json.expires ?? (isObject(detail.json.standardOrder) ? detail.json.standardOrder.expires : NaN)) : NaN;
+    const expires = isObject(detail.json)
+      ? Number(detail.json.expires ?? (isObject(detail.json.standardOrder) ? detail.json.standardOrder.expires : NaN))
+      : NaN;
     if (!Number.isFinite(expires)) ctx.fail('the quote names no expiry');
     const wait = Math.max(1, Math.ceil(expires - (await ctx.clockNow()) / 1_000) + 2);
     if (ctx.target.capabilities.has('clock')) await ctx.advanceClock(wait);
@@ -162,9 +170,21 @@ export const referenceBChecks = [
       const responses = quotesOf(response.json);
       ctx.require('B-RFQ-002', responses.length > 0, 'no solver responses listed');
       const keys = new Set(responses.flatMap((r) => Object.keys(r)));
-      ctx.expect('B-RFQ-002', [...keys].some((k) => /price|amount/i.test(k)), `no pricing in the responses (${[...keys].join(', ')})`);
-      ctx.expect('B-RFQ-002', [...keys].some((k) => /fill/i.test(k)), `no fill rate in the responses (${[...keys].join(', ')})`);
-      ctx.expect('B-RFQ-002', [...keys].some((k) => /latency/i.test(k)), `no latency in the responses (${[...keys].join(', ')})`);
+      ctx.expect(
+        'B-RFQ-002',
+        [...keys].some((k) => /price|amount/i.test(k)),
+        `no pricing in the responses (${[...keys].join(', ')})`,
+      );
+      ctx.expect(
+        'B-RFQ-002',
+        [...keys].some((k) => /fill/i.test(k)),
+        `no fill rate in the responses (${[...keys].join(', ')})`,
+      );
+      ctx.expect(
+        'B-RFQ-002',
+        [...keys].some((k) => /latency/i.test(k)),
+        `no latency in the responses (${[...keys].join(', ')})`,
+      );
     },
   }),
 
@@ -178,9 +198,17 @@ export const referenceBChecks = [
     phase: PHASE.flows,
     async run(ctx: CheckContext) {
       const flow = await bFlow(ctx);
-      ctx.require('B-ACC-001', flow.accept.status >= 200 && flow.accept.status < 300, `POST /accept answered ${flow.accept.status}: ${flow.accept.text.slice(0, 200)}`);
+      ctx.require(
+        'B-ACC-001',
+        flow.accept.status >= 200 && flow.accept.status < 300,
+        `POST /accept answered ${flow.accept.status}: ${flow.accept.text.slice(0, 200)}`,
+      );
       ctx.expect('B-ACC-001', flow.settlementId !== undefined, 'the accept answer names no stl_ settlement');
-      ctx.expect('B-ACC-001', /0x[0-9a-fA-F]{64}/.test(flow.accept.text) || flow.settlementId !== undefined, 'the accept answer shows no escrow deposit');
+      ctx.expect(
+        'B-ACC-001',
+        /0x[0-9a-fA-F]{64}/.test(flow.accept.text) || flow.settlementId !== undefined,
+        'the accept answer shows no escrow deposit',
+      );
       const again = await ctx.api('POST', '/accept', { auth: ctx.key, body: flow.acceptBody, label: 'accept again' });
       expectError(ctx, again, { status: 409, code: 'ALREADY_ACCEPTED' }, 'B-ERR-003', 'the same quote accepted twice');
     },
@@ -201,7 +229,13 @@ export const referenceBChecks = [
       const whole = BigInt(inputAmountFor(corridor)) / 10n ** BigInt(corridor.inputToken.decimals);
       const rfq = await ctx.api('POST', '/rfq', {
         auth: ctx.key,
-        body: { pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`, side: 'sell', amount: String(whole + 1n), chain: chainName(ctx, corridor), user: account.address },
+        body: {
+          pair: `${corridor.inputToken.symbol}/${corridor.outputToken.symbol}`,
+          side: 'sell',
+          amount: String(whole + 1n),
+          chain: chainName(ctx, corridor),
+          user: account.address,
+        },
       });
       const quote = quotesOf(rfq.json)[0];
       const quoteId = String(quote?.quoteId ?? quote?.id ?? '');
@@ -212,7 +246,11 @@ export const referenceBChecks = [
       const signature = await signTypedDataJson(account, body.typedData);
       await ctx.advanceClock(Math.max(1, Math.ceil((Date.parse(body.expiresAt) - (await ctx.clockNow())) / 1_000) + 1));
       const rfqId = idsIn(rfq.json).get('rfq')?.[0];
-      const late = await ctx.api('POST', '/accept', { auth: ctx.key, body: { rfqId, quoteId, signature, nonce: Number(body.nonce ?? 0), user: account.address }, label: 'accept after expiry' });
+      const late = await ctx.api('POST', '/accept', {
+        auth: ctx.key,
+        body: { rfqId, quoteId, signature, nonce: Number(body.nonce ?? 0), user: account.address },
+        label: 'accept after expiry',
+      });
       expectError(ctx, late, { status: 409, code: 'QUOTE_EXPIRED' }, 'B-ERR-004', 'accepting an expired quote');
     },
   }),
@@ -226,7 +264,10 @@ export const referenceBChecks = [
     phase: PHASE.routes,
     async run(ctx: CheckContext) {
       const address = ctx.target.sandbox?.accounts?.takers?.[0]?.address ?? '0x000000000000000000000000000000000000dEaD';
-      const response = await ctx.api('GET', '/compliance/status', { query: { address }, ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}) });
+      const response = await ctx.api('GET', '/compliance/status', {
+        query: { address },
+        ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}),
+      });
       ctx.require('B-CMP-001', response.status === 200, `GET /compliance/status answered ${response.status}`);
       const text = JSON.stringify(response.json ?? {}).toLowerCase();
       ctx.expect('B-CMP-001', /kyc|kyb/.test(text), 'no KYC/KYB state');
@@ -257,7 +298,7 @@ export const referenceBChecks = [
 
   check({
     id: 'b.audit',
-    title: 'GET /api/v1/audit/{tradeId} returns the trade\'s WORM entries, hash-chained with sequence numbers',
+    title: "GET /api/v1/audit/{tradeId} returns the trade's WORM entries, hash-chained with sequence numbers",
     requirements: ['B-AUD-001', 'X-LED-001'],
     profiles: ONLY_B,
     tags: ['reference-b', 'flow', 'ledger'],
@@ -266,12 +307,19 @@ export const referenceBChecks = [
     async run(ctx: CheckContext) {
       const flow = await bFlow(ctx);
       let response: WireResponse | undefined;
-      for (const id of [...flow.ids].sort((a, b) => ['stl', 'ord', 'rfq', 'qt'].indexOf(a.split('_')[0]!) - ['stl', 'ord', 'rfq', 'qt'].indexOf(b.split('_')[0]!))) {
+      for (const id of [...flow.ids].sort(
+        (a, b) => ['stl', 'ord', 'rfq', 'qt'].indexOf(a.split('_')[0]!) - ['stl', 'ord', 'rfq', 'qt'].indexOf(b.split('_')[0]!),
+      )) {
         response = await ctx.api('GET', `/audit/${id}`, { auth: ctx.key, label: `audit of ${id}` });
         if (response.status === 200) break;
       }
       ctx.require('B-AUD-001', response?.status === 200, `GET /audit/{tradeId} answered ${response?.status} for every id of the trade`);
-      const entries = quotesOf(response.json).length > 0 ? quotesOf(response.json) : isObject(response.json) && isArray(response.json.entries) ? response.json.entries.filter(isObject) : [];
+      const entries =
+        quotesOf(response.json).length > 0
+          ? quotesOf(response.json)
+          : isObject(response.json) && isArray(response.json.entries)
+            ? response.json.entries.filter(isObject)
+            : [];
       ctx.require('B-AUD-001', entries.length > 0, 'the audit answer lists no entries');
       const problems: string[] = [];
       entries.forEach((e, i) => {
@@ -281,10 +329,18 @@ export const referenceBChecks = [
       });
       ctx.expect('X-LED-001', problems.length === 0, problems.join('; '));
       const sequences = entries.map((e) => Number(e.sequence ?? e.seq));
-      ctx.expect('X-LED-001', sequences.every((s, i) => i === 0 || s > sequences[i - 1]!), `sequences are not increasing: ${sequences.join(', ')}`);
+      ctx.expect(
+        'X-LED-001',
+        sequences.every((s, i) => i === 0 || s > sequences[i - 1]!),
+        `sequences are not increasing: ${sequences.join(', ')}`,
+      );
       entries.forEach((e, i) => {
         if (i > 0 && sequences[i] === sequences[i - 1]! + 1) {
-          ctx.expect('X-LED-001', (e.prevHash ?? e.previousHash) === entries[i - 1]!.hash, `entry ${sequences[i]} does not chain to entry ${sequences[i - 1]}`);
+          ctx.expect(
+            'X-LED-001',
+            (e.prevHash ?? e.previousHash) === entries[i - 1]!.hash,
+            `entry ${sequences[i]} does not chain to entry ${sequences[i - 1]}`,
+          );
         }
       });
       const text = JSON.stringify(response.json).toLowerCase();
@@ -305,9 +361,18 @@ export const referenceBChecks = [
       if (!corridor) ctx.skip('the target lists no corridors');
       const response = await ctx.api('POST', '/solver/register', {
         auth: ctx.key,
-        body: { name: `conformance-b-${ctx.seed}`, corridors: [corridor.id], kyb: { legalName: 'Conformance Harness Ltd', jurisdiction: 'GB' }, pricing: { engine: 'static', marginBps: 10 } },
+        body: {
+          name: `conformance-b-${ctx.seed}`,
+          corridors: [corridor.id],
+          kyb: { legalName: 'Conformance Harness Ltd', jurisdiction: 'GB' },
+          pricing: { engine: 'static', marginBps: 10 },
+        },
       });
-      ctx.require('B-SOL-001', response.status >= 200 && response.status < 300, `POST /solver/register answered ${response.status}: ${response.text.slice(0, 200)}`);
+      ctx.require(
+        'B-SOL-001',
+        response.status >= 200 && response.status < 300,
+        `POST /solver/register answered ${response.status}: ${response.text.slice(0, 200)}`,
+      );
       const key = /\bsk_(test|live)_[0-9A-Za-z_]+/.exec(response.text)?.[0];
       ctx.require('B-SOL-002', key !== undefined, 'the registration hands out no sk_test_/sk_live_ solver key');
       const opened = await ctx.ws(ctx.target.solverStreamUrl, { label: 'solver stream with the sk_ key' });

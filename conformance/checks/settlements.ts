@@ -20,8 +20,15 @@ import {
 const NEEDS = ['fundedAccounts', 'solvers', 'apiKey', 'workspace'] as const;
 
 async function settlementOf(ctx: CheckContext, orderId: string): Promise<Json> {
-  const response = await ctx.api('GET', `/workspaces/${ctx.target.workspaceId}/settlements/${orderId}`, { auth: ctx.key, label: 'settlement' });
-  ctx.require('A-STL-001', response.status === 200, `GET /workspaces/${ctx.target.workspaceId}/settlements/${orderId} answered ${response.status}`);
+  const response = await ctx.api('GET', `/workspaces/${ctx.target.workspaceId}/settlements/${orderId}`, {
+    auth: ctx.key,
+    label: 'settlement',
+  });
+  ctx.require(
+    'A-STL-001',
+    response.status === 200,
+    `GET /workspaces/${ctx.target.workspaceId}/settlements/${orderId} answered ${response.status}`,
+  );
   return isObject(response.json) ? response.json : {};
 }
 
@@ -41,8 +48,10 @@ function timelineProblems(settlement: Json): string[] {
       ),
     );
     if (isObject(entry)) {
-      if (entry.txHash !== undefined && entry.txHash !== null && !isTxHash(entry.txHash)) problems.push(`timeline[${i}].txHash is not a transaction hash`);
-      if (entry.oracleHash !== undefined && entry.oracleHash !== null && entry.stage !== 'attested') problems.push(`timeline[${i}] (${String(entry.stage)}) carries oracleHash`);
+      if (entry.txHash !== undefined && entry.txHash !== null && !isTxHash(entry.txHash))
+        problems.push(`timeline[${i}].txHash is not a transaction hash`);
+      if (entry.oracleHash !== undefined && entry.oracleHash !== null && entry.stage !== 'attested')
+        problems.push(`timeline[${i}] (${String(entry.stage)}) carries oracleHash`);
     }
   });
   const times = timeline.map((e) => (isObject(e) && isIsoTime(e.at) ? Date.parse(e.at) : NaN));
@@ -75,14 +84,23 @@ export const settlementChecks = [
         'settlement',
       );
       ctx.expect('A-STL-001', problems.length === 0, problems.join('; '));
-      ctx.expect('A-STL-007', isHexBytes(settlement.evidenceHash) && isFiniteNumber(settlement.wormSequence), 'evidenceHash or wormSequence malformed');
+      ctx.expect(
+        'A-STL-007',
+        isHexBytes(settlement.evidenceHash) && isFiniteNumber(settlement.wormSequence),
+        'evidenceHash or wormSequence malformed',
+      );
       ctx.expect('X-LED-001', isFiniteNumber(settlement.wormSequence) && settlement.wormSequence >= 0, 'no WORM sequence for the trade');
-      if (flow.final.status === 'Claimed') ctx.expect('A-STL-002', settlement.state === 'Settled', `a claimed order's settlement is ${String(settlement.state)}, not Settled`);
+      if (flow.final.status === 'Claimed')
+        ctx.expect('A-STL-002', settlement.state === 'Settled', `a claimed order's settlement is ${String(settlement.state)}, not Settled`);
       ctx.expect('A-STL-003', timelineProblems(settlement).length === 0, timelineProblems(settlement).join('; '));
       const stages = isArray(settlement.timeline) ? settlement.timeline.map((e) => (isObject(e) ? e.stage : undefined)) : [];
       ctx.note(`timeline: ${stages.join(' → ')}`);
       if (flow.final.status === 'Claimed') {
-        ctx.expect('A-STL-004', stages.join() === 'rfq,deposited,filled,attested,claimed', `the successful timeline is ${stages.join(', ')}`);
+        ctx.expect(
+          'A-STL-004',
+          stages.join() === 'rfq,deposited,filled,attested,claimed',
+          `the successful timeline is ${stages.join(', ')}`,
+        );
         const attested = isArray(settlement.timeline) ? settlement.timeline.find((e) => isObject(e) && e.stage === 'attested') : undefined;
         ctx.expect('A-STL-003', isObject(attested) && typeof attested.oracleHash === 'string', 'the attested stage carries no oracleHash');
       }
@@ -118,12 +136,26 @@ export const settlementChecks = [
     needs: ['apiKey', 'workspace'],
     phase: PHASE.afterFlows,
     async run(ctx: CheckContext) {
-      const unknown = await ctx.api('GET', `/workspaces/${ctx.target.workspaceId}/settlements/ord_conformance${randomBytes(6).toString('hex')}`, { auth: ctx.key });
+      const unknown = await ctx.api(
+        'GET',
+        `/workspaces/${ctx.target.workspaceId}/settlements/ord_conformance${randomBytes(6).toString('hex')}`,
+        { auth: ctx.key },
+      );
       expectError(ctx, unknown, { status: 404, type: 'not_found' }, 'A-STL-006', 'the settlement of an unknown order');
-      const flow = ctx.state.fixtures.has('flow-Permit2Escrow') ? await successFlow(ctx, 'Permit2Escrow').catch(() => undefined) : undefined;
+      const flow = ctx.state.fixtures.has('flow-Permit2Escrow')
+        ? await successFlow(ctx, 'Permit2Escrow').catch(() => undefined)
+        : undefined;
       const orderId = flow?.orderId ?? `ord_conformance${randomBytes(6).toString('hex')}`;
-      const other = await ctx.api('GET', `/workspaces/ws_conformance${randomBytes(6).toString('hex')}/settlements/${orderId}`, { auth: ctx.key });
-      expectError(ctx, other, { status: [403, 404], type: other.status === 403 ? undefined : 'not_found' }, 'A-STL-006', "another workspace's settlement");
+      const other = await ctx.api('GET', `/workspaces/ws_conformance${randomBytes(6).toString('hex')}/settlements/${orderId}`, {
+        auth: ctx.key,
+      });
+      expectError(
+        ctx,
+        other,
+        { status: [403, 404], type: other.status === 403 ? undefined : 'not_found' },
+        'A-STL-006',
+        "another workspace's settlement",
+      );
       const anonymous = await ctx.api('GET', `/workspaces/${ctx.target.workspaceId}/settlements/${orderId}`);
       expectError(ctx, anonymous, { status: 401, type: 'authentication_error' }, 'A-STL-001', 'a settlement without credentials');
     },
@@ -131,7 +163,7 @@ export const settlementChecks = [
 
   check({
     id: 'settlements.list',
-    title: 'GET /api/v1/settlements needs auth and answers a page envelope holding the run\'s orders',
+    title: "GET /api/v1/settlements needs auth and answers a page envelope holding the run's orders",
     requirements: ['A-STL-005', 'X-PAG-001'],
     profiles: ONLY_A,
     tags: ['settlements', 'pagination'],
@@ -143,11 +175,19 @@ export const settlementChecks = [
       const response = await ctx.api('GET', '/settlements', { auth: ctx.key, query: { limit: 100 } });
       ctx.require('A-STL-005', response.status === 200, `GET /settlements answered ${response.status}`);
       const body = isObject(response.json) ? response.json : {};
-      ctx.expect('A-STL-005', isArray(body.data) && typeof body.has_more === 'boolean' && isFiniteNumber(body.total_count), 'not a page envelope');
+      ctx.expect(
+        'A-STL-005',
+        isArray(body.data) && typeof body.has_more === 'boolean' && isFiniteNumber(body.total_count),
+        'not a page envelope',
+      );
       if (ctx.state.fixtures.has('flow-Permit2Escrow')) {
         const flow = await successFlow(ctx, 'Permit2Escrow').catch(() => undefined);
         if (flow && isArray(body.data)) {
-          ctx.expect('A-STL-005', body.data.some((s) => isObject(s) && s.orderId === flow.orderId), `the list does not hold the run's order ${flow.orderId}`);
+          ctx.expect(
+            'A-STL-005',
+            body.data.some((s) => isObject(s) && s.orderId === flow.orderId),
+            `the list does not hold the run's order ${flow.orderId}`,
+          );
         }
       }
     },

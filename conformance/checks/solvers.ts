@@ -18,7 +18,9 @@ export const solverChecks = [
     async run(ctx: CheckContext) {
       const corridor = ctx.target.corridors[0];
       if (!corridor) ctx.skip('the target lists no corridors');
-      const anonymous = await ctx.api('POST', '/solvers/register', { body: { name: 'x', corridors: [corridor.id], callbackUrl: 'https://example.invalid' } });
+      const anonymous = await ctx.api('POST', '/solvers/register', {
+        body: { name: 'x', corridors: [corridor.id], callbackUrl: 'https://example.invalid' },
+      });
       expectError(ctx, anonymous, { status: 401, type: 'authentication_error' }, 'A-SOL-001', 'registration without credentials');
       const solver = await harnessSolver(ctx);
       ctx.evidence.push({ kind: 'note', text: 'registration', data: solver.registration });
@@ -27,16 +29,24 @@ export const solverChecks = [
         [
           ['solverId', (v) => typeof v === 'string', 'a string'],
           ['name', isNonEmptyString, 'the name'],
-          ['corridors', (v) => isArray(v) && v.includes(corridor.id) || isArray(v), 'the corridors'],
+          ['corridors', (v) => (isArray(v) && v.includes(corridor.id)) || isArray(v), 'the corridors'],
           ['wsToken', isNonEmptyString, 'a token'],
           ['wsUrl', (v) => typeof v === 'string' && /^wss?:\/\//.test(v), 'a WebSocket URL'],
           ['createdAt', isIsoTime, 'an ISO-8601 time'],
         ],
         'registration',
       );
-      ctx.expect('A-SOL-001', solver.registrationStatus === 201 && problems.length === 0, problems.join('; ') || `answered ${solver.registrationStatus}`);
+      ctx.expect(
+        'A-SOL-001',
+        solver.registrationStatus === 201 && problems.length === 0,
+        problems.join('; ') || `answered ${solver.registrationStatus}`,
+      );
       ctx.expect('X-ID-001', hasPrefix(solver.solverId, 'slv_'), `solverId ${solver.solverId} lacks slv_`);
-      ctx.expect('A-SOL-002', hasPrefix(solver.registration.wsToken, 'wst_'), `wsToken ${String(solver.registration.wsToken).slice(0, 10)}… lacks the wst_ prefix`);
+      ctx.expect(
+        'A-SOL-002',
+        hasPrefix(solver.registration.wsToken, 'wst_'),
+        `wsToken ${String(solver.registration.wsToken).slice(0, 10)}… lacks the wst_ prefix`,
+      );
     },
   }),
 
@@ -54,13 +64,20 @@ export const solverChecks = [
       ctx.require('X-SOL-001', solver.authOk !== undefined, 'the solver stream did not answer auth.ok to the wsToken');
       ctx.require('X-SOL-001', solver.subscribeOk !== undefined, 'the solver stream did not answer subscribe.ok to rfq.*');
       const before = solver.rfqs.length;
-      const response = await ctx.api('POST', '/quotes', { body: quoteRequestFor(solver.corridor), label: "a quote on the harness solver's corridor" });
+      const response = await ctx.api('POST', '/quotes', {
+        body: quoteRequestFor(solver.corridor),
+        label: "a quote on the harness solver's corridor",
+      });
       ctx.expect('X-SOL-001', response.status === 200, `POST /quotes answered ${response.status}`);
       const deadline = Date.now() + 5_000;
       while (solver.rfqs.length === before && Date.now() < deadline) await ctx.sleep(20);
       ctx.expect('X-SOL-001', solver.rfqs.length > before, 'no RFQ event reached the registered solver');
       const quotes = isObject(response.json) && isArray(response.json.quotes) ? (response.json.quotes as Json[]) : [];
-      ctx.expect('X-SOL-001', quotes.some((q) => q.solverId === solver.solverId), "the harness solver's quote is not among the answers");
+      ctx.expect(
+        'X-SOL-001',
+        quotes.some((q) => q.solverId === solver.solverId),
+        "the harness solver's quote is not among the answers",
+      );
       const alias = await WsSession.open(ctx.target.solverStreamUrl.replace('/ws/v1/', '/ws/'), { label: '/ws/solver/stream' });
       ctx.expect('X-SOL-002', !isRefusal(alias), `/ws/solver/stream is not served (${isRefusal(alias) ? alias.error : ''})`);
       if (!isRefusal(alias)) await alias.close();

@@ -22,14 +22,28 @@ interface Registered {
   body: Json;
 }
 
-async function register(ctx: CheckContext, name: string, events: string[], behaviour: { status: number } | { statuses: number[] } = { status: 200 }, deleteAfterCheck = true): Promise<Registered> {
+async function register(
+  ctx: CheckContext,
+  name: string,
+  events: string[],
+  behaviour: { status: number } | { statuses: number[] } = { status: 200 },
+  deleteAfterCheck = true,
+): Promise<Registered> {
   const receiver = await ctx.receiver();
   const endpoint = receiver.endpoint(name, behaviour);
   const secret = `whsec_conformance${randomBytes(16).toString('hex')}`;
-  const created = await ctx.api('POST', '/webhooks', { auth: ctx.key, body: { url: endpoint.url, events, secret }, label: `register ${name}` });
+  const created = await ctx.api('POST', '/webhooks', {
+    auth: ctx.key,
+    body: { url: endpoint.url, events, secret },
+    label: `register ${name}`,
+  });
   const body = isObject(created.json) ? created.json : {};
   const id = (body.webhookId ?? body.id) as string | undefined;
-  ctx.require('A-WH-001', created.status === 201 && typeof id === 'string', `POST /webhooks answered ${created.status}: ${created.text.slice(0, 200)}`);
+  ctx.require(
+    'A-WH-001',
+    created.status === 201 && typeof id === 'string',
+    `POST /webhooks answered ${created.status}: ${created.text.slice(0, 200)}`,
+  );
   const remove = async () => {
     await ctx.state.http.request({ method: 'DELETE', path: `/api/v1/webhooks/${id}`, auth: ctx.key }).catch(() => undefined);
   };
@@ -39,7 +53,11 @@ async function register(ctx: CheckContext, name: string, events: string[], behav
 }
 
 /** Every way one delivery breaks the spec's delivery rules; `clockSeconds` is the sandbox time when it arrived. */
-export function deliveryProblems(delivery: Delivery, webhook: { id: string; secret: string }, clockSeconds?: number): Array<[string, string]> {
+export function deliveryProblems(
+  delivery: Delivery,
+  webhook: { id: string; secret: string },
+  clockSeconds?: number,
+): Array<[string, string]> {
   const problems: Array<[string, string]> = [];
   const h = delivery.headers;
   if (delivery.method !== 'POST') problems.push(['X-WH-001', `a delivery came as ${delivery.method}`]);
@@ -47,7 +65,8 @@ export function deliveryProblems(delivery: Delivery, webhook: { id: string; secr
   if (!body) problems.push(['X-WH-001', 'a delivery body is not a JSON object']);
   const timestamp = h['x-service-timestamp'];
   const signature = h['x-service-signature'];
-  if (timestamp === undefined || !/^\d+$/.test(timestamp)) problems.push(['X-WH-003', `X-Service-Timestamp is ${JSON.stringify(timestamp)}, not Unix seconds`]);
+  if (timestamp === undefined || !/^\d+$/.test(timestamp))
+    problems.push(['X-WH-003', `X-Service-Timestamp is ${JSON.stringify(timestamp)}, not Unix seconds`]);
   else if (clockSeconds !== undefined && Math.abs(Number(timestamp) - clockSeconds) > 120) {
     problems.push(['X-WH-003', `X-Service-Timestamp ${timestamp} is ${Number(timestamp) - clockSeconds} s from the time it was received`]);
   }
@@ -55,15 +74,23 @@ export function deliveryProblems(delivery: Delivery, webhook: { id: string; secr
   else if (timestamp !== undefined && !signatureMatches(webhook.secret, timestamp, delivery.rawBody, signature)) {
     problems.push(['X-WH-002', `X-Service-Signature ${signature.slice(0, 16)}… is not HMAC-SHA256(secret, "<timestamp>.<body>")`]);
   }
-  if (body && h['x-service-event'] !== body.type) problems.push(['X-WH-004', `X-Service-Event ${JSON.stringify(h['x-service-event'])} but the body is ${JSON.stringify(body.type)}`]);
-  if (h['x-service-webhookid'] !== webhook.id) problems.push(['X-WH-005', `X-Service-WebhookId ${JSON.stringify(h['x-service-webhookid'])}, expected ${webhook.id}`]);
+  if (body && h['x-service-event'] !== body.type)
+    problems.push(['X-WH-004', `X-Service-Event ${JSON.stringify(h['x-service-event'])} but the body is ${JSON.stringify(body.type)}`]);
+  if (h['x-service-webhookid'] !== webhook.id)
+    problems.push(['X-WH-005', `X-Service-WebhookId ${JSON.stringify(h['x-service-webhookid'])}, expected ${webhook.id}`]);
   if (!h['x-service-deliveryid']) problems.push(['X-WH-006', 'X-Service-DeliveryId is missing']);
   return problems;
 }
 
-function expectDeliveries(ctx: CheckContext, deliveries: readonly Delivery[], webhook: { id: string; secret: string }, clockOffsetMs: number): void {
+function expectDeliveries(
+  ctx: CheckContext,
+  deliveries: readonly Delivery[],
+  webhook: { id: string; secret: string },
+  clockOffsetMs: number,
+): void {
   for (const delivery of deliveries) {
-    for (const [requirementId, message] of deliveryProblems(delivery, webhook, (delivery.receivedAt + clockOffsetMs) / 1_000)) ctx.expect(requirementId, false, message);
+    for (const [requirementId, message] of deliveryProblems(delivery, webhook, (delivery.receivedAt + clockOffsetMs) / 1_000))
+      ctx.expect(requirementId, false, message);
   }
   const ids = deliveries.map((d) => d.headers['x-service-deliveryid']);
   ctx.expect('X-WH-006', new Set(ids).size === ids.length, 'two deliveries share an X-Service-DeliveryId');
@@ -89,8 +116,15 @@ async function provokeEvents(ctx: CheckContext, webhookId: string, count: number
   }
   if (ids.length < count) ctx.skip(`only ${ids.length} events exist to drive ${count} deliveries`);
   const chosen = ids.slice(-count);
-  const replay = await ctx.api('POST', `/webhooks/${webhookId}/replay`, { auth: ctx.key, body: { eventIds: chosen, includeDelivered: true }, label: 'replay stored events to the endpoint' });
-  if (replay.status !== 200 && replay.status !== 202) ctx.skip(`the deployment offers no event replay to an endpoint (POST /webhooks/{id}/replay answered ${replay.status}); the schedule needs fresh events`);
+  const replay = await ctx.api('POST', `/webhooks/${webhookId}/replay`, {
+    auth: ctx.key,
+    body: { eventIds: chosen, includeDelivered: true },
+    label: 'replay stored events to the endpoint',
+  });
+  if (replay.status !== 200 && replay.status !== 202)
+    ctx.skip(
+      `the deployment offers no event replay to an endpoint (POST /webhooks/{id}/replay answered ${replay.status}); the schedule needs fresh events`,
+    );
   return chosen;
 }
 
@@ -157,7 +191,10 @@ export const webhookChecks = [
     needs: ['apiKey'],
     phase: PHASE.routes,
     async run(ctx: CheckContext) {
-      const anonymous = await ctx.api('POST', '/webhooks', { body: { url: 'http://127.0.0.1:9/x', events: ['order.*'] }, label: 'without credentials' });
+      const anonymous = await ctx.api('POST', '/webhooks', {
+        body: { url: 'http://127.0.0.1:9/x', events: ['order.*'] },
+        label: 'without credentials',
+      });
       expectError(ctx, anonymous, { status: 401, type: 'authentication_error' }, 'A-WH-001', 'POST /webhooks without credentials');
       const webhook = await register(ctx, 'create', ['order.*']);
       const problems = fieldProblems(
@@ -175,7 +212,11 @@ export const webhookChecks = [
       ctx.expect('A-WH-001', problems.length === 0, problems.join('; '));
       ctx.expect('A-WH-001', webhook.body.active === true, 'a new webhook is not active');
       ctx.expect('X-ID-001', hasPrefix(webhook.id, 'wh_'), `webhookId ${webhook.id} lacks the wh_ prefix`);
-      ctx.expect('A-WH-006', hasPrefix(webhook.body.signingKey, 'whsec_live_') || hasPrefix(webhook.body.signingKey, 'whsec_'), 'signingKey lacks the whsec_ prefix');
+      ctx.expect(
+        'A-WH-006',
+        hasPrefix(webhook.body.signingKey, 'whsec_live_') || hasPrefix(webhook.body.signingKey, 'whsec_'),
+        'signingKey lacks the whsec_ prefix',
+      );
     },
   }),
 
@@ -191,7 +232,15 @@ export const webhookChecks = [
       const webhook = await register(ctx, 'list', ['order.settled']);
       const listed = (response: { json: unknown }) => {
         const body = response.json;
-        const items = isArray(body) ? body : isObject(body) ? (isArray(body.data) ? body.data : isArray(body.webhooks) ? body.webhooks : []) : [];
+        const items = isArray(body)
+          ? body
+          : isObject(body)
+            ? isArray(body.data)
+              ? body.data
+              : isArray(body.webhooks)
+                ? body.webhooks
+                : []
+            : [];
         return items.some((w) => isObject(w) && (w.webhookId === webhook.id || w.id === webhook.id));
       };
       const anonymous = await ctx.api('GET', '/webhooks');
@@ -247,7 +296,11 @@ export const webhookChecks = [
       const patterns = EVENT_PATTERNS[ctx.profile];
       const matches = (type: string) => patterns.some((p) => (p.endsWith('.*') ? type.startsWith(p.slice(0, -1)) : p === type));
       const strays = deliveries.map(parseDelivery).filter((b) => b && !matches(String(b.type)));
-      ctx.expect('X-WH-010', strays.length === 0, `delivered types the webhook did not subscribe to: ${strays.map((b) => b?.type).join(', ')}`);
+      ctx.expect(
+        'X-WH-010',
+        strays.length === 0,
+        `delivered types the webhook did not subscribe to: ${strays.map((b) => b?.type).join(', ')}`,
+      );
       ctx.note(`${deliveries.length} deliveries`);
     },
   }),
@@ -267,7 +320,11 @@ export const webhookChecks = [
       ctx.evidence.push(webhook.endpoint.evidence());
       const types = webhook.endpoint.deliveries().map((d) => parseDelivery(d)?.type);
       ctx.expect('X-WH-010', types.length > 0, 'order.settled never arrived');
-      ctx.expect('X-WH-010', types.every((t) => t === 'order.settled'), `delivered: ${types.join(', ')}`);
+      ctx.expect(
+        'X-WH-010',
+        types.every((t) => t === 'order.settled'),
+        `delivered: ${types.join(', ')}`,
+      );
     },
   }),
 
@@ -292,13 +349,22 @@ export const webhookChecks = [
       const offsets = stamps.map((s) => s - stamps[0]!);
       ctx.note(`attempt offsets (s): ${offsets.join(', ')}; expected ${schedule.join(', ')}`);
       const expected = useClock ? schedule : schedule.slice(0, 3);
-      ctx.expect(requirementId, deliveries.length === expected.length, `${deliveries.length} attempts, the schedule has ${expected.length}`);
+      ctx.expect(
+        requirementId,
+        deliveries.length === expected.length,
+        `${deliveries.length} attempts, the schedule has ${expected.length}`,
+      );
       expected.forEach((at, i) => {
-        if (offsets[i] !== undefined) ctx.expect(requirementId, Math.abs(offsets[i]! - at) <= 2, `attempt ${i + 1} at +${offsets[i]} s, the schedule says +${at} s`);
+        if (offsets[i] !== undefined)
+          ctx.expect(requirementId, Math.abs(offsets[i]! - at) <= 2, `attempt ${i + 1} at +${offsets[i]} s, the schedule says +${at} s`);
       });
       ctx.expect('X-WH-008', deliveries.length > 1, 'a failed delivery was not retried');
       ctx.expect('X-WH-011', deliveries.length > 1 && deliveries[0]!.answered === 302, 'a 302 answer was not treated as a failure');
-      ctx.expect('X-WH-007', deliveries.every((d) => parseDelivery(d)?.id === eventId), 'the event id changed between attempts');
+      ctx.expect(
+        'X-WH-007',
+        deliveries.every((d) => parseDelivery(d)?.id === eventId),
+        'the event id changed between attempts',
+      );
       const deliveryIds = deliveries.map((d) => d.headers['x-service-deliveryid']);
       ctx.expect('X-WH-006', new Set(deliveryIds).size === deliveryIds.length, 'attempts share an X-Service-DeliveryId');
     },
@@ -318,15 +384,28 @@ export const webhookChecks = [
       const webhook = sweep.stopping;
       if (!webhook) ctx.fail('the pausing endpoint could not be set up');
       ctx.note(`attempts received: ${webhook.endpoint.deliveries().length}`);
-      ctx.expect('A-WH-008', isObject(sweep.stoppedState) && sweep.stoppedState.active === false, `after 5 exhausted events the webhook is ${describeState(sweep.stoppedState)}`);
+      ctx.expect(
+        'A-WH-008',
+        isObject(sweep.stoppedState) && sweep.stoppedState.active === false,
+        `after 5 exhausted events the webhook is ${describeState(sweep.stoppedState)}`,
+      );
       webhook.endpoint.behave({ status: 200 });
-      const enabled = await ctx.request({ method: 'POST', path: `/v1/webhooks/${webhook.id}/enable`, auth: ctx.key, label: 'enable (legacy path)' });
+      const enabled = await ctx.request({
+        method: 'POST',
+        path: `/v1/webhooks/${webhook.id}/enable`,
+        auth: ctx.key,
+        label: 'enable (legacy path)',
+      });
       ctx.expect('A-WH-005', enabled.status >= 200 && enabled.status < 300, `POST /v1/webhooks/{id}/enable answered ${enabled.status}`);
       const again = await webhookState(ctx, webhook.id);
       ctx.expect('A-WH-005', isObject(again) && again.active === true, 'the webhook is not active after enable');
       const before = webhook.endpoint.deliveries().length;
       const sent = await ctx.api('POST', `/webhooks/${webhook.id}/test`, { auth: ctx.key });
-      ctx.expect('A-WH-005', sent.status < 300 && (await webhook.endpoint.waitFor(before + 1, 5_000)).at(-1)?.answered === 200, 'an enabled webhook receives deliveries again');
+      ctx.expect(
+        'A-WH-005',
+        sent.status < 300 && (await webhook.endpoint.waitFor(before + 1, 5_000)).at(-1)?.answered === 200,
+        'an enabled webhook receives deliveries again',
+      );
     },
   }),
 
@@ -346,7 +425,11 @@ export const webhookChecks = [
       const failures = webhook.endpoint.deliveries().length;
       ctx.note(`${failures} failed deliveries`);
       ctx.expect('B-WH-002', failures >= 5, `only ${failures} deliveries failed`);
-      ctx.expect('B-WH-002', isObject(sweep.stoppedState) && sweep.stoppedState.active === false, `after ${failures} failures the webhook is ${describeState(sweep.stoppedState)}`);
+      ctx.expect(
+        'B-WH-002',
+        isObject(sweep.stoppedState) && sweep.stoppedState.active === false,
+        `after ${failures} failures the webhook is ${describeState(sweep.stoppedState)}`,
+      );
     },
   }),
 

@@ -31,7 +31,11 @@ async function refused(session: WsSession | WsRefusal, timeoutMs = 3_000): Promi
   const error = session.messages.find((m) => m.type === 'error');
   return {
     refused: closed || error !== undefined,
-    how: closed ? `closed ${session.evidence.close?.code} ${session.evidence.close?.reason ?? ''}` : error ? `error ${JSON.stringify(error).slice(0, 120)}` : 'still open',
+    how: closed
+      ? `closed ${session.evidence.close?.code} ${session.evidence.close?.reason ?? ''}`
+      : error
+        ? `error ${JSON.stringify(error).slice(0, 120)}`
+        : 'still open',
     authOk,
   };
 }
@@ -50,7 +54,11 @@ export const wsChecks = [
       ctx.require('X-WS-008', !isRefusal(session), `ws ${ctx.target.wsUrl} refused: ${isRefusal(session) ? session.error : ''}`);
       const ok = await session.nextOfType('auth.ok', 5_000);
       ctx.require('X-WS-001', ok !== undefined, 'no {type: auth.ok} after connecting with ?token=');
-      ctx.expect('X-WS-001', ok.environment === (await healthEnvironment(ctx)), `auth.ok says environment ${JSON.stringify(ok.environment)}, health another`);
+      ctx.expect(
+        'X-WS-001',
+        ok.environment === (await healthEnvironment(ctx)),
+        `auth.ok says environment ${JSON.stringify(ok.environment)}, health another`,
+      );
     },
   }),
 
@@ -64,11 +72,16 @@ export const wsChecks = [
     phase: PHASE.routes,
     async run(ctx: CheckContext) {
       const session = await ctx.ws(ctx.target.wsUrl, { label: 'auth message' });
-      if (isRefusal(session)) ctx.fail(`the WebSocket refused an unauthenticated connect: ${session.error} (the auth message is a spec method)`);
+      if (isRefusal(session))
+        ctx.fail(`the WebSocket refused an unauthenticated connect: ${session.error} (the auth message is a spec method)`);
       session.send({ type: 'auth', token: ctx.key });
       const ok = await session.nextOfType('auth.ok', 5_000);
       ctx.require('X-WS-002', ok !== undefined, 'no {type: auth.ok} after {type: auth, token}');
-      ctx.expect('X-WS-002', ok.environment === (await healthEnvironment(ctx)), `auth.ok says environment ${JSON.stringify(ok.environment)}`);
+      ctx.expect(
+        'X-WS-002',
+        ok.environment === (await healthEnvironment(ctx)),
+        `auth.ok says environment ${JSON.stringify(ok.environment)}`,
+      );
     },
   }),
 
@@ -82,15 +95,27 @@ export const wsChecks = [
     async run(ctx: CheckContext) {
       const bad = 'svc_test_conformance_00000000000000000000000000000000';
       const byQuery = await refused(await ctx.ws(withToken(ctx.target.wsUrl, bad), { label: 'bad query token' }));
-      ctx.expect('X-WS-003', !byQuery.authOk && byQuery.refused, `a bad ?token= was ${byQuery.authOk ? 'answered auth.ok' : `not refused (${byQuery.how})`}`);
+      ctx.expect(
+        'X-WS-003',
+        !byQuery.authOk && byQuery.refused,
+        `a bad ?token= was ${byQuery.authOk ? 'answered auth.ok' : `not refused (${byQuery.how})`}`,
+      );
       const session = await ctx.ws(ctx.target.wsUrl, { label: 'bad auth message' });
       if (!isRefusal(session)) session.send({ type: 'auth', token: bad });
       const byMessage = await refused(session);
-      ctx.expect('X-WS-003', !byMessage.authOk && byMessage.refused, `a bad auth message was ${byMessage.authOk ? 'answered auth.ok' : `not refused (${byMessage.how})`}`);
+      ctx.expect(
+        'X-WS-003',
+        !byMessage.authOk && byMessage.refused,
+        `a bad auth message was ${byMessage.authOk ? 'answered auth.ok' : `not refused (${byMessage.how})`}`,
+      );
       const silent = await ctx.ws(ctx.target.wsUrl, { label: 'subscribe without auth' });
       if (!isRefusal(silent)) {
         silent.send({ type: 'subscribe', topics: ['orders:*'], channels: ['settlement.*'] });
-        ctx.expect('X-WS-003', (await silent.nextOfType('subscribe.ok', 1_000)) === undefined, 'a connection that never authenticated was subscribed');
+        ctx.expect(
+          'X-WS-003',
+          (await silent.nextOfType('subscribe.ok', 1_000)) === undefined,
+          'a connection that never authenticated was subscribed',
+        );
       }
     },
   }),
@@ -111,7 +136,11 @@ export const wsChecks = [
       session.send({ type: 'subscribe', topics });
       const ok = await session.nextOfType('subscribe.ok', 5_000);
       ctx.require('A-WS-001', ok !== undefined, 'no subscribe.ok');
-      ctx.expect('A-WS-001', isArray(ok.topics) && topics.every((t) => (ok.topics as unknown[]).includes(t)), `subscribe.ok lists topics ${JSON.stringify(ok.topics)}, sent ${JSON.stringify(topics)}`);
+      ctx.expect(
+        'A-WS-001',
+        isArray(ok.topics) && topics.every((t) => (ok.topics as unknown[]).includes(t)),
+        `subscribe.ok lists topics ${JSON.stringify(ok.topics)}, sent ${JSON.stringify(topics)}`,
+      );
     },
   }),
 
@@ -130,7 +159,11 @@ export const wsChecks = [
       session.send({ type: 'subscribe', channels, ...(corridor ? { corridors: [corridor.id] } : {}) });
       const ok = await session.nextOfType('subscribe.ok', 5_000);
       ctx.require('B-WS-001', ok !== undefined, 'no subscribe.ok');
-      ctx.expect('B-WS-001', isArray(ok.channels) && channels.every((c) => (ok.channels as unknown[]).includes(c)), `subscribe.ok lists channels ${JSON.stringify(ok.channels)}`);
+      ctx.expect(
+        'B-WS-001',
+        isArray(ok.channels) && channels.every((c) => (ok.channels as unknown[]).includes(c)),
+        `subscribe.ok lists channels ${JSON.stringify(ok.channels)}`,
+      );
     },
   }),
 
@@ -164,7 +197,9 @@ export const wsChecks = [
       ctx.expect('X-WS-004', pings >= 2, `${pings} ping(s) in 93 s`);
       ctx.expect('X-WS-004', !answering.isClosed, `the client answering pings was disconnected (${answering.evidence.close?.code})`);
       ctx.expect('X-WS-005', await silent.closesWithin(2_000), 'a client that never answered a ping is still connected after 93 s');
-      ctx.note(`answering client saw ${pings} pings; silent client ${silent.isClosed ? `closed ${silent.evidence.close?.code} ${silent.evidence.close?.reason}` : 'still open'}`);
+      ctx.note(
+        `answering client saw ${pings} pings; silent client ${silent.isClosed ? `closed ${silent.evidence.close?.code} ${silent.evidence.close?.reason}` : 'still open'}`,
+      );
     },
   }),
 
@@ -189,7 +224,11 @@ export const wsChecks = [
       const allowed = 5 - alreadyOpen;
       for (let i = 0; i < allowed; i += 1) await openAuthed(ctx, key, `connection ${i + 1 + alreadyOpen} of 5`);
       const sixth = await refused(await ctx.ws(withToken(ctx.target.wsUrl, key), { label: 'connection 6' }));
-      ctx.expect('X-WS-006', sixth.refused && !sixth.authOk, `the 6th connection was ${sixth.authOk ? 'answered auth.ok' : `not refused (${sixth.how})`}`);
+      ctx.expect(
+        'X-WS-006',
+        sixth.refused && !sixth.authOk,
+        `the 6th connection was ${sixth.authOk ? 'answered auth.ok' : `not refused (${sixth.how})`}`,
+      );
       ctx.note(`6th connection: ${sixth.how}`);
     },
   }),
@@ -209,12 +248,20 @@ export const wsChecks = [
       const cursor = String(events[0]!.id);
       const later = events.slice(1).map((e) => String(e.id));
       const session = await openAuthed(ctx, ctx.key, 'replay');
-      session.send(ctx.profile === 'A' ? { type: 'subscribe', topics: ['orders:*'], cursor } : { type: 'subscribe', channels: ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'], cursor });
+      session.send(
+        ctx.profile === 'A'
+          ? { type: 'subscribe', topics: ['orders:*'], cursor }
+          : { type: 'subscribe', channels: ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'], cursor },
+      );
       await session.nextOfType('subscribe.ok', 5_000);
       await session.next((m) => m.id === later.at(-1), 3_000);
       const replayed = session.messages.filter((m) => hasPrefix(m.id, 'evt_')).map((m) => String(m.id));
       const missing = later.slice(-100).filter((id) => !replayed.includes(id));
-      ctx.expect('X-WS-007', missing.length === 0, `${missing.length} of ${Math.min(100, later.length)} events after the cursor were not replayed`);
+      ctx.expect(
+        'X-WS-007',
+        missing.length === 0,
+        `${missing.length} of ${Math.min(100, later.length)} events after the cursor were not replayed`,
+      );
       ctx.expect('X-WS-007', !replayed.includes(cursor), 'the cursor event itself was replayed');
     },
   }),

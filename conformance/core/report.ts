@@ -68,7 +68,12 @@ export function summarise(results: readonly CheckResult[]): ReportSummary {
 
 const SEVERITY: Record<Status, number> = { FAILED: 3, WARNING: 2, PASSED: 1, SKIPPED: 0 };
 
-export function requirementOutcomes(checks: readonly Check[], results: readonly CheckResult[], profile: Profile, onlyCovered = false): RequirementOutcome[] {
+export function requirementOutcomes(
+  checks: readonly Check[],
+  results: readonly CheckResult[],
+  profile: Profile,
+  onlyCovered = false,
+): RequirementOutcome[] {
   const report = coverage(checks.filter((c) => c.profiles.includes(profile)));
   const byCheck = new Map(results.map((r) => [r.id, r]));
   return report.entries

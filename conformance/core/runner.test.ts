@@ -19,9 +19,13 @@ const passes = check('p.pass', async (ctx) => ctx.note('fine'));
 const fails = check('p.fail', async (ctx) => {
   ctx.expect('X-IDM-001', false, 'replay differs');
 });
-const warns = check('p.warn', async (ctx) => {
-  ctx.expect('X-IDM-006', false, 'not marked replayed');
-}, { requirements: ['X-IDM-006'] });
+const warns = check(
+  'p.warn',
+  async (ctx) => {
+    ctx.expect('X-IDM-006', false, 'not marked replayed');
+  },
+  { requirements: ['X-IDM-006'] },
+);
 const skips = check('p.skip', async (ctx) => ctx.skip('nothing to test'));
 const needsClock = check('p.clock', async () => undefined, { needs: ['clock'] });
 const throws = check('p.throw', async () => {
@@ -32,7 +36,11 @@ const onlyB = check('p.b', async () => undefined, { profiles: ['B'] });
 
 describe('runner', () => {
   it('maps findings to PASSED / FAILED / WARNING / SKIPPED with messages', async () => {
-    const outcome = await runChecks({ target: fakeTarget(), checks: [passes, fails, warns, skips, needsClock, throws, slow, onlyB], seed: 7 });
+    const outcome = await runChecks({
+      target: fakeTarget(),
+      checks: [passes, fails, warns, skips, needsClock, throws, slow, onlyB],
+      seed: 7,
+    });
     const status = Object.fromEntries(outcome.results.map((r) => [r.id, r.status]));
     expect(status).toEqual({
       'p.pass': 'PASSED',
@@ -65,7 +73,11 @@ describe('runner', () => {
     expect(report.summary.expectedFailures).toBe(1);
     expect(report.summary.unexpectedPasses).toBe(1);
     expect(report.summary.verdict).toBe('FAILED');
-    const onlyExpected = await runChecks({ target: fakeTarget(), checks: [passes, fails], expectedFailures: [{ check: 'p.fail', reason: 'gap' }] });
+    const onlyExpected = await runChecks({
+      target: fakeTarget(),
+      checks: [passes, fails],
+      expectedFailures: [{ check: 'p.fail', reason: 'gap' }],
+    });
     expect(buildReport({ target: fakeTarget(), outcome: onlyExpected, checks: [passes, fails] }).summary.verdict).toBe('PASSED');
   });
 

@@ -86,7 +86,10 @@ async function runOne(check: Check, state: RunState, defaultTimeoutMs: number): 
   const missing = (check.needs ?? []).filter((need) => !state.target.capabilities.has(need));
   const anyOf = check.needsAnyOf ?? [];
   if (missing.length > 0 || (anyOf.length > 0 && !anyOf.some((need) => state.target.capabilities.has(need)))) {
-    const reasons = missing.length > 0 ? missing.map((m) => state.target.missing[m] ?? m) : [anyOf.map((m) => state.target.missing[m] ?? m).join(', or ')];
+    const reasons =
+      missing.length > 0
+        ? missing.map((m) => state.target.missing[m] ?? m)
+        : [anyOf.map((m) => state.target.missing[m] ?? m).join(', or ')];
     return { ...base, status: 'SKIPPED', message: reasons.join('; '), durationMs: 0, evidence: [] };
   }
 
@@ -121,7 +124,7 @@ async function runOne(check: Check, state: RunState, defaultTimeoutMs: number): 
   const status: Status = findings.some((f) => f.level === 'fail') ? 'FAILED' : findings.length > 0 ? 'WARNING' : 'PASSED';
   const message =
     status === 'PASSED'
-      ? ctx.notes.filter((n) => !n.startsWith('WebSocket')).slice(-1)[0] ?? 'conforms'
+      ? (ctx.notes.filter((n) => !n.startsWith('WebSocket')).slice(-1)[0] ?? 'conforms')
       : findings
           .filter((f) => (status === 'FAILED' ? f.level === 'fail' : true))
           .map((f) => (f.requirement ? `[${f.requirement}] ${f.message}` : f.message))

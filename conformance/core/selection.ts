@@ -68,7 +68,10 @@ export function parseExpectedFailures(text: string, source = 'expected-failures 
         return { check, reason: typeof e.reason === 'string' ? e.reason : '' };
       });
     }
-    return Object.entries(parsed as Record<string, unknown>).map(([check, reason]) => ({ check, reason: typeof reason === 'string' ? reason : '' }));
+    return Object.entries(parsed as Record<string, unknown>).map(([check, reason]) => ({
+      check,
+      reason: typeof reason === 'string' ? reason : '',
+    }));
   }
   return trimmed
     .split(/\r?\n/)

@@ -55,7 +55,11 @@ export function signingPayload(document: SignedDocument): Buffer {
 }
 
 /** Returns a copy of the document with its signature block; a signed run is frozen: any change breaks it. */
-export function signDocument<T extends SignedDocument>(document: T, key: SigningKey, signedAt = new Date()): T & { signature: ReportSignature } {
+export function signDocument<T extends SignedDocument>(
+  document: T,
+  key: SigningKey,
+  signedAt = new Date(),
+): T & { signature: ReportSignature } {
   const { signature: _previous, ...rest } = document;
   const header: Omit<ReportSignature, 'value'> = {
     algorithm: 'Ed25519',
@@ -68,9 +72,7 @@ export function signDocument<T extends SignedDocument>(document: T, key: Signing
   return { ...(rest as T), signature: { ...header, value } };
 }
 
-export type VerifyOutcome =
-  | { valid: true; keyId: string; signedAt: string }
-  | { valid: false; reason: string; keyId?: string };
+export type VerifyOutcome = { valid: true; keyId: string; signedAt: string } | { valid: false; reason: string; keyId?: string };
 
 /**
  * Checks a signed document: the signature over its canonical JSON, the key id against the key, and, when
@@ -91,7 +93,8 @@ export function verifyDocument(document: unknown, trustedPublicKey?: string): Ve
     return { valid: false, reason: 'the embedded public key is not a valid SPKI key' };
   }
   const keyId = keyIdOf(publicKey);
-  if (signature.keyId !== keyId) return { valid: false, reason: `keyId ${signature.keyId} does not match the embedded key (${keyId})`, keyId };
+  if (signature.keyId !== keyId)
+    return { valid: false, reason: `keyId ${signature.keyId} does not match the embedded key (${keyId})`, keyId };
   if (trustedPublicKey !== undefined) {
     let trusted: KeyObject;
     try {
@@ -101,7 +104,8 @@ export function verifyDocument(document: unknown, trustedPublicKey?: string): Ve
     } catch {
       return { valid: false, reason: 'the trusted public key could not be read', keyId };
     }
-    if (keyIdOf(trusted) !== keyId) return { valid: false, reason: `signed by ${keyId}, not by the trusted key ${keyIdOf(trusted)}`, keyId };
+    if (keyIdOf(trusted) !== keyId)
+      return { valid: false, reason: `signed by ${keyId}, not by the trusted key ${keyIdOf(trusted)}`, keyId };
   }
   let ok = false;
   try {

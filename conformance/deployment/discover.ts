@@ -115,18 +115,30 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   if (options.long === true) capabilities.add('long');
   else missing.long = 'real-time waits need --long';
 
-  const clock = await http.request({ method: 'GET', path: `${API_PREFIX}/sandbox/clock`, label: 'discovery: sandbox clock' }).catch(() => undefined);
+  const clock = await http
+    .request({ method: 'GET', path: `${API_PREFIX}/sandbox/clock`, label: 'discovery: sandbox clock' })
+    .catch(() => undefined);
   if (clock) discovery.push(clock.evidence);
   const clockBody = (clock?.json ?? {}) as { kind?: unknown };
   if (clock?.status === 200 && clockBody.kind === 'test' && apiKey !== undefined) capabilities.add('clock');
-  else missing.clock = clock?.status === 200 ? (apiKey === undefined ? 'the sandbox clock needs an API key to advance' : 'the target runs on the real clock') : 'no sandbox clock control (GET /api/v1/sandbox/clock)';
+  else
+    missing.clock =
+      clock?.status === 200
+        ? apiKey === undefined
+          ? 'the sandbox clock needs an API key to advance'
+          : 'the target runs on the real clock'
+        : 'no sandbox clock control (GET /api/v1/sandbox/clock)';
 
   const sandboxRoutes: string[] = [];
-  const openapi = await http.request({ method: 'GET', path: `${API_PREFIX}/openapi.json`, label: 'discovery: OpenAPI document' }).catch(() => undefined);
+  const openapi = await http
+    .request({ method: 'GET', path: `${API_PREFIX}/openapi.json`, label: 'discovery: OpenAPI document' })
+    .catch(() => undefined);
   const paths = Object.keys(((openapi?.json ?? {}) as { paths?: Record<string, unknown> }).paths ?? {});
   for (const path of paths) if (/sandbox|faucet/.test(path)) sandboxRoutes.push(path);
   if (apiKey !== undefined) {
-    const keys = await http.request({ method: 'GET', path: `${API_PREFIX}/sandbox/keys`, auth: apiKey, label: 'discovery: sandbox keys' }).catch(() => undefined);
+    const keys = await http
+      .request({ method: 'GET', path: `${API_PREFIX}/sandbox/keys`, auth: apiKey, label: 'discovery: sandbox keys' })
+      .catch(() => undefined);
     if (keys) discovery.push(keys.evidence);
     if (keys?.status === 200) capabilities.add('keys');
     else missing.keys = 'no sandbox key routes (GET /api/v1/sandbox/keys)';
@@ -134,10 +146,12 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   if (sandboxRoutes.some((p) => /faucet/.test(p))) capabilities.add('faucet');
   else missing.faucet = 'no faucet route in the OpenAPI document';
 
-  const corridorsResponse = await http.request({ method: 'GET', path: `${API_PREFIX}/corridors`, label: 'discovery: corridors' }).catch(() => undefined);
+  const corridorsResponse = await http
+    .request({ method: 'GET', path: `${API_PREFIX}/corridors`, label: 'discovery: corridors' })
+    .catch(() => undefined);
   if (corridorsResponse) discovery.push(corridorsResponse.evidence);
   const corridors = Array.isArray((corridorsResponse?.json as { corridors?: unknown })?.corridors)
-    ? ((corridorsResponse!.json as { corridors: CorridorRecord[] }).corridors.filter((c) => typeof c === 'object' && c !== null))
+    ? (corridorsResponse!.json as { corridors: CorridorRecord[] }).corridors.filter((c) => typeof c === 'object' && c !== null)
     : [];
   if (corridors.some((c) => typeof c.solverCount === 'number' && c.solverCount > 0)) capabilities.add('solvers');
   else missing.solvers = corridors.length === 0 ? 'the target lists no corridors' : 'no corridor has live solvers (solverCount 0)';

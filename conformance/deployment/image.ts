@@ -33,7 +33,9 @@ export async function detectDockerEngine(timeoutMs = 5_000): Promise<DockerEngin
     tried.push('`docker version` printed no server version');
   } catch (error) {
     const e = error as NodeJS.ErrnoException & { stderr?: string };
-    tried.push(e.code === 'ENOENT' ? 'no `docker` CLI on PATH' : `\`docker version\` failed: ${(e.stderr ?? e.message).trim().split('\n')[0]}`);
+    tried.push(
+      e.code === 'ENOENT' ? 'no `docker` CLI on PATH' : `\`docker version\` failed: ${(e.stderr ?? e.message).trim().split('\n')[0]}`,
+    );
   }
   throw new NoDockerEngine(
     `--image needs a Docker engine and none answers (tried ${tried.join('; ')}). ` +

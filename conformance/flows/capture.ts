@@ -30,7 +30,8 @@ export function eventCapture(ctx: CheckContext): Promise<EventCapture> {
     if (key === undefined) ctx.skip('event capture needs an API key');
     const capture: EventCapture = {
       ws: undefined,
-      events: () => (capture.ws?.messages ?? []).filter((m) => typeof m.id === 'string' && m.id.startsWith('evt_') && typeof m.type === 'string'),
+      events: () =>
+        (capture.ws?.messages ?? []).filter((m) => typeof m.id === 'string' && m.id.startsWith('evt_') && typeof m.type === 'string'),
       deliveries: () => capture.webhook?.endpoint.deliveries() ?? [],
     };
     const session = await WsSession.open(`${ctx.target.wsUrl}?token=${encodeURIComponent(key)}`, { label: 'event capture' });
@@ -39,7 +40,8 @@ export function eventCapture(ctx: CheckContext): Promise<EventCapture> {
       session.autoPong();
       const authOk = await session.nextOfType('auth.ok', 5_000);
       if (!authOk) capture.wsProblem = 'the taker WebSocket did not answer auth.ok';
-      const subscribe = ctx.profile === 'A' ? { type: 'subscribe', topics: ['orders:*'] } : { type: 'subscribe', channels: EVENT_PATTERNS.B };
+      const subscribe =
+        ctx.profile === 'A' ? { type: 'subscribe', topics: ['orders:*'] } : { type: 'subscribe', channels: EVENT_PATTERNS.B };
       session.send(subscribe);
       const ok = await session.nextOfType('subscribe.ok', 5_000);
       if (!ok && capture.wsProblem === undefined) capture.wsProblem = 'the taker WebSocket did not answer subscribe.ok';

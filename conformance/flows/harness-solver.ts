@@ -80,14 +80,22 @@ export function harnessSolver(ctx: CheckContext): Promise<HarnessSolver> {
     const pump = setInterval(() => {
       for (const message of session.messages.slice(seen)) {
         seen += 1;
-        if (message.type === 'quote.ack' || message.type === 'quote.rejected' || message.type === 'decline.ack') solver.answers.push(message);
+        if (message.type === 'quote.ack' || message.type === 'quote.rejected' || message.type === 'decline.ack')
+          solver.answers.push(message);
         if (typeof message.type !== 'string' || !message.type.startsWith('rfq')) continue;
         solver.rfqs.push(message);
         const rfq = isObject(message.rfq) ? message.rfq : message;
         const rfqId = rfq.id ?? rfq.rfqId;
         const output = poorOutput(rfq, corridor);
         if (!solver.quoting || output === undefined) session.send({ type: 'decline', rfqId });
-        else session.send({ type: 'quote', rfqId, outputAmount: output, ...(typeof rfq.lockType === 'string' ? { lockType: rfq.lockType } : {}), ...(typeof rfq.settlementPath === 'string' ? { settlementPath: rfq.settlementPath } : {}) });
+        else
+          session.send({
+            type: 'quote',
+            rfqId,
+            outputAmount: output,
+            ...(typeof rfq.lockType === 'string' ? { lockType: rfq.lockType } : {}),
+            ...(typeof rfq.settlementPath === 'string' ? { settlementPath: rfq.settlementPath } : {}),
+          });
       }
     }, 5);
     ctx.state.onFinish(async () => clearInterval(pump));

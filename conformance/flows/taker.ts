@@ -101,7 +101,11 @@ export function quoteRequestFor(corridor: CorridorRecord, extra: Json = {}): Jso
 
 /** A compliance attestation for `address` from the deployment's compliance status route. */
 export async function freshAttestation(ctx: CheckContext, address: string): Promise<string | undefined> {
-  const response = await ctx.api('GET', '/compliance/status', { query: { address }, auth: ctx.target.apiKey, label: 'compliance attestation' });
+  const response = await ctx.api('GET', '/compliance/status', {
+    query: { address },
+    auth: ctx.target.apiKey,
+    label: 'compliance attestation',
+  });
   const attestation = isObject(response.json) ? response.json.attestation : undefined;
   return isObject(attestation) && typeof attestation.hash === 'string' ? attestation.hash : undefined;
 }
@@ -122,7 +126,13 @@ function viemChain(chain: SandboxFileChain) {
 }
 
 /** ResourceLock orders need the taker's tokens in the lock first: approve, then depositERC20 with the order's lock tag. */
-export async function depositIntoLock(ctx: CheckContext, chain: SandboxFileChain, account: SandboxFileAccount, lockIdHex: string, amount: bigint): Promise<void> {
+export async function depositIntoLock(
+  ctx: CheckContext,
+  chain: SandboxFileChain,
+  account: SandboxFileAccount,
+  lockIdHex: string,
+  amount: bigint,
+): Promise<void> {
   const lock = chain.contracts.ResourceLock;
   if (!lock) ctx.fail(`sandbox.json lists no ResourceLock contract on ${chain.name}`);
   const id = BigInt(lockIdHex);
@@ -150,7 +160,11 @@ export async function depositIntoLock(ctx: CheckContext, chain: SandboxFileChain
 }
 
 /** Polls the public order route until a terminal status or the time limit; records each status change once. */
-export async function followOrder(ctx: CheckContext, orderId: string, options: { until: readonly string[]; timeoutMs: number; since?: number }): Promise<{ statuses: StatusSample[]; final: Json }> {
+export async function followOrder(
+  ctx: CheckContext,
+  orderId: string,
+  options: { until: readonly string[]; timeoutMs: number; since?: number },
+): Promise<{ statuses: StatusSample[]; final: Json }> {
   const started = options.since ?? Date.now();
   const statuses: StatusSample[] = [];
   let last: WireResponse | undefined;
@@ -192,7 +206,8 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
     user: account.address,
   });
   const quoteResponse = await ctx.api('POST', '/quotes', { body: quoteRequest, label: `${label}: quote` });
-  if (quoteResponse.status !== 200) ctx.fail(`${label}: POST /quotes answered ${quoteResponse.status}: ${quoteResponse.text.slice(0, 200)}`);
+  if (quoteResponse.status !== 200)
+    ctx.fail(`${label}: POST /quotes answered ${quoteResponse.status}: ${quoteResponse.text.slice(0, 200)}`);
   const quotes = isObject(quoteResponse.json) && isArray(quoteResponse.json.quotes) ? (quoteResponse.json.quotes as Json[]) : [];
   const quote = options.solverId === undefined ? quotes[0] : quotes.find((q) => q.solverId === options.solverId);
   if (quote === undefined || typeof quote.quoteId !== 'string') {
@@ -214,7 +229,12 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
   }
   const signature = await signTypedDataJson(account, typedData);
   // `user` names the signer: the spec's order request has no field for it, the deployment documents this one.
-  const orderRequest: Json = { quoteId: quote.quoteId, signature, nonce: Number.isSafeInteger(Number(nonce)) ? Number(nonce) : nonce, user: account.address };
+  const orderRequest: Json = {
+    quoteId: quote.quoteId,
+    signature,
+    nonce: Number.isSafeInteger(Number(nonce)) ? Number(nonce) : nonce,
+    user: account.address,
+  };
   const headers: Record<string, string> = {};
   if (settlementPath === 'compliant') {
     const attestation = await freshAttestation(ctx, account.address);
@@ -229,14 +249,19 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
     timeoutMs: 30_000,
   });
   const createdAtMs = Date.now();
-  if (orderResponse.status !== 201) ctx.fail(`${label}: POST /orders answered ${orderResponse.status}: ${orderResponse.text.slice(0, 300)}`);
+  if (orderResponse.status !== 201)
+    ctx.fail(`${label}: POST /orders answered ${orderResponse.status}: ${orderResponse.text.slice(0, 300)}`);
   const order = isObject(orderResponse.json) ? orderResponse.json : {};
   const orderId = String(order.orderId ?? '');
   await options.afterCreate?.(orderId);
   let statuses: StatusSample[] = [];
   let final: Json = order;
   if (options.waitTerminal !== false) {
-    ({ statuses, final } = await followOrder(ctx, orderId, { until: ['Claimed', 'Refunded'], timeoutMs: options.timeoutMs ?? 30_000, since: createdAtMs }));
+    ({ statuses, final } = await followOrder(ctx, orderId, {
+      until: ['Claimed', 'Refunded'],
+      timeoutMs: options.timeoutMs ?? 30_000,
+      since: createdAtMs,
+    }));
   }
   return {
     label,

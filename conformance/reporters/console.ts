@@ -37,11 +37,18 @@ export function consoleSummary(report: ConformanceReport, stream: ConsoleStream)
   const verdict = s.verdict === 'PASSED' ? paint('32', 'PASSED') : paint('31', 'FAILED');
   const requirementsRun = report.requirements.filter((r) => r.outcome !== 'NOT-RUN' && r.outcome !== 'NOT-CHECKABLE');
   const mustFailed = report.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'FAILED').map((r) => r.id);
-  const subject = report.subject === 'solver' ? 'Certification of the solver' : report.subject === 'webhook-receiver' ? `Certification of the webhook receiver ${report.target.url}` : `Conformance of ${report.target.url} to Reference ${report.target.profile}`;
+  const subject =
+    report.subject === 'solver'
+      ? 'Certification of the solver'
+      : report.subject === 'webhook-receiver'
+        ? `Certification of the webhook receiver ${report.target.url}`
+        : `Conformance of ${report.target.url} to Reference ${report.target.profile}`;
   stream.write(
     `\n${subject}: ${verdict}\n` +
       `  ${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped` +
-      (s.expectedFailures + s.unexpectedPasses > 0 ? `; ${s.expectedFailures} expected failures, ${s.unexpectedPasses} expected failures that did not fail` : '') +
+      (s.expectedFailures + s.unexpectedPasses > 0
+        ? `; ${s.expectedFailures} expected failures, ${s.unexpectedPasses} expected failures that did not fail`
+        : '') +
       `\n  ${requirementsRun.length} requirements exercised; MUST failed: ${mustFailed.length === 0 ? 'none' : mustFailed.join(', ')}\n` +
       `  ${(report.run.durationMs / 1000).toFixed(1)} s, seed ${report.run.seed}\n`,
   );

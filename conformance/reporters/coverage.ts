@@ -14,7 +14,9 @@ export function coverageText(checks: readonly Check[]): { text: string; report: 
       lines.push('');
     }
     const mark = req.level === 'NOT-CHECKABLE' ? '·' : entry.checks.length > 0 ? '✓' : req.level === 'MUST' ? '✗' : '!';
-    lines.push(`${mark} ${req.id.padEnd(10)} ${req.level.padEnd(13)} ${entry.checks.length > 0 ? entry.checks.join(', ') : req.level === 'NOT-CHECKABLE' ? '(not checkable)' : '(no check)'}`);
+    lines.push(
+      `${mark} ${req.id.padEnd(10)} ${req.level.padEnd(13)} ${entry.checks.length > 0 ? entry.checks.join(', ') : req.level === 'NOT-CHECKABLE' ? '(not checkable)' : '(no check)'}`,
+    );
   }
   const checkable = report.entries.filter((e) => e.requirement.level !== 'NOT-CHECKABLE');
   lines.push(
@@ -24,7 +26,9 @@ export function coverageText(checks: readonly Check[]): { text: string; report: 
     `SHOULD without a check: ${report.uncoveredShould.length === 0 ? 'none' : report.uncoveredShould.join(', ')}`,
   );
   if (report.unknownReferences.length > 0) {
-    lines.push(`Unknown requirement ids named by checks: ${report.unknownReferences.map((u) => `${u.check} → ${u.requirement}`).join(', ')}`);
+    lines.push(
+      `Unknown requirement ids named by checks: ${report.unknownReferences.map((u) => `${u.check} → ${u.requirement}`).join(', ')}`,
+    );
   }
   return { text: lines.join('\n').trimStart(), report };
 }

@@ -38,8 +38,12 @@ function evidenceHtml(evidence: Evidence): string {
 function row(result: CheckResult): string {
   return `<tr class="${result.status}"><td><span class="badge ${result.status}">${result.status}</span></td><td><code>${esc(result.id)}</code><div>${esc(result.title)}</div></td><td>${result.requirements
     .map((r) => `<a href="#req-${esc(r)}">${esc(r)}</a>`)
-    .join(' ')}</td><td>${esc(result.message)}${result.expected ? `<div class="note">expected failure: ${esc(result.expected.outcome)} — ${esc(result.expected.reason)}</div>` : ''}${
-    result.evidence.length > 0 ? `<details><summary>evidence (${result.evidence.length})</summary>${result.evidence.map(evidenceHtml).join('')}</details>` : ''
+    .join(
+      ' ',
+    )}</td><td>${esc(result.message)}${result.expected ? `<div class="note">expected failure: ${esc(result.expected.outcome)} — ${esc(result.expected.reason)}</div>` : ''}${
+    result.evidence.length > 0
+      ? `<details><summary>evidence (${result.evidence.length})</summary>${result.evidence.map(evidenceHtml).join('')}</details>`
+      : ''
   }</td><td>${result.durationMs} ms</td></tr>`;
 }
 
@@ -57,7 +61,11 @@ pre{white-space:pre-wrap;word-break:break-all;background:#f8f9fa;padding:.5rem;m
 <h1>Conformance to Reference ${esc(report.target.profile)}: <span class="badge ${s.verdict}">${s.verdict}</span></h1>
 <p>Target <code>${esc(report.target.url)}</code> (${esc(report.target.environment)}), ${esc(report.run.startedAt)}, ${(report.run.durationMs / 1000).toFixed(1)} s, seed ${report.run.seed}.
 ${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped.${report.signature ? ` Signed by <code>${esc(report.signature.keyId)}</code>.` : ' Unsigned.'}</p>
-<p class="note">Capabilities: ${esc(report.target.capabilities.join(', ') || 'none')}. Missing: ${esc(Object.entries(report.target.missingCapabilities).map(([k, v]) => `${k} (${v})`).join('; ') || 'none')}.</p>
+<p class="note">Capabilities: ${esc(report.target.capabilities.join(', ') || 'none')}. Missing: ${esc(
+    Object.entries(report.target.missingCapabilities)
+      .map(([k, v]) => `${k} (${v})`)
+      .join('; ') || 'none',
+  )}.</p>
 <h2>Checks</h2><table><thead><tr><th>Result</th><th>Check</th><th>Requirements</th><th>Detail</th><th>Time</th></tr></thead><tbody>
 ${report.results.map(row).join('\n')}
 </tbody></table>

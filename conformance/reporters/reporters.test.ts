@@ -28,7 +28,12 @@ function parseXml(xml: string): XmlElement {
   const decode = (text: string) => {
     if (/&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/.test(text)) fail('bad entity');
     if (text.includes('<')) fail('raw <');
-    return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+    return text
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&apos;/g, "'")
+      .replace(/&amp;/g, '&');
   };
   if (xml.startsWith('<?xml')) i = xml.indexOf('?>') + 2;
   const skipSpace = () => {
@@ -109,7 +114,14 @@ function sampleReport() {
     result('a.expected', 'FAILED', 'known gap', { expected: { reason: 'tracked in #12', outcome: 'failed-as-expected' } }),
     result('a.unexpected', 'PASSED', 'fixed', { expected: { reason: 'tracked', outcome: 'did-not-fail' } }),
   ];
-  const outcome: RunOutcome = { results, startedAt: '2030-01-01T00:00:00.000Z', finishedAt: '2030-01-01T00:00:05.000Z', durationMs: 5_000, seed: 42, expectedNotRun: [] };
+  const outcome: RunOutcome = {
+    results,
+    startedAt: '2030-01-01T00:00:00.000Z',
+    finishedAt: '2030-01-01T00:00:05.000Z',
+    durationMs: 5_000,
+    seed: 42,
+    expectedNotRun: [],
+  };
   return buildReport({ target: fakeTarget(), outcome, checks: [] });
 }
 

@@ -98,8 +98,7 @@ export class WebhookReceiver {
       url: `${this.#url}${path}`,
       deliveries,
       waitFor: (count, timeoutMs) => this.#waitFor(deliveries, count, timeoutMs),
-      behave: (next) =>
-        this.#behaviours.set(path, { statuses: 'statuses' in next ? [...next.statuses] : [next.status], index: 0 }),
+      behave: (next) => this.#behaviours.set(path, { statuses: 'statuses' in next ? [...next.statuses] : [next.status], index: 0 }),
       evidence: (label) => deliveryEvidence(deliveries(), label),
     };
   }

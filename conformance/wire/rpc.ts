@@ -1,7 +1,12 @@
 import type { RpcEvidence } from '../core/types.js';
 
 /** A bare JSON-RPC call to a chain of the target, kept as evidence. */
-export async function rpcCall<T>(url: string, method: string, params: unknown[] = [], chainId?: number): Promise<{ result?: T; error?: string; evidence: RpcEvidence }> {
+export async function rpcCall<T>(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  chainId?: number,
+): Promise<{ result?: T; error?: string; evidence: RpcEvidence }> {
   const evidence: RpcEvidence = { kind: 'rpc', url, method, params, ...(chainId === undefined ? {} : { chainId }) };
   try {
     const response = await fetch(url, {

@@ -85,7 +85,9 @@ export class WsSession {
         clearTimeout(timer);
         let body = '';
         response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        response.on('end', () => resolve({ refused: true, status: response.statusCode, body: clip(body, 2_048), error: `HTTP ${response.statusCode}` }));
+        response.on('end', () =>
+          resolve({ refused: true, status: response.statusCode, body: clip(body, 2_048), error: `HTTP ${response.statusCode}` }),
+        );
         response.on('error', () => resolve({ refused: true, status: response.statusCode, error: `HTTP ${response.statusCode}` }));
       });
       socket.once('error', (error) => {

@@ -102,7 +102,8 @@ export class BlockRecorder {
             const receipt = await chain.rpc.call<RpcReceipt>('eth_getTransactionReceipt', [tx.hash]);
             const kind = SELECTORS[tx.input.slice(0, 10)] ?? 'other';
             const status = receipt.status === '0x1' ? 'success' : 'reverted';
-            const opened = kind === 'openFor' && status === 'success' ? receipt.logs.find((log) => log.topics[0] === OPEN_EVENT)?.topics[1] : undefined;
+            const opened =
+              kind === 'openFor' && status === 'success' ? receipt.logs.find((log) => log.topics[0] === OPEN_EVENT)?.topics[1] : undefined;
             this.transactions.push({
               chainId: chain.info.chainId,
               hash: tx.hash,

@@ -28,7 +28,11 @@ export function sendRaw(request: RawRequest): Promise<RawOutcome> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let settled = false;
-    const socket = connect({ host: '127.0.0.1', port: request.port, ...(request.localAddress ? { localAddress: request.localAddress } : {}) });
+    const socket = connect({
+      host: '127.0.0.1',
+      port: request.port,
+      ...(request.localAddress ? { localAddress: request.localAddress } : {}),
+    });
     const finish = (fallback: Extract<RawOutcome, { kind: 'no-answer' }>) => {
       if (settled) return;
       settled = true;
@@ -36,7 +40,9 @@ export function sendRaw(request: RawRequest): Promise<RawOutcome> {
       const parsed = parse(Buffer.concat(chunks));
       resolve(parsed === undefined ? fallback : { kind: 'answer', answer: parsed.answer });
     };
-    socket.setTimeout(request.timeoutMs ?? 10_000, () => finish({ kind: 'no-answer', reason: 'timeout', detail: 'no complete answer in time' }));
+    socket.setTimeout(request.timeoutMs ?? 10_000, () =>
+      finish({ kind: 'no-answer', reason: 'timeout', detail: 'no complete answer in time' }),
+    );
     // The request is written, not ended: a client that half-closes gets its pending answer dropped by node.
     socket.on('connect', () => socket.write(request.bytes));
     socket.on('data', (chunk: Buffer) => {

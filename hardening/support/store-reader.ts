@@ -80,11 +80,10 @@ export class StoreReader {
   /** Ledger transitions into a terminal status, per order. */
   terminalTransitionCounts(): Map<string, number> {
     return this.#open((db) => {
-      const rows = db
-        .prepare(
-          `SELECT trade_id AS orderId, payload FROM ledger_entries WHERE type = 'order.transition'`,
-        )
-        .all() as Array<{ orderId: string; payload: string }>;
+      const rows = db.prepare(`SELECT trade_id AS orderId, payload FROM ledger_entries WHERE type = 'order.transition'`).all() as Array<{
+        orderId: string;
+        payload: string;
+      }>;
       const counts = new Map<string, number>();
       for (const row of rows) {
         const to = (JSON.parse(row.payload) as { to?: string }).to;

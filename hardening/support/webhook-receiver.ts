@@ -41,7 +41,8 @@ export class WebhookReceiver {
           try {
             verified = verify();
           } catch (error) {
-            const stale = error instanceof WebhookVerificationError && (error.code === 'timestamp_too_old' || error.code === 'timestamp_in_future');
+            const stale =
+              error instanceof WebhookVerificationError && (error.code === 'timestamp_too_old' || error.code === 'timestamp_in_future');
             if (!stale || this.resyncClock === undefined) throw error;
             await this.resyncClock().catch(() => undefined);
             verified = verify();

@@ -58,7 +58,11 @@ export class ChainSender {
         params: [raw],
       })) as unknown as { status: Hex; transactionHash: Hex; blockNumber: Hex };
       this.#nonce += 1;
-      return { status: receipt.status === '0x1' ? 'success' : 'reverted', transactionHash: receipt.transactionHash, blockNumber: BigInt(receipt.blockNumber) };
+      return {
+        status: receipt.status === '0x1' ? 'success' : 'reverted',
+        transactionHash: receipt.transactionHash,
+        blockNumber: BigInt(receipt.blockNumber),
+      };
     } catch (error) {
       // Someone else may have used the account (a shared deployer): read the nonce again next time.
       this.#nonce = undefined;

@@ -83,7 +83,14 @@ export class StreamRecorder implements Subscriber {
     this.#lastEventId = id;
     if (this.#seen.has(id)) return;
     this.#seen.add(id);
-    this.#events.push({ id, type: message.type, orderId: orderIdOf(message), rfqId: rfqIdOf(message), body: message, receivedAt: Date.now() });
+    this.#events.push({
+      id,
+      type: message.type,
+      orderId: orderIdOf(message),
+      rfqId: rfqIdOf(message),
+      body: message,
+      receivedAt: Date.now(),
+    });
   }
 
   get connected(): boolean {
@@ -96,7 +103,8 @@ export class StreamRecorder implements Subscriber {
 
   covers(type: string): boolean {
     const topics = this.spec.topics ?? [];
-    const byTopic = topics.some((topic) => topic.startsWith('orders:')) && ORDER_TOPIC_TYPES.some((pattern) => patternCovers(pattern, type));
+    const byTopic =
+      topics.some((topic) => topic.startsWith('orders:')) && ORDER_TOPIC_TYPES.some((pattern) => patternCovers(pattern, type));
     return byTopic || (this.spec.channels ?? []).some((pattern) => patternCovers(pattern, type));
   }
 

@@ -78,7 +78,11 @@ export class Taker {
   async #approve(chain: ChainInfo, token: Address, spender: Address): Promise<void> {
     const key = `${chain.chainId}:${token}:${spender}`.toLowerCase();
     if (this.#ready.has(key)) return;
-    const sent = await this.#sender(chain).send(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] }), 100_000n);
+    const sent = await this.#sender(chain).send(
+      token,
+      encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] }),
+      100_000n,
+    );
     if (sent.status !== 'success') throw new Error(`${this.label}: approving ${spender} on ${chain.name} reverted`);
     this.#ready.add(key);
   }

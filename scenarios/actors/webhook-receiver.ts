@@ -120,7 +120,14 @@ export class WebhookReceiver implements Subscriber {
       receivedAt: Date.now(),
     });
     if (!this.#events.has(event.id)) {
-      this.#events.set(event.id, { id: event.id, type: event.type, orderId: orderIdOf(event), rfqId: rfqIdOf(event), body: event, receivedAt: Date.now() });
+      this.#events.set(event.id, {
+        id: event.id,
+        type: event.type,
+        orderId: orderIdOf(event),
+        rfqId: rfqIdOf(event),
+        body: event,
+        receivedAt: Date.now(),
+      });
     }
     return status;
   }

@@ -19,7 +19,11 @@ export const replayedNonce = defineScenario({
     order('first', { quote: 'q1' }),
     expectOrder('first', settled('first', { webhooks: false })),
     quote('q2', { taker: 'alice' }),
-    sign('replay', { quote: 'q2', nonce: (context) => context.order('first').body.nonce, describe: 'quote q2 with the nonce of order first' }),
+    sign('replay', {
+      quote: 'q2',
+      nonce: (context) => context.order('first').body.nonce,
+      describe: 'quote q2 with the nonce of order first',
+    }),
     order('replayed', { quote: 'q2', signature: 'replay', expectError: { status: 409, code: 'nonce_already_used', param: 'nonce' } }),
     check('the first order’s request sent again → 409 quote_already_accepted, nothing on chain', async (context) => {
       const first = context.order('first');
@@ -46,9 +50,17 @@ export const tamperedSignature = defineScenario({
   actors: { takers: ['alice', 'mallory'], ...watched },
   steps: [
     quote('q', { taker: 'alice' }),
-    sign('more', { quote: 'q', describe: 'output amount + 1', tamper: (m) => (m.witness.outputs[0].amount = (BigInt(m.witness.outputs[0].amount) + 1n).toString()) }),
+    sign('more', {
+      quote: 'q',
+      describe: 'output amount + 1',
+      tamper: (m) => (m.witness.outputs[0].amount = (BigInt(m.witness.outputs[0].amount) + 1n).toString()),
+    }),
     order('amount', { quote: 'q', signature: 'more', expectError: INVALID_SIGNATURE }),
-    sign('redirected', { quote: 'q', describe: 'recipient → mallory', tamper: (m, context) => (m.witness.outputs[0].recipient = addressToBytes32(context.taker('mallory').address)) }),
+    sign('redirected', {
+      quote: 'q',
+      describe: 'recipient → mallory',
+      tamper: (m, context) => (m.witness.outputs[0].recipient = addressToBytes32(context.taker('mallory').address)),
+    }),
     order('recipient', { quote: 'q', signature: 'redirected', expectError: INVALID_SIGNATURE }),
     sign('stranger', { quote: 'q', signer: 'mallory' }),
     order('signer', { quote: 'q', signature: 'stranger', expectError: INVALID_SIGNATURE }),

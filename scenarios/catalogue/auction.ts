@@ -30,14 +30,18 @@ function monotone(quotes: Quote[], key: (q: Quote) => number, direction: 'ascend
 
 /** The solver that filled an order, read from the destination chain. */
 function fillerOf(context: ScenarioContext, orderName: string): string | undefined {
-  return context.observer.factsOf(context.order(orderName).onchainOrderId).find((f) => f.kind === 'OutputFilled')?.solver?.toLowerCase();
+  return context.observer
+    .factsOf(context.order(orderName).onchainOrderId)
+    .find((f) => f.kind === 'OutputFilled')
+    ?.solver?.toLowerCase();
 }
 
 function winnerFilled(orderName: string, quoteName: string) {
   return check(`the fill of ${orderName} comes from the solver of the accepted quote`, async (context) => {
     await context.observer.sync();
     const solverId = context.quote(quoteName).quote.solverId;
-    const solver = context.solvers.find((s) => s.solverId === solverId) ?? fail(`quote ${quoteName} is from ${solverId}, not a reference solver`);
+    const solver =
+      context.solvers.find((s) => s.solverId === solverId) ?? fail(`quote ${quoteName} is from ${solverId}, not a reference solver`);
     expectEqual(fillerOf(context, orderName), solverIdentifier(solver.wallet.address).toLowerCase(), `filler of ${orderName}`);
     return `filled by ${solver.name}`;
   });
@@ -63,7 +67,10 @@ export const competingSolvers = defineScenario({
     winnerFilled('won', 'price'),
     setSolvers({ fill: 'never' }),
     check('note the solvers’ fill records', async (context) => {
-      context.values.set('statsBefore', Object.fromEntries(await Promise.all(context.solvers.map(async (s) => [s.solverId, await statsOf(context, s.solverId)]))));
+      context.values.set(
+        'statsBefore',
+        Object.fromEntries(await Promise.all(context.solvers.map(async (s) => [s.solverId, await statsOf(context, s.solverId)]))),
+      );
     }),
     quote('doomed', { taker: 'bob', minQuotes: 3 }),
     order('lost', { quote: 'doomed' }),
@@ -79,7 +86,9 @@ export const competingSolvers = defineScenario({
     quote('speed', { taker: 'alice', preference: 'speed', minQuotes: 3 }),
     check('by speed: the median answer latency ascends with the rank', async (context) => {
       const quotes = ranked(context, 'speed');
-      const medians = new Map(await Promise.all(quotes.map(async (q) => [q.solverId, (await statsOf(context, q.solverId)).medianQuoteLatencyMs ?? 0] as const)));
+      const medians = new Map(
+        await Promise.all(quotes.map(async (q) => [q.solverId, (await statsOf(context, q.solverId)).medianQuoteLatencyMs ?? 0] as const)),
+      );
       monotone(quotes, (q) => medians.get(q.solverId)!, 'ascending', 'median latency');
       return quotes.map((q) => `${q.rank}. ${solverName(context, q.solverId)} ${medians.get(q.solverId)} ms`).join(', ');
     }),
@@ -98,7 +107,10 @@ export const competingSolvers = defineScenario({
       const loser = context.quote('doomed').quote.solverId;
       const before = context.value<Record<string, SolverStats>>('statsBefore')[loser]!;
       const rateBefore = (before.filled + 1) / (before.filled + before.failed + 2);
-      expectThat(rates.get(loser)! < rateBefore, `the failed order did not lower ${solverName(context, loser)}'s fill rate (${rateBefore} → ${rates.get(loser)})`);
+      expectThat(
+        rates.get(loser)! < rateBefore,
+        `the failed order did not lower ${solverName(context, loser)}'s fill rate (${rateBefore} → ${rates.get(loser)})`,
+      );
       return quotes.map((q) => `${q.rank}. ${solverName(context, q.solverId)} ${rates.get(q.solverId)!.toFixed(3)}`).join(', ');
     }),
     order('reliable', { quote: 'reliability' }),
@@ -136,7 +148,10 @@ export const misbehavingSolvers = defineScenario({
       expectEqual({ silent, good }, { silent: 'silent', good: 'quoted' }, 'outcomes');
       expectThat(late === 'silent' || late === 'rejected', `the late solver's outcome is ${late}`);
     }),
-    waitUntil('the late quote is refused rfq_expired', (context) => context.solvers[1]!.counters.rejected > context.value<number>('rejectedBefore')),
+    waitUntil(
+      'the late quote is refused rfq_expired',
+      (context) => context.solvers[1]!.counters.rejected > context.value<number>('rejectedBefore'),
+    ),
     order('o', { quote: 'q2' }),
     expectOrder('o', settled('o', { webhooks: false })),
     winnerFilled('o', 'q2'),

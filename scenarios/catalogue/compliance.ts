@@ -11,7 +11,11 @@ export const compliantAttestations = defineScenario({
   title: 'Compliant path: no attestation → 403, an attestation older than 1 h → 403, a fresh one → settled with its checks',
   tags: ['compliance', 'clock'],
   requires: { testClock: true },
-  actors: { takers: ['alice'], streams: { live: { topics: ['orders:*'] } }, webhooks: { hook: { events: ['order.*', 'compliance.event'] } } },
+  actors: {
+    takers: ['alice'],
+    streams: { live: { topics: ['orders:*'] } },
+    webhooks: { hook: { events: ['order.*', 'compliance.event'] } },
+  },
   steps: [
     quote('q1', { taker: 'alice', path: 'compliant' }),
     order('missing', { quote: 'q1', expectError: ATTESTATION_REFUSED }),
@@ -49,7 +53,9 @@ export const sanctionedInProduction = defineScenario({
       expectThat(context.target.manifest.api.apiKeys[0]!.startsWith('svc_live_'), 'the production service handed out a non-live key');
     }),
     attest('mallory', { taker: 'mallory', expect: { status: 'rejected', sanctions: 'hit', kyc: 'approved' } }),
-    check('no attestation for the sanctioned taker', (context) => expectEqual(context.value<string | null>('mallory'), null, 'attestation')),
+    check('no attestation for the sanctioned taker', (context) =>
+      expectEqual(context.value<string | null>('mallory'), null, 'attestation'),
+    ),
     attest('alice', { taker: 'alice', expect: { status: 'approved', sanctions: 'clear', kyc: 'approved' } }),
     quote('qm', { taker: 'mallory', path: 'compliant' }),
     order('without', { quote: 'qm', expectError: ATTESTATION_REFUSED }),

@@ -45,10 +45,22 @@ export const idempotentOrderCreation = defineScenario({
       const first = await post(context, '/api/v1/orders', body, { 'Idempotency-Key': key });
       expectEqual(first.status, 201, `first answer (${first.text})`);
       const again = await post(context, '/api/v1/orders', body, { 'Idempotency-Key': key });
-      expectEqual({ status: again.status, replayed: again.headers.get('idempotent-replayed'), key: again.headers.get('idempotency-key') }, { status: 201, replayed: 'true', key }, 'retry');
-      expectThat(again.text === first.text, 'the replay is not byte-identical to the first answer', `first: ${first.text}\nreplay: ${again.text}`);
+      expectEqual(
+        { status: again.status, replayed: again.headers.get('idempotent-replayed'), key: again.headers.get('idempotency-key') },
+        { status: 201, replayed: 'true', key },
+        'retry',
+      );
+      expectThat(
+        again.text === first.text,
+        'the replay is not byte-identical to the first answer',
+        `first: ${first.text}\nreplay: ${again.text}`,
+      );
       const reused = await post(context, '/api/v1/orders', { ...body, nonce: String(BigInt(body.nonce) + 1n) }, { 'Idempotency-Key': key });
-      expectEqual({ status: reused.status, code: errorCode(reused) }, { status: 409, code: 'idempotency_key_reused' }, 'same key, other body');
+      expectEqual(
+        { status: reused.status, code: errorCode(reused) },
+        { status: 409, code: 'idempotency_key_reused' },
+        'same key, other body',
+      );
       track(context, 'o', 'q', JSON.parse(first.text) as OrderCreated, body, before);
       return `${context.order('o').orderId} once; replay identical; other body 409`;
     }),
@@ -63,7 +75,12 @@ export const idempotentOrderCreation = defineScenario({
       expectEqual(executed.length, 1, 'answers that executed');
       for (const answer of answers) {
         if (answer.status === 201) expectThat(answer.text === executed[0]!.text, 'a replay differs from the executed answer');
-        else expectEqual({ status: answer.status, code: errorCode(answer) }, { status: 409, code: 'idempotency_key_in_use' }, 'concurrent answer');
+        else
+          expectEqual(
+            { status: answer.status, code: errorCode(answer) },
+            { status: 409, code: 'idempotency_key_in_use' },
+            'concurrent answer',
+          );
       }
       track(context, 'o2', 'q2', JSON.parse(executed[0]!.text) as OrderCreated, body, before);
       const replays = answers.filter((a) => a.headers.get('idempotent-replayed') === 'true').length;
@@ -124,9 +141,15 @@ export const rateLimitBurst = defineScenario({
       const url = `${context.target.manifest.api.url}/api/v1/settlements?limit=1`;
       const result = await burst(url, context.value<string>('burstKey'), 24, 3_000);
       expectThat(result.code !== undefined, `no 429 after 3,000 requests`);
-      expectThat(result.successesBeforeFirst429 >= 1_000, `the first 429 came after only ${result.successesBeforeFirst429} successes (burst 1,000)`);
+      expectThat(
+        result.successesBeforeFirst429 >= 1_000,
+        `the first 429 came after only ${result.successesBeforeFirst429} successes (burst 1,000)`,
+      );
       expectEqual([...result.limits], ['1000'], 'X-RateLimit-Limit');
-      expectThat(result.remaining[0]! >= 975 && Math.min(...result.remaining) <= 25, `X-RateLimit-Remaining did not fall from ~1000 to ~0: ${result.remaining[0]} … ${Math.min(...result.remaining)}`);
+      expectThat(
+        result.remaining[0]! >= 975 && Math.min(...result.remaining) <= 25,
+        `X-RateLimit-Remaining did not fall from ~1000 to ~0: ${result.remaining[0]} … ${Math.min(...result.remaining)}`,
+      );
       expectEqual(result.code, 'rate_limit_exceeded', '429 code');
       expectThat(result.retryAfter >= 1, `Retry-After ${result.retryAfter} < 1`);
       context.values.set('retryAfter', result.retryAfter);

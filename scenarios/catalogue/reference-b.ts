@@ -10,7 +10,14 @@ const B_CHANNELS = ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'];
 /** Reference B's sequence of one trade: the RFQ, one `quote.received` per quote, then acceptance and the outcome. */
 function bSequence(context: ScenarioContext, rfqName: string, outcome: 'settlement.complete' | 'settlement.failed'): string[] {
   const quotes = context.quote(rfqName).response.quotes.length;
-  return ['rfq.created', ...Array.from({ length: quotes }, () => 'quote.received'), 'quote.accepted', 'settlement.pending', outcome, 'audit.recorded'];
+  return [
+    'rfq.created',
+    ...Array.from({ length: quotes }, () => 'quote.received'),
+    'quote.accepted',
+    'settlement.pending',
+    outcome,
+    'audit.recorded',
+  ];
 }
 
 interface SettlementB {
@@ -71,7 +78,13 @@ export const referenceBSuccess = defineScenario({
       const settlement = await context.rest.request<SettlementB>('GET', `/api/v1/settlements/${accepted.settlementId}`);
       const order = await context.rest.getOrder(accepted.orderId);
       expectEqual(
-        { status: settlement.status, orderStatus: settlement.orderStatus, escrow: settlement.escrow.status, proof: settlement.proof.status, hash: settlement.settlementHash },
+        {
+          status: settlement.status,
+          orderStatus: settlement.orderStatus,
+          escrow: settlement.escrow.status,
+          proof: settlement.proof.status,
+          hash: settlement.settlementHash,
+        },
         { status: 'complete', orderStatus: 'Claimed', escrow: 'released', proof: 'verified', hash: order.claimTxHash as string },
         'settlement',
       );

@@ -28,7 +28,8 @@ export const refundWhenNeverFilled = defineScenario({
     order('o3', { quote: 'q3' }),
     advanceClockTo('the first order’s expiry (its refund is due 1 s later)', after('q1', 'expires', 0)),
     check('every order is still Deposited at its expiry', async (context) => {
-      for (const name of ['o1', 'o2', 'o3']) expectEqual((await context.rest.getOrder(context.order(name).orderId)).status, 'Deposited', `status of ${name}`);
+      for (const name of ['o1', 'o2', 'o3'])
+        expectEqual((await context.rest.getOrder(context.order(name).orderId)).status, 'Deposited', `status of ${name}`);
       return 'Deposited ×3';
     }),
     advanceClockTo('2 s past the last order’s expiry', after('q3', 'expires', 2)),
@@ -52,7 +53,9 @@ export const lateFillLosesToRefund = defineScenario({
     waitUntil('the late fill lands on the destination chain', async (context) => {
       await context.observer.sync();
       const fill = context.observer.factsOf(context.order('o').onchainOrderId).find((f) => f.kind === 'OutputFilled');
-      return fill === undefined ? undefined : `filled at ${new Date(fill.timestamp * 1_000).toISOString()}, after the deadline ${new Date(context.quote('q').response.fillDeadline * 1_000).toISOString()}`;
+      return fill === undefined
+        ? undefined
+        : `filled at ${new Date(fill.timestamp * 1_000).toISOString()}, after the deadline ${new Date(context.quote('q').response.fillDeadline * 1_000).toISOString()}`;
     }),
     check('the late fill is not attested: the order stays Deposited', async (context) => {
       const { fillDeadline } = context.quote('q').response;

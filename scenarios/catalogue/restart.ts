@@ -1,11 +1,24 @@
 import { chainClient } from '../actors/chain-clients.js';
 import { defineScenario } from '../core/scenario.js';
-import { advanceChainsWhileStopped, expectOrder, order, quote, restartService, setSolvers, startService, stopService, waitUntil } from '../steps/index.js';
+import {
+  advanceChainsWhileStopped,
+  expectOrder,
+  order,
+  quote,
+  restartService,
+  setSolvers,
+  startService,
+  stopService,
+  waitUntil,
+} from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 
 /** The taker stream has reconnected and renewed its subscription (resuming from its cursor) `count` times. */
 function streamBack(count: number) {
-  return waitUntil(`the taker stream is back (reconnect #${count}, resumed by cursor)`, (context) => context.stream('live').reconnects >= count);
+  return waitUntil(
+    `the taker stream is back (reconnect #${count}, resumed by cursor)`,
+    (context) => context.stream('live').reconnects >= count,
+  );
 }
 
 /**

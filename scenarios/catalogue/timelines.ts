@@ -7,12 +7,22 @@ export const COMPLIANT_CHECKS = ['attestation', 'kyc', 'sanctions', 'travel_rule
 
 /** Reference A events of a settled order: `order.created`, (checks), `order.settled`, `compliance.event` (audit). */
 export function settledEvents(path: SettlementPath): string[] {
-  return ['order.created', ...(path === 'compliant' ? COMPLIANT_CHECKS.map(() => 'compliance.event') : []), 'order.settled', 'compliance.event'];
+  return [
+    'order.created',
+    ...(path === 'compliant' ? COMPLIANT_CHECKS.map(() => 'compliance.event') : []),
+    'order.settled',
+    'compliance.event',
+  ];
 }
 
 /** The failure sequence: `order.created`, `order.failed`, `compliance.event`. */
 export function refundedEvents(path: SettlementPath): string[] {
-  return ['order.created', ...(path === 'compliant' ? COMPLIANT_CHECKS.map(() => 'compliance.event') : []), 'order.failed', 'compliance.event'];
+  return [
+    'order.created',
+    ...(path === 'compliant' ? COMPLIANT_CHECKS.map(() => 'compliance.event') : []),
+    'order.failed',
+    'compliance.event',
+  ];
 }
 
 function openLog(lockType: LockType): string[] {
@@ -35,7 +45,14 @@ export function settled(order: string, options: { webhooks?: boolean } = {}): (c
       ws: settledEvents(path),
       ...(options.webhooks === false ? {} : { webhooks: settledEvents(path) }),
       chain: [...openLog(quote.quote.lockType), 'OutputFilled', 'AttestationRecorded', 'Finalised'],
-      ledger: ['order.created', ...checks(path), 'order.transition:Filled', 'order.transition:Attested', 'order.transition:Claimed', 'compliance.check:settlement_audit'],
+      ledger: [
+        'order.created',
+        ...checks(path),
+        'order.transition:Filled',
+        'order.transition:Attested',
+        'order.transition:Claimed',
+        'compliance.check:settlement_audit',
+      ],
       balances: { input: -BigInt(quote.quote.inputAmount), output: BigInt(quote.quote.outputAmount) },
     };
   };
@@ -45,7 +62,10 @@ export function settled(order: string, options: { webhooks?: boolean } = {}): (c
  * A refunded order: the deposit went back (escrow) or the compact expired unclaimed (resource lock); `filledLate`
  * when a fill landed after the deadline anyway (the taker keeps both).
  */
-export function refunded(order: string, options: { filledLate?: boolean; webhooks?: boolean } = {}): (context: ScenarioContext) => ExpectedTimeline {
+export function refunded(
+  order: string,
+  options: { filledLate?: boolean; webhooks?: boolean } = {},
+): (context: ScenarioContext) => ExpectedTimeline {
   return (context) => {
     const { quote, created } = context.order(order);
     const path = created.settlementPath;

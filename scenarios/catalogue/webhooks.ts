@@ -1,7 +1,20 @@
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario, respond, type Step } from '../core/scenario.js';
 import { expectEqual, expectThat, fail } from '../core/errors.js';
-import { advanceClock, advanceClockTo, check, deliveries, enableWebhook, expectOrder, order, quote, replayWebhook, respondWith, waitUntil, webhookState } from '../steps/index.js';
+import {
+  advanceClock,
+  advanceClockTo,
+  check,
+  deliveries,
+  enableWebhook,
+  expectOrder,
+  order,
+  quote,
+  replayWebhook,
+  respondWith,
+  waitUntil,
+  webhookState,
+} from '../steps/index.js';
 import { settled, settledEvents } from './timelines.js';
 
 /** Schedule A: the first send, then retries 5 s, 30 s, 10 min, 1 h, 6 h and 24 h after each failure. */
@@ -26,20 +39,38 @@ export const webhookRetries = defineScenario({
       const lines: string[] = [];
       for (const event of receiver.events()) {
         const attempts = receiver.attemptsOf(event.id);
-        expectEqual(attempts.map((a) => a.status), [500, 500, 500, 200], `answers to ${event.type}`);
+        expectEqual(
+          attempts.map((a) => a.status),
+          [500, 500, 500, 200],
+          `answers to ${event.type}`,
+        );
         const recorded = await deliveries(context, 'hook', event.id);
-        expectEqual(recorded.map((d) => [d.attempt, d.succeeded]), [[1, false], [2, false], [3, false], [4, true]], `attempts recorded for ${event.type}`);
+        expectEqual(
+          recorded.map((d) => [d.attempt, d.succeeded]),
+          [
+            [1, false],
+            [2, false],
+            [3, false],
+            [4, true],
+          ],
+          `attempts recorded for ${event.type}`,
+        );
         const first = Date.parse(recorded[0]!.sentAt);
         const offsets = recorded.map((d) => Date.parse(d.sentAt) - first);
         offsets.forEach((offset, i) => {
           const expected = SCHEDULE_A_OFFSETS_S[i]! * 1_000;
-          if (Math.abs(offset - expected) > TOLERANCE_MS) fail(`${event.type} attempt ${i + 1} went out at +${offset} ms; the schedule says +${expected} ms`);
+          if (Math.abs(offset - expected) > TOLERANCE_MS)
+            fail(`${event.type} attempt ${i + 1} went out at +${offset} ms; the schedule says +${expected} ms`);
         });
         expectEqual(recorded[3]!.nextAttemptAt, null, `next attempt of ${event.type} after success`);
         lines.push(`${event.type} at +${offsets.map((o) => (o / 1_000).toFixed(1)).join(' s, +')} s`);
       }
       const state = await webhookState(context, 'hook');
-      expectEqual({ status: state.status, failureStreak: state.failureStreak, pendingMessages: state.pendingMessages }, { status: 'active', failureStreak: 0, pendingMessages: 0 }, 'endpoint');
+      expectEqual(
+        { status: state.status, failureStreak: state.failureStreak, pendingMessages: state.pendingMessages },
+        { status: 'active', failureStreak: 0, pendingMessages: 0 },
+        'endpoint',
+      );
       return lines.join('; ');
     }),
   ],
@@ -48,7 +79,10 @@ export const webhookRetries = defineScenario({
 /** When the `index`-th event (by first send) makes its last attempt. */
 function lastAttemptOf(index: number) {
   return async (context: ScenarioContext): Promise<number> => {
-    const events = context.receiver('hook').events().filter((e) => e.type === 'order.created');
+    const events = context
+      .receiver('hook')
+      .events()
+      .filter((e) => e.type === 'order.created');
     const event = events[index] ?? fail(`no event #${index + 1}`);
     const recorded = await deliveries(context, 'hook', event.id);
     const next = recorded[recorded.length - 1]?.nextAttemptAt ?? fail(`event #${index + 1} has no attempt pending`);
@@ -99,10 +133,18 @@ export const webhookExhaustion = defineScenario({
     advanceToLastAttempt(4),
     check('the 5th exhausted event pauses the endpoint, and the mailbox says so', async (context) => {
       const state = await webhookState(context, 'hook');
-      expectEqual({ status: state.status, active: state.active, failureStreak: state.failureStreak }, { status: 'paused', active: false, failureStreak: 5 }, 'endpoint');
+      expectEqual(
+        { status: state.status, active: state.active, failureStreak: state.failureStreak },
+        { status: 'paused', active: false, failureStreak: 5 },
+        'endpoint',
+      );
       const mail = await context.rest.request<{ data: Array<Record<string, unknown>> }>('GET', '/api/v1/sandbox/mailbox');
       const webhookId = context.receiver('hook').webhookId!;
-      expectThat(mail.data.some((m) => JSON.stringify(m).includes(webhookId)), `no mailbox message names ${webhookId}`, JSON.stringify(mail.data, null, 2));
+      expectThat(
+        mail.data.some((m) => JSON.stringify(m).includes(webhookId)),
+        `no mailbox message names ${webhookId}`,
+        JSON.stringify(mail.data, null, 2),
+      );
       const attempts = context.receiver('hook').deliveries.length;
       expectEqual(attempts, 35, 'attempts received (5 events × 7)');
       return `paused at ${state.stoppedAt}; mail sent`;
@@ -110,14 +152,23 @@ export const webhookExhaustion = defineScenario({
     ...orders(6),
     check('while paused nothing is queued for the endpoint', async (context) => {
       const created = context.order('o6').orderId;
-      expectThat(!context.receiver('hook').events().some((e) => e.orderId === created), 'a paused endpoint received a new event');
+      expectThat(
+        !context
+          .receiver('hook')
+          .events()
+          .some((e) => e.orderId === created),
+        'a paused endpoint received a new event',
+      );
     }),
     respondWith('hook', '200 from now on', respond.ok()),
     enableWebhook('hook'),
     ...orders(7),
     waitUntil('a new event is delivered at its first attempt', (context) => {
       const created = context.order('o7').orderId;
-      const event = context.receiver('hook').events().find((e) => e.orderId === created);
+      const event = context
+        .receiver('hook')
+        .events()
+        .find((e) => e.orderId === created);
       const attempts = event === undefined ? [] : context.receiver('hook').attemptsOf(event.id);
       return attempts.length === 1 && attempts[0]!.status === 200 ? 'delivered, 200' : undefined;
     }),

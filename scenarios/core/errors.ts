@@ -18,7 +18,8 @@ export function fail(message: string, details?: string): never {
   throw new ScenarioFailure(message, details);
 }
 
-const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
+const show = (value: unknown) =>
+  typeof value === 'string' ? value : JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 /** Equality of JSON-able values (bigints allowed), with both sides in the message when they differ. */
 export function expectEqual<T>(actual: T, expected: T, what: string): void {

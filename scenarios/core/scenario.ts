@@ -104,7 +104,10 @@ export function defineScenario(scenario: Scenario): Scenario {
 export const respond = {
   ok: (): ResponsePattern => () => 200,
   /** Every attempt fails with `status`. */
-  always: (status: number): ResponsePattern => () => status,
+  always:
+    (status: number): ResponsePattern =>
+    () =>
+      status,
   /** The first `failures` attempts of each event fail with `status`, later ones succeed. */
   failFirst:
     (failures: number, status = 500): ResponsePattern =>

@@ -23,7 +23,9 @@ export class ClockRoute {
   }
 
   async advance(ms: number): Promise<number> {
-    const answer = await this.#rest.request<{ nowMs: number }>('POST', '/api/v1/sandbox/clock/advance', { seconds: Math.max(0, ms) / 1_000 });
+    const answer = await this.#rest.request<{ nowMs: number }>('POST', '/api/v1/sandbox/clock/advance', {
+      seconds: Math.max(0, ms) / 1_000,
+    });
     return answer.nowMs;
   }
 }

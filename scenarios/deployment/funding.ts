@@ -5,20 +5,38 @@ import { ChainSender } from '../actors/chain-sender.js';
 import type { ServedManifest } from './target.js';
 
 const mintAbi = [
-  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
 ] as const;
 
 /** A mint is one transaction: far longer than this means it is stuck. */
 const FAUCET_TIMEOUT_MS = 15_000;
 
 /** The sandbox faucet (`POST /api/v1/sandbox/faucet`): mints and tops up gas, one mint at a time per chain. */
-export async function fundThroughFaucet(manifest: ServedManifest, apiKey: string, address: string, chainId: number, token: string, amount: bigint): Promise<void> {
+export async function fundThroughFaucet(
+  manifest: ServedManifest,
+  apiKey: string,
+  address: string,
+  chainId: number,
+  token: string,
+  amount: bigint,
+): Promise<void> {
   const rest = new RestClient({ baseUrl: manifest.api.url, apiKey, timeoutMs: FAUCET_TIMEOUT_MS });
   try {
     await rest.request('POST', '/api/v1/sandbox/faucet', { address, chain: chainId, token, amount: amount.toString() });
   } catch (error) {
     if (error instanceof Error && error.name === 'TimeoutError') {
-      throw new Error(`the faucet did not fund ${address} with ${token} on chain ${chainId} within ${FAUCET_TIMEOUT_MS / 1_000} s (a mint that is never mined?)`);
+      throw new Error(
+        `the faucet did not fund ${address} with ${token} on chain ${chainId} within ${FAUCET_TIMEOUT_MS / 1_000} s (a mint that is never mined?)`,
+      );
     }
     throw error;
   }
@@ -36,7 +54,8 @@ export class DeployerMint {
   async fund(address: string, chainId: number, symbol: string, amount: bigint): Promise<void> {
     const chain = this.manifest.chains.find((c) => c.chainId === chainId);
     const deployer = this.manifest.accounts.deployer[0];
-    if (chain === undefined || deployer === undefined) throw new Error(`cannot mint on chain ${chainId}: no chain or deployer in the manifest`);
+    if (chain === undefined || deployer === undefined)
+      throw new Error(`cannot mint on chain ${chainId}: no chain or deployer in the manifest`);
     const token = chain.tokens.find((t) => t.symbol === symbol);
     if (token === undefined) throw new Error(`chain ${chain.name} has no token ${symbol}`);
     const rpc = createRpcClient(chain.rpcUrl);
@@ -50,7 +69,11 @@ export class DeployerMint {
       sender = new ChainSender(deployer.privateKey, chainId, chain.rpcUrl);
       this.#senders.set(chainId, sender);
     }
-    const data = encodeFunctionData({ abi: mintAbi, functionName: 'mint', args: [address as Address, amount * 10n ** BigInt(token.decimals)] });
+    const data = encodeFunctionData({
+      abi: mintAbi,
+      functionName: 'mint',
+      args: [address as Address, amount * 10n ** BigInt(token.decimals)],
+    });
     const sent = await sender.send(token.address as Address, data, 200_000n);
     if (sent.status !== 'success') throw new Error(`minting ${symbol} on ${chain.name} reverted`);
   }

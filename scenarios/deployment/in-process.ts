@@ -70,7 +70,10 @@ class ServiceHost implements ServiceControl {
     if (environment === 'sandbox') {
       // The chains may run ahead of the wall clock (earlier advances): the service clock starts where they are.
       const offset = Math.max(0, ...(await readChainTime(this.sandbox.chains)).map((c) => c.offsetSeconds));
-      timing = { clock: new TestClock({ ticking: true, start: Date.now() + offset * 1_000 }), chainTime: devnetChainTime(this.sandbox.chains) };
+      timing = {
+        clock: new TestClock({ ticking: true, start: Date.now() + offset * 1_000 }),
+        chainTime: devnetChainTime(this.sandbox.chains),
+      };
     }
     const service = await createService({
       environment,
@@ -121,7 +124,8 @@ export async function startInProcessTarget(options: InProcessTargetOptions = {})
       api: { url: first.url, wsUrl: first.wsUrl, workspaceId: host.admin.workspaceId, apiKeys: [host.admin.apiKey] },
     };
     const count = options.solvers ?? 3;
-    if (count > 0) solvers = await startReferenceSolvers({ manifest, count, ...(options.seed === undefined ? {} : { seed: options.seed }) });
+    if (count > 0)
+      solvers = await startReferenceSolvers({ manifest, count, ...(options.seed === undefined ? {} : { seed: options.seed }) });
     const clock = new ClockRoute(manifest.api.url, host.admin.apiKey);
     const mint = new DeployerMint(manifest);
     const target: ScenarioTarget = {
@@ -144,7 +148,9 @@ export async function startInProcessTarget(options: InProcessTargetOptions = {})
           ? signInWorkspace(manifest.api.url, manifest.chains[0]!.chainId, 'sandbox')
           : host.service.bootstrapWorkspace(label),
       fund: (address, chainId, token, amount) =>
-        environment === 'sandbox' ? fundThroughFaucet(manifest, host.admin.apiKey, address, chainId, token, amount) : mint.fund(address, chainId, token, amount),
+        environment === 'sandbox'
+          ? fundThroughFaucet(manifest, host.admin.apiKey, address, chainId, token, amount)
+          : mint.fund(address, chainId, token, amount),
       stop: async () => {
         await solvers?.stop();
         await host.stop();

@@ -42,7 +42,8 @@ export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
     await rest.health();
   } catch (error) {
     // 503 still proves the service answers; only an unreachable one is unusable.
-    if (!(error instanceof Error && 'status' in error)) throw new TargetError(`the service at ${manifest.api.url} does not answer: ${(error as Error).message}`);
+    if (!(error instanceof Error && 'status' in error))
+      throw new TargetError(`the service at ${manifest.api.url} does not answer: ${(error as Error).message}`);
   }
   const clock = new ClockRoute(manifest.api.url, adminKey);
   const testClock = manifest.environment === 'sandbox' && (await clock.available());
@@ -62,7 +63,9 @@ export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
     advanceClock: (ms) => clock.advance(ms),
     createWorkspace: () => signInWorkspace(manifest.api.url, manifest.chains[0]!.chainId, manifest.environment),
     fund: (address, chainId, token, amount) =>
-      manifest.environment === 'sandbox' ? fundThroughFaucet(manifest, adminKey, address, chainId, token, amount) : mint.fund(address, chainId, token, amount),
+      manifest.environment === 'sandbox'
+        ? fundThroughFaucet(manifest, adminKey, address, chainId, token, amount)
+        : mint.fund(address, chainId, token, amount),
     stop: async () => undefined,
   };
 }

@@ -18,7 +18,8 @@ export function terminalEvents(events: readonly RecordedEvent[]): Map<string, Re
 export function duplicateTerminalEvents(subscriber: string, events: readonly RecordedEvent[]): string[] {
   const violations: string[] = [];
   for (const [key, list] of terminalEvents(events)) {
-    if (list.length > 1) violations.push(`${subscriber} got ${list.length} terminal events for ${key}: ${list.map((e) => `${e.type} ${e.id}`).join(', ')}`);
+    if (list.length > 1)
+      violations.push(`${subscriber} got ${list.length} terminal events for ${key}: ${list.map((e) => `${e.type} ${e.id}`).join(', ')}`);
   }
   return violations;
 }

@@ -126,13 +126,17 @@ export class ChainObserver {
     });
     for (const log of logs) await this.#record(chain, log);
     const balances = await Promise.all(
-      chain.info.tokens.map(async (token) => [token.address.toLowerCase(), await tokenBalance(chain.info, token.address as Address, chain.escrow, head)] as const),
+      chain.info.tokens.map(
+        async (token) =>
+          [token.address.toLowerCase(), await tokenBalance(chain.info, token.address as Address, chain.escrow, head)] as const,
+      ),
     );
     chain.balances = new Map(balances);
     if (chain.baselines === undefined) {
       chain.baselines = new Map(balances.map(([token, balance]) => [token, balance - chain.ledger.expectedOpen(token)]));
       for (const [token, baseline] of chain.baselines) {
-        if (baseline !== 0n) this.notes.push(`${chain.info.name}: the escrow held ${baseline} of ${token} before the visible history began`);
+        if (baseline !== 0n)
+          this.notes.push(`${chain.info.name}: the escrow held ${baseline} of ${token} before the visible history began`);
       }
     }
     chain.cursor = head;
@@ -228,7 +232,8 @@ export class ChainObserver {
   /** Escrow opens of `user` seen so far (refused orders must add none). */
   opensBy(user: string): number {
     let count = 0;
-    for (const facts of this.#facts.values()) count += facts.filter((f) => f.kind === 'Open' && f.user?.toLowerCase() === user.toLowerCase()).length;
+    for (const facts of this.#facts.values())
+      count += facts.filter((f) => f.kind === 'Open' && f.user?.toLowerCase() === user.toLowerCase()).length;
     return count;
   }
 
@@ -240,7 +245,15 @@ export class ChainObserver {
         const totals = chain.ledger.totals.get(key) ?? { escrowed: 0n, claimed: 0n, refunded: 0n };
         const balance = chain.balances.get(key) ?? 0n;
         const baseline = chain.baselines?.get(key) ?? 0n;
-        return { chain: chain.info.name, token: token.address as Address, symbol: token.symbol, ...totals, open: balance - baseline, balance, baseline };
+        return {
+          chain: chain.info.name,
+          token: token.address as Address,
+          symbol: token.symbol,
+          ...totals,
+          open: balance - baseline,
+          balance,
+          baseline,
+        };
       }),
     );
   }

@@ -8,7 +8,10 @@ describe('escrow accounting', () => {
   it('holds while every opened amount is claimed, refunded or still held', () => {
     const ledger = new EscrowLedger();
     ledger.open('0x01', '0xuser', [[USDC, 100n]]);
-    ledger.open('0x02', '0xuser', [[USDC, 50n], [USDT, 7n]]);
+    ledger.open('0x02', '0xuser', [
+      [USDC, 50n],
+      [USDT, 7n],
+    ]);
     expect(ledger.check(USDC, 150n, 0n)).toBeUndefined();
     ledger.close('0x01', 'claimed');
     ledger.close('0x02', 'refunded');

@@ -53,7 +53,12 @@ export function rfqIdOf(body: Record<string, unknown>): string | undefined {
 
 /** `order.*`, `*`, `settlement.complete`: does the pattern cover `type`? */
 export function patternCovers(pattern: string, type: string): boolean {
-  const expression = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  const expression = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
   return expression.test(type);
 }
 

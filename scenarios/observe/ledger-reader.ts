@@ -54,7 +54,9 @@ export class LedgerReader {
 
   /** Recomputes the entries appended since the last call; names the first broken one. */
   verifyNew(): { ok: true; entries: number } | { ok: false; brokenAt: number; reason: string } {
-    const rows = this.#connection().prepare('SELECT * FROM ledger_entries WHERE sequence > ? ORDER BY sequence').all(this.#anchor.sequence) as LedgerRow[];
+    const rows = this.#connection()
+      .prepare('SELECT * FROM ledger_entries WHERE sequence > ? ORDER BY sequence')
+      .all(this.#anchor.sequence) as LedgerRow[];
     const result = verifyChain(rows.map(entryOf), this.#anchor);
     if (!result.ok) return { ok: false, brokenAt: result.brokenAt, reason: result.reason };
     const last = rows[rows.length - 1];
@@ -64,7 +66,9 @@ export class LedgerReader {
 
   /** Labels of one trade's entries, in sequence order. */
   labelsOf(tradeId: string): string[] {
-    const rows = this.#connection().prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[];
+    const rows = this.#connection()
+      .prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence')
+      .all(tradeId) as LedgerRow[];
     return rows.map((row) => ledgerLabel(entryOf(row)));
   }
 

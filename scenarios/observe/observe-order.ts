@@ -18,7 +18,10 @@ export async function orderBalances(order: Pick<TrackedOrder, 'quote'>): Promise
 export async function observeOrder(context: ScenarioContext, order: TrackedOrder): Promise<ObservedTimeline> {
   const [detail, settlement, balances] = await Promise.all([
     context.rest.getOrder(order.orderId),
-    context.rest.request<{ timeline: { stage: string }[] }>('GET', `/api/v1/workspaces/${context.workspace.workspaceId}/settlements/${order.orderId}`),
+    context.rest.request<{ timeline: { stage: string }[] }>(
+      'GET',
+      `/api/v1/workspaces/${context.workspace.workspaceId}/settlements/${order.orderId}`,
+    ),
     orderBalances(order),
     context.observer.sync(),
   ]);
@@ -50,6 +53,7 @@ export function orderFormat(order: TrackedOrder): TimelineFormat {
   const input = tokenOf(order.quote.origin, order.quote.inputSymbol);
   const output = tokenOf(order.quote.destination, order.quote.outputSymbol);
   return {
-    amount: (field, value) => (field === 'input' ? formatAmount(value, input.decimals, input.symbol) : formatAmount(value, output.decimals, output.symbol)),
+    amount: (field, value) =>
+      field === 'input' ? formatAmount(value, input.decimals, input.symbol) : formatAmount(value, output.decimals, output.symbol),
   };
 }

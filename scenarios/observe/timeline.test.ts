@@ -14,7 +14,11 @@ const seen: ObservedTimeline = {
 
 describe('timeline comparison', () => {
   it('matches what it names and ignores what it does not', () => {
-    const rows = compareTimeline({ status: 'Claimed', chain: ['Open', 'OutputFilled', 'AttestationRecorded', 'Finalised'], balances: { input: -100n } }, seen, format);
+    const rows = compareTimeline(
+      { status: 'Claimed', chain: ['Open', 'OutputFilled', 'AttestationRecorded', 'Finalised'], balances: { input: -100n } },
+      seen,
+      format,
+    );
     expect(rows.map((r) => r.verdict)).toEqual(['ok', 'ok', 'ok']);
     expect(timelineMatches(rows)).toBe(true);
   });

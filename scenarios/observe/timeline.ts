@@ -42,7 +42,10 @@ export interface TimelineFormat {
 
 const arrow = (items: readonly string[]) => (items.length === 0 ? '(none)' : items.join(' → '));
 
-function perName(expected: readonly string[] | Readonly<Record<string, readonly string[]>>, names: string[]): Record<string, readonly string[]> {
+function perName(
+  expected: readonly string[] | Readonly<Record<string, readonly string[]>>,
+  names: string[],
+): Record<string, readonly string[]> {
   if (Array.isArray(expected)) return Object.fromEntries(names.map((name) => [name, expected as readonly string[]]));
   return expected as Readonly<Record<string, readonly string[]>>;
 }
@@ -57,11 +60,17 @@ function listRow(field: string, expected: readonly string[], seen: readonly stri
 export function compareTimeline(expected: ExpectedTimeline, seen: ObservedTimeline, format: TimelineFormat): TimelineRow[] {
   const rows: TimelineRow[] = [];
   if (expected.status !== undefined) {
-    rows.push({ field: 'status', expected: expected.status, seen: seen.status, verdict: expected.status === seen.status ? 'ok' : 'differs' });
+    rows.push({
+      field: 'status',
+      expected: expected.status,
+      seen: seen.status,
+      verdict: expected.status === seen.status ? 'ok' : 'differs',
+    });
   }
   if (expected.stages !== undefined) rows.push(listRow('stages', expected.stages, seen.stages));
   if (expected.ws !== undefined) {
-    for (const [name, list] of Object.entries(perName(expected.ws, Object.keys(seen.ws)))) rows.push(listRow(`ws ${name}`, list, seen.ws[name] ?? []));
+    for (const [name, list] of Object.entries(perName(expected.ws, Object.keys(seen.ws))))
+      rows.push(listRow(`ws ${name}`, list, seen.ws[name] ?? []));
   }
   if (expected.webhooks !== undefined) {
     for (const [name, list] of Object.entries(perName(expected.webhooks, Object.keys(seen.webhooks)))) {
@@ -74,7 +83,12 @@ export function compareTimeline(expected: ExpectedTimeline, seen: ObservedTimeli
     const want = expected.balances?.[field];
     if (want === undefined) continue;
     const got = seen.balances[field];
-    rows.push({ field: `balance ${field}`, expected: format.amount(field, want), seen: format.amount(field, got), verdict: want === got ? 'ok' : 'differs' });
+    rows.push({
+      field: `balance ${field}`,
+      expected: format.amount(field, want),
+      seen: format.amount(field, got),
+      verdict: want === got ? 'ok' : 'differs',
+    });
   }
   return rows;
 }
@@ -90,7 +104,9 @@ export function formatTimelineDiff(title: string, rows: readonly TimelineRow[]):
   const mark = { ok: ' ', differs: '✗', skipped: '·' } as const;
   const lines = [`${title}`, `  ${' '.repeat(2)}${'field'.padEnd(fieldWidth)}  ${'expected'.padEnd(expectedWidth)}  seen`];
   for (const row of rows) {
-    lines.push(`  ${mark[row.verdict]} ${row.field.padEnd(fieldWidth)}  ${row.expected.padEnd(expectedWidth)}  ${row.verdict === 'ok' ? '=' : row.seen}`);
+    lines.push(
+      `  ${mark[row.verdict]} ${row.field.padEnd(fieldWidth)}  ${row.expected.padEnd(expectedWidth)}  ${row.verdict === 'ok' ? '=' : row.seen}`,
+    );
   }
   return lines.join('\n');
 }

@@ -2,7 +2,11 @@ import { bold, dim, green, red, table, yellow } from '../../src/cli/output.js';
 import type { RunEvent, RunReport, ScenarioResult } from '../runner/result.js';
 
 const time = (ms: number) => (ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(1)} s`);
-const indent = (text: string, by: string) => text.split('\n').map((line) => `${by}${line}`).join('\n');
+const indent = (text: string, by: string) =>
+  text
+    .split('\n')
+    .map((line) => `${by}${line}`)
+    .join('\n');
 
 /** What went wrong in a failed scenario: the step, the message, the expected and seen timelines. */
 export function describeFailure(result: ScenarioResult): string {
@@ -38,7 +42,8 @@ export function progressPrinter(write: (text: string) => void): (event: RunEvent
       }
       case 'scenario.end': {
         const { result } = event;
-        if (result.status === 'passed') write(`  ${green('passed')} in ${time(result.durationMs)}, invariants checked ${result.invariantChecks}×\n`);
+        if (result.status === 'passed')
+          write(`  ${green('passed')} in ${time(result.durationMs)}, invariants checked ${result.invariantChecks}×\n`);
         else if (result.status === 'skipped') write(`  ${yellow('skipped')}: ${result.reason}\n`);
         else write(`${describeFailure(result)}\n`);
         return;

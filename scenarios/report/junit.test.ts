@@ -27,7 +27,9 @@ const report: RunReport = {
   invariants: {} as RunReport['invariants'],
   scenarios: [
     scenario('a', 'passed'),
-    scenario('b', 'failed', { failure: { step: 'expect order o', message: 'did not reach <Claimed>', details: '✗ status  Claimed  Refunded\u0007' } }),
+    scenario('b', 'failed', {
+      failure: { step: 'expect order o', message: 'did not reach <Claimed>', details: '✗ status  Claimed  Refunded\u0007' },
+    }),
     scenario('c', 'skipped', { reason: 'needs the "sandbox" clock' }),
   ],
 };
@@ -39,10 +41,14 @@ describe('JUnit report', () => {
 
   it('has one test case per scenario, failures with the timeline diff, skips with their reason', () => {
     const xml = junitReport(report);
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="settlement scenarios" tests="3" failures="1" errors="0" skipped="1" time="2.500">/);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="settlement scenarios" tests="3" failures="1" errors="0" skipped="1" time="2.500">/,
+    );
     expect(xml).toContain('<property name="target" value="in-process &lt;sandbox&gt; &amp; &quot;friends&quot;"/>');
     expect(xml).toContain('<testcase classname="scenarios.success" name="b" time="1.234">');
-    expect(xml).toContain('<failure message="did not reach &lt;Claimed&gt;" type="expect order o">step: expect order o\n\ndid not reach &lt;Claimed&gt;\n\n✗ status  Claimed  Refunded</failure>');
+    expect(xml).toContain(
+      '<failure message="did not reach &lt;Claimed&gt;" type="expect order o">step: expect order o\n\ndid not reach &lt;Claimed&gt;\n\n✗ status  Claimed  Refunded</failure>',
+    );
     expect(xml).toContain('<skipped message="needs the &quot;sandbox&quot; clock"/>');
     expect(xml).toContain('<system-out>✓ quote q (12 ms): 3 quote(s)</system-out>');
     expect(xml.match(/<testcase /g)).toHaveLength(3);

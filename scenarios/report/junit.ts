@@ -15,7 +15,10 @@ const seconds = (ms: number) => (ms / 1_000).toFixed(3);
 
 function stepsText(result: ScenarioResult): string {
   return result.steps
-    .map((step) => `${step.status === 'passed' ? '✓' : step.status === 'failed' ? '✗' : '·'} ${step.title} (${Math.round(step.durationMs)} ms)${step.summary ? `: ${step.summary}` : ''}${step.error ? `: ${step.error}` : ''}`)
+    .map(
+      (step) =>
+        `${step.status === 'passed' ? '✓' : step.status === 'failed' ? '✗' : '·'} ${step.title} (${Math.round(step.durationMs)} ms)${step.summary ? `: ${step.summary}` : ''}${step.error ? `: ${step.error}` : ''}`,
+    )
     .join('\n');
 }
 
@@ -24,10 +27,18 @@ function testcase(result: ScenarioResult): string {
   const body: string[] = [];
   if (result.status === 'skipped') body.push(`      <skipped message="${xmlText(result.reason ?? 'skipped')}"/>`);
   if (result.status === 'failed' && result.failure !== undefined) {
-    const text = [`step: ${result.failure.step}`, result.failure.message, result.failure.details, result.failure.timelines].filter(Boolean).join('\n\n');
-    body.push(`      <failure message="${xmlText(result.failure.message)}" type="${xmlText(result.failure.step)}">${xmlText(text)}</failure>`);
+    const text = [`step: ${result.failure.step}`, result.failure.message, result.failure.details, result.failure.timelines]
+      .filter(Boolean)
+      .join('\n\n');
+    body.push(
+      `      <failure message="${xmlText(result.failure.message)}" type="${xmlText(result.failure.step)}">${xmlText(text)}</failure>`,
+    );
   }
-  const out = [stepsText(result), ...(result.escrow.length > 0 ? ['', ...result.escrow] : []), ...(result.notes.length > 0 ? ['', ...result.notes] : [])].join('\n');
+  const out = [
+    stepsText(result),
+    ...(result.escrow.length > 0 ? ['', ...result.escrow] : []),
+    ...(result.notes.length > 0 ? ['', ...result.notes] : []),
+  ].join('\n');
   body.push(`      <system-out>${xmlText(out)}</system-out>`);
   return [head, ...body, '    </testcase>'].join('\n');
 }

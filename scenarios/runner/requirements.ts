@@ -8,7 +8,7 @@ export function effectiveRequirements(scenario: Scenario): NonNullable<Scenario[
   return {
     ...declared,
     loopbackWebhooks: declared.loopbackWebhooks ?? webhooks,
-    scriptableSolvers: declared.scriptableSolvers ?? (scenario.actors?.solvers !== undefined),
+    scriptableSolvers: declared.scriptableSolvers ?? scenario.actors?.solvers !== undefined,
   };
 }
 
@@ -26,7 +26,9 @@ export async function unmetRequirement(
     return 'scripts the reference solvers: needs solvers this runner owns (in-process targets)';
   }
   if (requires.testClock && !target.testClock) return 'advances the sandbox clock: needs the sandbox clock route';
-  if (requires.loopbackWebhooks && target.environment !== 'sandbox') return 'receives webhooks on 127.0.0.1, which only the sandbox accepts';
-  if (requires.referenceB && !(await servesReferenceB())) return 'Reference B routes are not served by this target (POST /api/v1/rfq answers 404)';
+  if (requires.loopbackWebhooks && target.environment !== 'sandbox')
+    return 'receives webhooks on 127.0.0.1, which only the sandbox accepts';
+  if (requires.referenceB && !(await servesReferenceB()))
+    return 'Reference B routes are not served by this target (POST /api/v1/rfq answers 404)';
   return undefined;
 }

@@ -7,7 +7,12 @@ export class ScenarioUsageError extends Error {
 }
 
 function globMatches(pattern: string, name: string): boolean {
-  return new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('.*')}$`).test(name);
+  return new RegExp(
+    `^${pattern
+      .split('*')
+      .map((part) => part.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('.*')}$`,
+  ).test(name);
 }
 
 /**
@@ -20,7 +25,11 @@ export function selectScenarios(catalogue: readonly Scenario[], selectors: reado
   const chosen = new Set<Scenario>();
   for (const selector of selectors) {
     const matches = catalogue.filter((scenario) =>
-      selector.startsWith('tag:') ? scenario.tags.includes(selector.slice(4)) : selector.includes('*') ? globMatches(selector, scenario.name) : scenario.name === selector,
+      selector.startsWith('tag:')
+        ? scenario.tags.includes(selector.slice(4))
+        : selector.includes('*')
+          ? globMatches(selector, scenario.name)
+          : scenario.name === selector,
     );
     if (matches.length === 0) {
       throw new ScenarioUsageError(`no scenario matches "${selector}". Scenarios: ${catalogue.map((s) => s.name).join(', ')}`);
@@ -36,10 +45,14 @@ export type ReportKind = 'junit' | 'json';
 export function parseReportSpec(value: string | undefined): Partial<Record<ReportKind, string>> {
   if (value === undefined) return {};
   const reports: Partial<Record<ReportKind, string>> = {};
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [kind, ...rest] = part.split('=');
     const file = rest.join('=');
-    if ((kind !== 'junit' && kind !== 'json') || file === '') throw new ScenarioUsageError(`--report takes junit=FILE,json=FILE; cannot read ${JSON.stringify(part)}`);
+    if ((kind !== 'junit' && kind !== 'json') || file === '')
+      throw new ScenarioUsageError(`--report takes junit=FILE,json=FILE; cannot read ${JSON.stringify(part)}`);
     reports[kind] = file;
   }
   return reports;
@@ -49,6 +62,7 @@ export function parseReportSpec(value: string | undefined): Partial<Record<Repor
 export function parseSeed(value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const seed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(seed)) throw new ScenarioUsageError(`--seed must be a non-negative integer, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(seed))
+    throw new ScenarioUsageError(`--seed must be a non-negative integer, got ${JSON.stringify(value)}`);
   return seed;
 }

@@ -60,7 +60,9 @@ export class ScenarioSession {
 
   /** The shared target as it described itself once started (before: what it will be). */
   get targetDescription(): string {
-    return this.#sharedDescription ?? (this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`);
+    return (
+      this.#sharedDescription ?? (this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`)
+    );
   }
 
   #emit(event: RunEvent): void {
@@ -109,10 +111,15 @@ export class ScenarioSession {
   }
 
   /** Draws the scenario's actors from the seed (before any target exists: own targets may depend on them). */
-  participants(scenario: Scenario, random: ScenarioRandom): { participants: Participants; keys: Map<string, { name: string; key: `0x${string}` }> } {
+  participants(
+    scenario: Scenario,
+    random: ScenarioRandom,
+  ): { participants: Participants; keys: Map<string, { name: string; key: `0x${string}` }> } {
     const keys = new Map<string, { name: string; key: `0x${string}` }>();
     for (const label of scenario.actors?.takers ?? []) keys.set(label, { name: random.personName(), key: random.privateKey(label) });
-    const takers = Object.fromEntries([...keys].map(([label, { name, key }]) => [label, { name, address: privateKeyToAccount(key).address }]));
+    const takers = Object.fromEntries(
+      [...keys].map(([label, { name, key }]) => [label, { name, address: privateKeyToAccount(key).address }]),
+    );
     return { participants: { takers }, keys };
   }
 
@@ -207,7 +214,11 @@ export class ScenarioSession {
         const secret = `whsec_${randomBytes(24).toString('hex')}`;
         const receiver = await WebhookReceiver.start(name, spec, secret, () => target.serviceNow());
         receivers.set(name, receiver);
-        const created = await rest.request<{ webhookId: string }>('POST', '/api/v1/webhooks', { url: receiver.url, events: [...spec.events], secret });
+        const created = await rest.request<{ webhookId: string }>('POST', '/api/v1/webhooks', {
+          url: receiver.url,
+          events: [...spec.events],
+          secret,
+        });
         receiver.webhookId = created.webhookId;
       }
       scenario.actors?.solvers?.forEach((behaviour, index) => target.solvers?.[index]?.setBehaviour(behaviour ?? {}));
@@ -263,7 +274,11 @@ export class ScenarioSession {
 
     if (result.status === 'passed') {
       const began = performance.now();
-      const final: StepResult = { title: 'every subscriber got exactly one terminal event per finished order', status: 'passed', durationMs: 0 };
+      const final: StepResult = {
+        title: 'every subscriber got exactly one terminal event per finished order',
+        status: 'passed',
+        durationMs: 0,
+      };
       this.#emit({ type: 'step.start', scenario: scenario.name, index: result.steps.length, title: final.title });
       try {
         final.summary = await this.#finalChecks(context);
@@ -271,7 +286,11 @@ export class ScenarioSession {
         final.status = 'failed';
         final.error = error instanceof Error ? error.message : String(error);
         result.status = 'failed';
-        result.failure = { step: final.title, message: final.error, ...(error instanceof ScenarioFailure && error.details ? { details: error.details } : {}) };
+        result.failure = {
+          step: final.title,
+          message: final.error,
+          ...(error instanceof ScenarioFailure && error.details ? { details: error.details } : {}),
+        };
       }
       final.durationMs = performance.now() - began;
       result.steps.push(final);
@@ -279,7 +298,8 @@ export class ScenarioSession {
     }
     if (result.status === 'failed' && context.orders.size > 0) result.failure!.timelines = await this.#describeTimelines(context);
 
-    for (const order of context.orders.values()) result.orders[order.name] = { orderId: order.orderId, onchainOrderId: order.onchainOrderId };
+    for (const order of context.orders.values())
+      result.orders[order.name] = { orderId: order.orderId, onchainOrderId: order.onchainOrderId };
     result.escrow = observer
       .escrowAccounts()
       .filter((account) => account.escrowed > 0n)
@@ -307,13 +327,19 @@ export class ScenarioSession {
       for (const [generation, terminalTypes] of Object.entries(TERMINAL_BY_GENERATION)) {
         const listening = context.subscribers.filter((s) => !s.lossy && terminalTypes.some((type) => s.covers(type)));
         for (const subscriber of listening) {
-          await exactlyOneTerminal(subscriber, `${generation}:${order.orderId}`, deadline, `Reference ${generation} terminal events for order ${order.name} (${order.orderId}, ${status})`);
+          await exactlyOneTerminal(
+            subscriber,
+            `${generation}:${order.orderId}`,
+            deadline,
+            `Reference ${generation} terminal events for order ${order.name} (${order.orderId}, ${status})`,
+          );
           checked += 1;
         }
       }
     }
     const violations = await context.monitor.check(context.subscribers, context.receivers);
-    if (violations.length > 0) throw new InvariantFailure(`invariant broken at the end: ${violations[0]!.invariant}`, violations.map((v) => v.message).join('\n'));
+    if (violations.length > 0)
+      throw new InvariantFailure(`invariant broken at the end: ${violations[0]!.invariant}`, violations.map((v) => v.message).join('\n'));
     return `${checked} order × subscriber pair(s) checked`;
   }
 
@@ -329,7 +355,12 @@ export class ScenarioSession {
     return parts.join('\n');
   }
 
-  async #teardown(target: ScenarioTarget, context: ScenarioContext | undefined, streams: Map<string, StreamRecorder>, receivers: Map<string, WebhookReceiver>): Promise<void> {
+  async #teardown(
+    target: ScenarioTarget,
+    context: ScenarioContext | undefined,
+    streams: Map<string, StreamRecorder>,
+    receivers: Map<string, WebhookReceiver>,
+  ): Promise<void> {
     // Endpoints go first: later clock advances must not keep retrying into closed ports.
     for (const receiver of receivers.values()) {
       if (receiver.webhookId !== undefined && context !== undefined) {
@@ -354,7 +385,8 @@ export class ScenarioSession {
 /** What to show besides the message: a scenario's own evidence, the answer the service gave, or a bug's stack. */
 function evidenceOf(error: unknown): string | undefined {
   if (error instanceof ScenarioFailure) return error.details;
-  if (error instanceof ApiRequestError) return `the service answered ${error.status}${error.requestId ? ` (${error.requestId})` : ''}: ${JSON.stringify(error.body)}`;
+  if (error instanceof ApiRequestError)
+    return `the service answered ${error.status}${error.requestId ? ` (${error.requestId})` : ''}: ${JSON.stringify(error.body)}`;
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
 }
 
@@ -363,7 +395,8 @@ async function exactlyOneTerminal(subscriber: Subscriber, key: string, deadline:
   for (;;) {
     const count = terminalEvents(subscriber.events()).get(key)?.length ?? 0;
     if (count === 1) return;
-    if (count > 1 || Date.now() > deadline) throw new ScenarioFailure(`${subscriber.channel} ${subscriber.name} has ${count} ${what}; expected exactly one`);
+    if (count > 1 || Date.now() > deadline)
+      throw new ScenarioFailure(`${subscriber.channel} ${subscriber.name} has ${count} ${what}; expected exactly one`);
     await sleep(25);
   }
 }

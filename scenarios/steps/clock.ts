@@ -28,7 +28,11 @@ export function advanceClockTo(what: string, at: (context: ScenarioContext) => n
 }
 
 /** `expires` (or `fillDeadline`) of a quote's RFQ plus `seconds`, in ms: where refunds and late fills happen. */
-export function after(quote: string, field: 'expires' | 'fillDeadline' | 'quoteExpiry', seconds: number): (context: ScenarioContext) => number {
+export function after(
+  quote: string,
+  field: 'expires' | 'fillDeadline' | 'quoteExpiry',
+  seconds: number,
+): (context: ScenarioContext) => number {
   return (context) => {
     const quoted = context.quote(quote);
     const base = field === 'quoteExpiry' ? Date.parse(quoted.quote.expiresAt) / 1_000 : quoted.response[field];

@@ -104,7 +104,9 @@ export function order(name: string, options: OrderOptions): Step {
         await chainUntouched(context, options.quote, async () => {
           try {
             const created = await context.rest.createOrder(body, requestOptions);
-            fail(`order ${name}: expected ${expected.status} ${expected.code}, but the service created ${created.orderId} (${created.status})`);
+            fail(
+              `order ${name}: expected ${expected.status} ${expected.code}, but the service created ${created.orderId} (${created.status})`,
+            );
           } catch (error) {
             if (!(error instanceof ApiRequestError)) throw error;
             refusal = error;

@@ -1,4 +1,12 @@
-import { ApiRequestError, type LockType, type Preference, type QuoteResponse, type SettlementPath, type SwapType, type TokenQuoteRequest } from '../../src/clients/rest-client.js';
+import {
+  ApiRequestError,
+  type LockType,
+  type Preference,
+  type QuoteResponse,
+  type SettlementPath,
+  type SwapType,
+  type TokenQuoteRequest,
+} from '../../src/clients/rest-client.js';
 import { tokenOf } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { expectEqual, fail } from '../core/errors.js';
@@ -79,12 +87,14 @@ export function quote(name: string, options: QuoteOptions): Step {
             context.values.set(name, error);
             return `refused ${error.status} ${error.code}`;
           }
-          const reconnecting = error instanceof ApiRequestError && error.code === 'corridor_unavailable' && Date.now() - started < RECONNECT_GRACE_MS;
+          const reconnecting =
+            error instanceof ApiRequestError && error.code === 'corridor_unavailable' && Date.now() - started < RECONNECT_GRACE_MS;
           if (!reconnecting) throw error;
           await sleep(50);
         }
       }
-      if (options.expectError !== undefined) fail(`quote ${name}: expected ${options.expectError.status} ${options.expectError.code}, got ${response.quotes.length} quotes`);
+      if (options.expectError !== undefined)
+        fail(`quote ${name}: expected ${options.expectError.status} ${options.expectError.code}, got ${response.quotes.length} quotes`);
       const minimum = options.minQuotes ?? 1;
       if (response.quotes.length < minimum) fail(`quote ${name}: ${response.quotes.length} quote(s), expected at least ${minimum}`);
       const rank = options.pick ?? 1;

@@ -90,7 +90,13 @@ export function accept(name: string, options: { rfq: string; expectError?: { sta
     async run(context) {
       const quoted = context.quote(options.rfq);
       const signature = await quoted.taker.sign(quoted.quote.typedData ?? fail(`rfq ${options.rfq} carries no typed data`));
-      const body = { rfqId: quoted.response.rfqId, quoteId: quoted.quote.quoteId, signature, nonce: quoted.quote.nonce ?? fail('no nonce'), user: quoted.taker.address };
+      const body = {
+        rfqId: quoted.response.rfqId,
+        quoteId: quoted.quote.quoteId,
+        signature,
+        nonce: quoted.quote.nonce ?? fail('no nonce'),
+        user: quoted.taker.address,
+      };
       if (options.expectError !== undefined) {
         try {
           await context.rest.request('POST', '/api/v1/accept', body);

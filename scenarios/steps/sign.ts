@@ -22,7 +22,9 @@ export function sign(name: string, options: SignOptions): Step {
     async run(context) {
       const quoted = context.quote(options.quote);
       const signer = options.signer === undefined ? quoted.taker : context.taker(options.signer);
-      const typedData = structuredClone(quoted.quote.typedData ?? fail(`quote ${options.quote} carries no typed data (requested without user?)`)) as {
+      const typedData = structuredClone(
+        quoted.quote.typedData ?? fail(`quote ${options.quote} carries no typed data (requested without user?)`),
+      ) as {
         message: Record<string, any>;
       };
       let nonce = quoted.quote.nonce ?? fail(`quote ${options.quote} carries no nonce`);

@@ -39,7 +39,10 @@ export async function deliveries(context: ScenarioContext, receiver: string, eve
     const query = new URLSearchParams({ limit: '100' });
     if (eventId !== undefined) query.set('eventId', eventId);
     if (after !== null) query.set('after', after);
-    const page: { data: DeliveryRecord[]; next_cursor: string | null } = await context.rest.request('GET', `/api/v1/webhooks/${webhookIdOf(context, receiver)}/deliveries?${query}`);
+    const page: { data: DeliveryRecord[]; next_cursor: string | null } = await context.rest.request(
+      'GET',
+      `/api/v1/webhooks/${webhookIdOf(context, receiver)}/deliveries?${query}`,
+    );
     all.push(...page.data);
     after = page.next_cursor;
   } while (after !== null);
@@ -73,7 +76,11 @@ export function replayWebhook(receiver: string, body: (context: ScenarioContext)
   return {
     title: `replay missed events to ${receiver}`,
     async run(context) {
-      const answer = await context.rest.request<{ replayed: number; skipped: number }>('POST', `/api/v1/webhooks/${webhookIdOf(context, receiver)}/replay`, body(context));
+      const answer = await context.rest.request<{ replayed: number; skipped: number }>(
+        'POST',
+        `/api/v1/webhooks/${webhookIdOf(context, receiver)}/replay`,
+        body(context),
+      );
       context.values.set(`${receiver}:replay`, answer);
       return `${answer.replayed} replayed, ${answer.skipped} skipped`;
     },

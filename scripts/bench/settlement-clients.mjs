@@ -49,7 +49,13 @@ if (solverKind === 'reference') {
 } else {
   const solvers = [];
   for (const account of manifest.accounts.solvers.slice(0, 3)) {
-    const solver = new TestSolver({ url: api.url, apiKey: api.apiKeys[0], privateKey: account.privateKey, chains: manifest.chains, feeBps: 5n });
+    const solver = new TestSolver({
+      url: api.url,
+      apiKey: api.apiKeys[0],
+      privateKey: account.privateKey,
+      chains: manifest.chains,
+      feeBps: 5n,
+    });
     await solver.start();
     solvers.push(solver);
   }

@@ -62,7 +62,14 @@ describe('sandbox up --detach, status, down', () => {
     const client = createPublicClient({ transport: http(alpha?.rpcUrl) });
     await client.request({
       method: 'eth_sendTransaction' as never,
-      params: [{ from: taker, to: usdc, gas: '0x30000', data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', 777n] }) }] as never,
+      params: [
+        {
+          from: taker,
+          to: usdc,
+          gas: '0x30000',
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: ['0x000000000000000000000000000000000000dEaD', 777n] }),
+        },
+      ] as never,
     });
     const balance = () => client.readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [taker] });
     const spent = await balance();
@@ -76,7 +83,15 @@ describe('sandbox up --detach, status, down', () => {
     expect(JSON.parse(stopped.stdout)).toMatchObject({ running: false, stale: false });
     expect((await runCli(['down', '--state-dir', dir])).stdout).toContain(`No sandbox is running on ${dir}`);
 
-    const upAgain = await runCli(['up', '--detach', '--json', '--state-dir', dir, '--chain-ports', `${new URL(alpha?.rpcUrl ?? '').port},0`]);
+    const upAgain = await runCli([
+      'up',
+      '--detach',
+      '--json',
+      '--state-dir',
+      dir,
+      '--chain-ports',
+      `${new URL(alpha?.rpcUrl ?? '').port},0`,
+    ]);
     expect(upAgain.code, upAgain.stderr).toBe(0);
     expect(JSON.parse(upAgain.stdout).chains[0].rpcUrl).toBe(alpha?.rpcUrl);
     expect(await balance()).toBe(spent);
@@ -137,7 +152,9 @@ describe('sandbox up refuses', () => {
   it('bad flags with a clear message', async () => {
     const dir = stateDir('flags');
     expect((await runCli(['up', '--state-dir', dir, '--chains', '9'])).stderr).toContain('--chains must be between 1 and 8');
-    expect((await runCli(['up', '--state-dir', dir, '--chain-ports', '8545'])).stderr).toContain('--chain-ports lists 1 port(s) for 2 chain(s)');
+    expect((await runCli(['up', '--state-dir', dir, '--chain-ports', '8545'])).stderr).toContain(
+      '--chain-ports lists 1 port(s) for 2 chain(s)',
+    );
     expect((await runCli(['up', '--state-dir', dir, '--chain-ports', 'x,y'])).stderr).toContain('"x" is not a port number');
     expect((await runCli(['up', '--state-dir', dir, '--config', join(dir, 'missing.json')])).stderr).toContain('missing.json');
   });

@@ -113,9 +113,7 @@ export function action<A extends unknown[]>(
 export function table(rows: ReadonlyArray<readonly string[]>, indent = '  '): string {
   const widths: number[] = [];
   for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
-  return rows
-    .map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : pad(cell, widths[i] ?? 0))).join('  '))
-    .join('\n');
+  return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : pad(cell, widths[i] ?? 0))).join('  ')).join('\n');
 }
 
 const colorEnabled = (): boolean => process.stdout.isTTY === true && !process.env.NO_COLOR;

@@ -297,7 +297,9 @@ export class SolverStreamClient {
               this.#delayMs = this.#backoff().initial;
               resolve();
             } else {
-              ws.send(JSON.stringify({ type: 'subscribe', channels, ...(this.#options.corridors ? { corridors: this.#options.corridors } : {}) }));
+              ws.send(
+                JSON.stringify({ type: 'subscribe', channels, ...(this.#options.corridors ? { corridors: this.#options.corridors } : {}) }),
+              );
             }
           } else if (message.type === 'subscribe.ok') {
             settled = true;

@@ -35,25 +35,107 @@ function failure(run: () => unknown): { code: string; status: number } {
 describe('verifyWebhook: the receiver attack pack', () => {
   it('accepts a valid delivery (plain headers or a Headers object) and returns the event', () => {
     const verified = verifyWebhook({ secret, rawBody: body, headers: headers(), nowSeconds: now });
-    expect(verified).toMatchObject({ event: { type: 'order.created', id: 'evt_abc' }, timestamp: now, deliveryId: 'dlv_1', webhookId: 'wh_1', eventType: 'order.created' });
+    expect(verified).toMatchObject({
+      event: { type: 'order.created', id: 'evt_abc' },
+      timestamp: now,
+      deliveryId: 'dlv_1',
+      webhookId: 'wh_1',
+      eventType: 'order.created',
+    });
     const viaHeaders = new Headers(headers() as Record<string, string>);
     expect(verifyWebhook({ secret, rawBody: Buffer.from(body), headers: viaHeaders, nowSeconds: now }).event.id).toBe('evt_abc');
   });
 
   const cases: Array<[string, () => unknown, string]> = [
-    ['wrong secret', () => verifyWebhook({ secret: `${secret}x`, rawBody: body, headers: headers(), nowSeconds: now }), 'signature_mismatch'],
-    ['body changed by one byte', () => verifyWebhook({ secret, rawBody: body.replace('25000', '25001'), headers: headers(), nowSeconds: now }), 'signature_mismatch'],
-    ['re-serialised body', () => verifyWebhook({ secret, rawBody: JSON.stringify(JSON.parse(body), null, 1), headers: headers(), nowSeconds: now }), 'signature_mismatch'],
-    ['truncated signature', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': sign(body, now).slice(0, 63) }), nowSeconds: now }), 'signature_malformed'],
-    ['uppercase signature', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': sign(body, now).toUpperCase() }), nowSeconds: now }), 'signature_malformed'],
-    ['empty signature', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': '' }), nowSeconds: now }), 'signature_missing'],
-    ['missing signature', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': undefined }), nowSeconds: now }), 'signature_missing'],
-    ['missing timestamp', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': undefined }), nowSeconds: now }), 'timestamp_missing'],
-    ['non-numeric timestamp', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': 'yesterday' }), nowSeconds: now }), 'timestamp_invalid'],
-    ['signature of another timestamp', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': String(now - 1) }), nowSeconds: now }), 'signature_mismatch'],
-    ['timestamp now-301 s', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': String(now - 301), 'X-Service-Signature': sign(body, now - 301) }), nowSeconds: now }), 'timestamp_too_old'],
-    ['timestamp now+301 s', () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': String(now + 301), 'X-Service-Signature': sign(body, now + 301) }), nowSeconds: now }), 'timestamp_in_future'],
-    ['signed body that is not an event', () => verifyWebhook({ secret, rawBody: '[1]', headers: headers({ 'X-Service-Signature': sign('[1]', now) }), nowSeconds: now }), 'body_invalid'],
+    [
+      'wrong secret',
+      () => verifyWebhook({ secret: `${secret}x`, rawBody: body, headers: headers(), nowSeconds: now }),
+      'signature_mismatch',
+    ],
+    [
+      'body changed by one byte',
+      () => verifyWebhook({ secret, rawBody: body.replace('25000', '25001'), headers: headers(), nowSeconds: now }),
+      'signature_mismatch',
+    ],
+    [
+      're-serialised body',
+      () => verifyWebhook({ secret, rawBody: JSON.stringify(JSON.parse(body), null, 1), headers: headers(), nowSeconds: now }),
+      'signature_mismatch',
+    ],
+    [
+      'truncated signature',
+      () =>
+        verifyWebhook({
+          secret,
+          rawBody: body,
+          headers: headers({ 'X-Service-Signature': sign(body, now).slice(0, 63) }),
+          nowSeconds: now,
+        }),
+      'signature_malformed',
+    ],
+    [
+      'uppercase signature',
+      () =>
+        verifyWebhook({
+          secret,
+          rawBody: body,
+          headers: headers({ 'X-Service-Signature': sign(body, now).toUpperCase() }),
+          nowSeconds: now,
+        }),
+      'signature_malformed',
+    ],
+    [
+      'empty signature',
+      () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': '' }), nowSeconds: now }),
+      'signature_missing',
+    ],
+    [
+      'missing signature',
+      () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Signature': undefined }), nowSeconds: now }),
+      'signature_missing',
+    ],
+    [
+      'missing timestamp',
+      () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': undefined }), nowSeconds: now }),
+      'timestamp_missing',
+    ],
+    [
+      'non-numeric timestamp',
+      () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': 'yesterday' }), nowSeconds: now }),
+      'timestamp_invalid',
+    ],
+    [
+      'signature of another timestamp',
+      () => verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': String(now - 1) }), nowSeconds: now }),
+      'signature_mismatch',
+    ],
+    [
+      'timestamp now-301 s',
+      () =>
+        verifyWebhook({
+          secret,
+          rawBody: body,
+          headers: headers({ 'X-Service-Timestamp': String(now - 301), 'X-Service-Signature': sign(body, now - 301) }),
+          nowSeconds: now,
+        }),
+      'timestamp_too_old',
+    ],
+    [
+      'timestamp now+301 s',
+      () =>
+        verifyWebhook({
+          secret,
+          rawBody: body,
+          headers: headers({ 'X-Service-Timestamp': String(now + 301), 'X-Service-Signature': sign(body, now + 301) }),
+          nowSeconds: now,
+        }),
+      'timestamp_in_future',
+    ],
+    [
+      'signed body that is not an event',
+      () => verifyWebhook({ secret, rawBody: '[1]', headers: headers({ 'X-Service-Signature': sign('[1]', now) }), nowSeconds: now }),
+      'body_invalid',
+    ],
   ];
   for (const [name, run, code] of cases) {
     it(`rejects: ${name}`, () => {
@@ -65,7 +147,14 @@ describe('verifyWebhook: the receiver attack pack', () => {
 
   it('accepts the edges: exactly 300 s old and 300 s ahead', () => {
     for (const ts of [now - 300, now + 300]) {
-      expect(verifyWebhook({ secret, rawBody: body, headers: headers({ 'X-Service-Timestamp': String(ts), 'X-Service-Signature': sign(body, ts) }), nowSeconds: now }).timestamp).toBe(ts);
+      expect(
+        verifyWebhook({
+          secret,
+          rawBody: body,
+          headers: headers({ 'X-Service-Timestamp': String(ts), 'X-Service-Signature': sign(body, ts) }),
+          nowSeconds: now,
+        }).timestamp,
+      ).toBe(ts);
     }
   });
 

@@ -91,20 +91,26 @@ export function verifyWebhook(options: VerifyOptions): VerifiedDelivery {
   const tolerance = options.toleranceSeconds ?? 300;
   const signature = header(options.headers, SIGNATURE_HEADER)?.trim();
   const timestampText = header(options.headers, TIMESTAMP_HEADER)?.trim();
-  if (signature === undefined || signature === '') throw new WebhookVerificationError('signature_missing', 'X-Service-Signature is missing.');
-  if (timestampText === undefined || timestampText === '') throw new WebhookVerificationError('timestamp_missing', 'X-Service-Timestamp is missing.');
-  if (!/^[0-9]{1,12}$/.test(timestampText)) throw new WebhookVerificationError('timestamp_invalid', 'X-Service-Timestamp must be Unix seconds.');
-  if (!/^[0-9a-f]{64}$/.test(signature)) throw new WebhookVerificationError('signature_malformed', 'X-Service-Signature must be 64 lowercase hex digits.');
+  if (signature === undefined || signature === '')
+    throw new WebhookVerificationError('signature_missing', 'X-Service-Signature is missing.');
+  if (timestampText === undefined || timestampText === '')
+    throw new WebhookVerificationError('timestamp_missing', 'X-Service-Timestamp is missing.');
+  if (!/^[0-9]{1,12}$/.test(timestampText))
+    throw new WebhookVerificationError('timestamp_invalid', 'X-Service-Timestamp must be Unix seconds.');
+  if (!/^[0-9a-f]{64}$/.test(signature))
+    throw new WebhookVerificationError('signature_malformed', 'X-Service-Signature must be 64 lowercase hex digits.');
 
   // The signature is checked before the age, so that a forged request learns nothing about timing rules.
   const expected = Buffer.from(computeWebhookSignature(options.secret, timestampText, options.rawBody), 'hex');
   const presented = Buffer.from(signature, 'hex');
-  if (!timingSafeEqual(expected, presented)) throw new WebhookVerificationError('signature_mismatch', 'The signature does not match the body and timestamp.');
+  if (!timingSafeEqual(expected, presented))
+    throw new WebhookVerificationError('signature_mismatch', 'The signature does not match the body and timestamp.');
 
   const timestamp = Number(timestampText);
   const now = options.nowSeconds ?? Math.floor(Date.now() / 1000);
   if (now - timestamp > tolerance) throw new WebhookVerificationError('timestamp_too_old', `The delivery is more than ${tolerance} s old.`);
-  if (timestamp - now > tolerance) throw new WebhookVerificationError('timestamp_in_future', `The delivery is more than ${tolerance} s in the future.`);
+  if (timestamp - now > tolerance)
+    throw new WebhookVerificationError('timestamp_in_future', `The delivery is more than ${tolerance} s in the future.`);
 
   let event: unknown;
   try {
@@ -112,7 +118,12 @@ export function verifyWebhook(options: VerifyOptions): VerifiedDelivery {
   } catch {
     throw new WebhookVerificationError('body_invalid', 'The body is not JSON.');
   }
-  if (typeof event !== 'object' || event === null || typeof (event as WebhookEvent).type !== 'string' || typeof (event as WebhookEvent).id !== 'string') {
+  if (
+    typeof event !== 'object' ||
+    event === null ||
+    typeof (event as WebhookEvent).type !== 'string' ||
+    typeof (event as WebhookEvent).id !== 'string'
+  ) {
     throw new WebhookVerificationError('body_invalid', 'The body is not an event envelope {type, id, …}.');
   }
   return {

@@ -18,7 +18,14 @@ describe('TakerStreamClient against the real taker stream', () => {
   const publish = (orderId: string) => {
     const { outbox } = t.service.module<EvidenceModule>('evidence');
     return outbox.commit(() =>
-      outbox.append({ workspaceId: t.workspaceId, type: 'order.created', generation: 'A', orderId, data: { order: { id: orderId } }, at: t.clock.now() }),
+      outbox.append({
+        workspaceId: t.workspaceId,
+        type: 'order.created',
+        generation: 'A',
+        orderId,
+        data: { order: { id: orderId } },
+        at: t.clock.now(),
+      }),
     ).envelope;
   };
   const connect = async (options: Partial<Parameters<typeof TakerStreamClient.connect>[0]> = {}) => {

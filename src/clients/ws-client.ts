@@ -146,7 +146,10 @@ export class TakerStreamClient {
   }
 
   /** The next message (in arrival order) that satisfies `predicate`; earlier others stay queued. */
-  async next(predicate: (message: StreamMessage) => boolean = () => true, timeoutMs = this.options.timeoutMs ?? 10_000): Promise<StreamMessage> {
+  async next(
+    predicate: (message: StreamMessage) => boolean = () => true,
+    timeoutMs = this.options.timeoutMs ?? 10_000,
+  ): Promise<StreamMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const index = this.#queue.findIndex(predicate);
@@ -208,7 +211,10 @@ export class TakerStreamClient {
     const replayDone = cursor === undefined ? undefined : this.#awaitReply((type) => type === 'replay.done', false);
     let ok: StreamMessage;
     try {
-      ok = await this.#request({ type: 'subscribe', ...subscription, ...(cursor === undefined ? {} : { cursor }) }, (type) => type === 'subscribe.ok');
+      ok = await this.#request(
+        { type: 'subscribe', ...subscription, ...(cursor === undefined ? {} : { cursor }) },
+        (type) => type === 'subscribe.ok',
+      );
     } catch (error) {
       replayDone?.cancel();
       throw error;

@@ -42,7 +42,13 @@ export function formatDuration(ms: number): string {
   const sign = ms < 0 ? '-' : '';
   let rest = Math.abs(Math.round(ms));
   const parts: string[] = [];
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000], ['ms', 1]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+    ['ms', 1],
+  ] as const) {
     const count = Math.floor(rest / size);
     rest -= count * size;
     if (count > 0) parts.push(`${count}${unit}`);

@@ -49,9 +49,7 @@ export class JobQueue {
   }
 
   list(): ScheduledJob[] {
-    return [...this.#live.values()]
-      .sort((a, b) => (before(a, b) ? -1 : 1))
-      .map(({ id, at, name }) => ({ id, at, name }));
+    return [...this.#live.values()].sort((a, b) => (before(a, b) ? -1 : 1)).map(({ id, at, name }) => ({ id, at, name }));
   }
 
   #dropCancelled(): void {

@@ -78,9 +78,13 @@ describe('TestClock', () => {
     const errors: string[] = [];
     clock.onJobError((error, job) => errors.push(`${job.name}: ${(error as Error).message}`));
     const ran: number[] = [];
-    clock.schedule(T0 + 1, () => {
-      throw new Error('boom');
-    }, { name: 'bad' });
+    clock.schedule(
+      T0 + 1,
+      () => {
+        throw new Error('boom');
+      },
+      { name: 'bad' },
+    );
     clock.schedule(T0 + 2, async () => {
       await Promise.resolve();
       ran.push(2);

@@ -98,12 +98,22 @@ async function fillAndAttest(order: StandardOrder, orderId: Hex, solverKey: Hex)
   const solver = clients(destination, solverKey);
   const output = order.outputs[0]!;
   const outputToken = `0x${output.token.slice(26)}` as Address;
-  await send(solver, { address: outputToken, abi: erc20Abi, functionName: 'approve', args: [destination.contracts.OutputSettler!, output.amount] });
+  await send(solver, {
+    address: outputToken,
+    abi: erc20Abi,
+    functionName: 'approve',
+    args: [destination.contracts.OutputSettler!, output.amount],
+  });
   const fill = await send(solver, {
     address: destination.contracts.OutputSettler!,
     abi: OutputSettlerArtifact.abi,
     functionName: 'fill',
-    args: [orderId, { ...output }, order.fillDeadline, encodeAbiParameters([{ type: 'bytes32' }], [addressToBytes32(solver.account.address)])],
+    args: [
+      orderId,
+      { ...output },
+      order.fillDeadline,
+      encodeAbiParameters([{ type: 'bytes32' }], [addressToBytes32(solver.account.address)]),
+    ],
   });
   const [filled] = parseEventLogs({ abi: OutputSettlerArtifact.abi, logs: fill.logs, eventName: 'OutputFilled' });
   expect(filled!.args.orderId).toBe(orderId);
@@ -121,7 +131,12 @@ async function fillAndAttest(order: StandardOrder, orderId: Hex, solverKey: Hex)
     address: origin.contracts.InputOracle!,
     abi: InputOracleArtifact.abi,
     functionName: 'receiveAttestation',
-    args: [BigInt(destination.chainId), addressToBytes32(destination.contracts.OutputOracle!), proven!.args.application, [proven!.args.payload]],
+    args: [
+      BigInt(destination.chainId),
+      addressToBytes32(destination.contracts.OutputOracle!),
+      proven!.args.application,
+      [proven!.args.payload],
+    ],
   });
   return [{ timestamp: filled!.args.timestamp, solver: filled!.args.solver }];
 }
@@ -153,7 +168,9 @@ describe('contracts on a real devnet', () => {
   it('has every contract at the same address on both chains and Permit2 at the canonical address', async () => {
     expect(origin.contracts).toEqual(destination.contracts);
     expect(origin.contracts.Permit2).toBe('0x000000000022D473030F116dDEE9F6B43aC78BA3');
-    const code = await clients(origin, sandbox.manifest.accounts.deployer[0]!.privateKey).public.getCode({ address: origin.contracts.Permit2! });
+    const code = await clients(origin, sandbox.manifest.accounts.deployer[0]!.privateKey).public.getCode({
+      address: origin.contracts.Permit2!,
+    });
     expect(code && code.length > 1000).toBe(true);
   });
 
@@ -166,13 +183,23 @@ describe('contracts on a real devnet', () => {
     const escrow = origin.contracts.InputSettlerEscrow!;
 
     const orderId = orderIdentifier(order, escrow);
-    const onchainId = await taker.public.readContract({ address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'orderIdentifier', args: [toAbiOrder(order)] });
+    const onchainId = await taker.public.readContract({
+      address: escrow,
+      abi: InputSettlerEscrowArtifact.abi,
+      functionName: 'orderIdentifier',
+      args: [toAbiOrder(order)],
+    });
     expect(onchainId).toBe(orderId);
 
     const signature = await taker.account.signTypedData(permit2OrderTypedData(order, escrow) as never);
     const relayer = clients(origin, sandbox.manifest.accounts.serviceRelayer[0]!.privateKey);
     const takerBefore = await balance(origin, token(origin, 'USDC'), taker.account.address);
-    await send(relayer, { address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'openFor', args: [encodeOrder(order), taker.account.address, permit2OpenSignature(signature)] });
+    await send(relayer, {
+      address: escrow,
+      abi: InputSettlerEscrowArtifact.abi,
+      functionName: 'openFor',
+      args: [encodeOrder(order), taker.account.address, permit2OpenSignature(signature)],
+    });
     expect(await balance(origin, token(origin, 'USDC'), taker.account.address)).toBe(takerBefore - AMOUNT);
 
     const recipientBefore = await balance(destination, token(destination, 'USDC'), taker.account.address);
@@ -187,7 +214,14 @@ describe('contracts on a real devnet', () => {
       args: [toAbiOrder(order), solveParams, addressToBytes32(solverAddress), '0x'],
     });
     expect(await balance(origin, token(origin, 'USDC'), solverAddress)).toBe(solverBefore + AMOUNT);
-    expect(await taker.public.readContract({ address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'orderStatus', args: [orderId] })).toBe(2);
+    expect(
+      await taker.public.readContract({
+        address: escrow,
+        abi: InputSettlerEscrowArtifact.abi,
+        functionName: 'orderStatus',
+        args: [orderId],
+      }),
+    ).toBe(2);
   });
 
   it('EIP3009Escrow: open, then refund only after expiry', async () => {
@@ -202,17 +236,31 @@ describe('contracts on a real devnet', () => {
     );
     const before = await balance(origin, usdc.address, taker.account.address);
     const relayer = clients(origin, sandbox.manifest.accounts.serviceRelayer[0]!.privateKey);
-    await send(relayer, { address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'openFor', args: [encodeOrder(order), taker.account.address, eip3009OpenSignature([signature])] });
+    await send(relayer, {
+      address: escrow,
+      abi: InputSettlerEscrowArtifact.abi,
+      functionName: 'openFor',
+      args: [encodeOrder(order), taker.account.address, eip3009OpenSignature([signature])],
+    });
     expect(await balance(origin, usdc.address, taker.account.address)).toBe(before - AMOUNT);
 
     // At expires the refund still reverts (it needs now > expires); one second later it pays the user.
     const now = await chainNow(origin);
     await sandbox.advanceTime(order.expires - now - 1);
-    await expect(send(relayer, { address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'refund', args: [toAbiOrder(order)] })).rejects.toThrow();
+    await expect(
+      send(relayer, { address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'refund', args: [toAbiOrder(order)] }),
+    ).rejects.toThrow();
     await sandbox.advanceTime(2);
     await send(relayer, { address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'refund', args: [toAbiOrder(order)] });
     expect(await balance(origin, usdc.address, taker.account.address)).toBe(before);
-    expect(await taker.public.readContract({ address: escrow, abi: InputSettlerEscrowArtifact.abi, functionName: 'orderStatus', args: [orderId] })).toBe(3);
+    expect(
+      await taker.public.readContract({
+        address: escrow,
+        abi: InputSettlerEscrowArtifact.abi,
+        functionName: 'orderStatus',
+        args: [orderId],
+      }),
+    ).toBe(3);
   });
 
   it('ResourceLock: deposit → fill → attest → claim through the Compact subset', async () => {
@@ -224,14 +272,33 @@ describe('contracts on a real devnet', () => {
     const lock = origin.contracts.ResourceLock!;
     const lockTag = compactLockTag(origin.contracts.AlwaysOkAllocator!);
     await send(taker, { address: usdc, abi: erc20Abi, functionName: 'approve', args: [lock, AMOUNT] });
-    await send(taker, { address: lock, abi: ResourceLockArtifact.abi, functionName: 'depositERC20', args: [usdc, lockTag, AMOUNT, taker.account.address] });
+    await send(taker, {
+      address: lock,
+      abi: ResourceLockArtifact.abi,
+      functionName: 'depositERC20',
+      args: [usdc, lockTag, AMOUNT, taker.account.address],
+    });
 
     const order = buildStandardOrder(terms('ResourceLock', await chainNow(origin)), taker.account.address, 1003n);
     const settler = origin.contracts.InputSettlerCompact!;
     const orderId = orderIdentifier(order, settler);
-    expect(await taker.public.readContract({ address: settler, abi: InputSettlerCompactArtifact.abi, functionName: 'orderIdentifier', args: [toAbiOrder(order)] })).toBe(orderId);
+    expect(
+      await taker.public.readContract({
+        address: settler,
+        abi: InputSettlerCompactArtifact.abi,
+        functionName: 'orderIdentifier',
+        args: [toAbiOrder(order)],
+      }),
+    ).toBe(orderId);
     const [lockId] = order.inputs[0]!;
-    expect(await taker.public.readContract({ address: lock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [taker.account.address, lockId] })).toBe(AMOUNT);
+    expect(
+      await taker.public.readContract({
+        address: lock,
+        abi: ResourceLockArtifact.abi,
+        functionName: 'balanceOf',
+        args: [taker.account.address, lockId],
+      }),
+    ).toBe(AMOUNT);
 
     const sponsorSignature = await taker.account.signTypedData(compactOrderTypedData(order, lock, settler) as never);
     const solveParams = await fillAndAttest(order, orderId, solverKey);
@@ -243,6 +310,13 @@ describe('contracts on a real devnet', () => {
       args: [toAbiOrder(order), compactClaimSignatures(sponsorSignature), solveParams, addressToBytes32(solverAddress), '0x'],
     });
     expect(await balance(origin, usdc, solverAddress)).toBe(solverBefore + AMOUNT);
-    expect(await taker.public.readContract({ address: lock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [taker.account.address, lockId] })).toBe(0n);
+    expect(
+      await taker.public.readContract({
+        address: lock,
+        abi: ResourceLockArtifact.abi,
+        functionName: 'balanceOf',
+        args: [taker.account.address, lockId],
+      }),
+    ).toBe(0n);
   });
 });

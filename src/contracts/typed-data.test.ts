@@ -96,7 +96,9 @@ describe('typed data per lock type', () => {
 
   it('refuses an ERC-3009 payload for a token that is not the input', () => {
     const other = '0x0000000000000000000000000000000000000002';
-    expect(() => eip3009OrderTypedData(sampleOrder(), 0, { name: 'X', version: '2', address: other }, escrow, toHex(1, { size: 32 }))).toThrow();
+    expect(() =>
+      eip3009OrderTypedData(sampleOrder(), 0, { name: 'X', version: '2', address: other }, escrow, toHex(1, { size: 32 })),
+    ).toThrow();
   });
 
   it('splits and rebuilds lock ids', () => {

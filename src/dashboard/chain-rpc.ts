@@ -30,7 +30,9 @@ export class BlockLookup {
 
   /** Resolves the missing ones; true when anything new was found. */
   async resolve(wanted: ReadonlyArray<{ txHash: string; rpcUrl: string }>): Promise<boolean> {
-    const missing = wanted.filter((item) => /^0x[0-9a-fA-F]{64}$/.test(item.txHash) && !this.found.has(item.txHash) && !this.inFlight.has(item.txHash));
+    const missing = wanted.filter(
+      (item) => /^0x[0-9a-fA-F]{64}$/.test(item.txHash) && !this.found.has(item.txHash) && !this.inFlight.has(item.txHash),
+    );
     if (missing.length === 0) return false;
     let changed = false;
     await Promise.all(

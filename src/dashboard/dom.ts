@@ -1,5 +1,13 @@
 /** A tiny element builder: enough for tables and lists without a framework. */
-import { type BrowserButton, type BrowserElement, type BrowserInput, type BrowserListener, type BrowserNode, browser, isNode } from './browser.js';
+import {
+  type BrowserButton,
+  type BrowserElement,
+  type BrowserInput,
+  type BrowserListener,
+  type BrowserNode,
+  browser,
+  isNode,
+} from './browser.js';
 
 export type Child = BrowserNode | string | number | null | undefined | false | readonly Child[];
 type AttributeValue = string | number | boolean | undefined | null | BrowserListener;

@@ -12,7 +12,14 @@ const tx = (n: number) => `0x${n.toString(16).padStart(64, '0')}`;
 describe('buildJourney', () => {
   it('places each stage on its chain: the fill on the destination, the rest on the origin', () => {
     const steps = buildJourney(
-      { ...base, status: 'Claimed', originTxHash: tx(1), destinationTxHash: tx(2), oracleAttestationHash: tx(3), settledAt: Date.UTC(2030, 0, 1, 0, 1) },
+      {
+        ...base,
+        status: 'Claimed',
+        originTxHash: tx(1),
+        destinationTxHash: tx(2),
+        oracleAttestationHash: tx(3),
+        settledAt: Date.UTC(2030, 0, 1, 0, 1),
+      },
       [],
       chains,
     );
@@ -58,7 +65,11 @@ describe('buildJourney', () => {
   });
 
   it('ends a refunded order in a refund on the origin chain, the unreached stages skipped', () => {
-    const steps = buildJourney({ ...base, status: 'Refunded', originTxHash: tx(1), refundTxHash: tx(5) }, [{ stage: 'refunded', at: Date.UTC(2030, 0, 2) }], chains);
+    const steps = buildJourney(
+      { ...base, status: 'Refunded', originTxHash: tx(1), refundTxHash: tx(5) },
+      [{ stage: 'refunded', at: Date.UTC(2030, 0, 2) }],
+      chains,
+    );
     expect(steps.map((s) => [s.stage, s.state])).toEqual([
       ['rfq', 'done'],
       ['deposited', 'done'],

@@ -23,8 +23,18 @@ const overTheWire = (entries: LedgerEntry[]) => JSON.parse(JSON.stringify(entrie
 describe('verifyLedgerEntries (WebCrypto, the page’s own canonical JSON)', () => {
   const entries = chainOf([
     record('rfq.created', 'rfq_1', { corridor: 'alpha:USDC-beta:USDC', amount: '25000000000', deadline: 1_893_456_000 }),
-    record('quotes.collected', 'rfq_1', { quotes: [{ quoteId: 'qt_b', feeBps: 4 }, { quoteId: 'qt_a', feeBps: 7 }] }),
-    record('order.created', 'ord_1', { Zebra: true, apple: null, 'ünïcödé ✓': 'héllo "quoted"\n', nested: { b: [1, -2, { z: 'x', a: '' }], a: {} } }),
+    record('quotes.collected', 'rfq_1', {
+      quotes: [
+        { quoteId: 'qt_b', feeBps: 4 },
+        { quoteId: 'qt_a', feeBps: 7 },
+      ],
+    }),
+    record('order.created', 'ord_1', {
+      Zebra: true,
+      apple: null,
+      'ünïcödé ✓': 'héllo "quoted"\n',
+      nested: { b: [1, -2, { z: 'x', a: '' }], a: {} },
+    }),
     record('order.transition', 'ord_1', { from: 'Deposited', to: 'Filled', txHash: `0x${'ab'.repeat(32)}` }),
   ]);
 

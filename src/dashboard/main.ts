@@ -212,7 +212,9 @@ class Dashboard {
         const items = list(result.body, 'data', 'settlements');
         for (const item of items) this.upsert(orderFromSettlement(item), true);
         // Settlements lack corridor, lock type and amounts: read the detail of orders that miss them.
-        await this.readOrderDetails([...this.orders.values()].filter((order) => order.lockType === undefined && order.inputAmount === undefined));
+        await this.readOrderDetails(
+          [...this.orders.values()].filter((order) => order.lockType === undefined && order.inputAmount === undefined),
+        );
         return;
       }
       if (this.api.hasKey) this.listRoute = 'none';
@@ -341,7 +343,17 @@ class Dashboard {
     const ordersKey = JSON.stringify([orders, this.selected, note, this.chains?.map((c) => c.tokens)]);
     if (ordersKey !== this.rendered.orders) {
       this.rendered.orders = ordersKey;
-      fill(byId('orders'), ...renderOrdersTable({ orders, selected: this.selected, chains: this.chains ?? [], clockNowMs: now, onSelect: (id) => this.select(id), ...(note === undefined ? {} : { note }) }));
+      fill(
+        byId('orders'),
+        ...renderOrdersTable({
+          orders,
+          selected: this.selected,
+          chains: this.chains ?? [],
+          clockNowMs: now,
+          onSelect: (id) => this.select(id),
+          ...(note === undefined ? {} : { note }),
+        }),
+      );
     }
 
     const detail = this.detail;

@@ -103,7 +103,10 @@ export async function loadOrderDetail(
   const quoteId = order.quoteId ?? ids.quoteId;
   if (facts.fromQuote === undefined && quoteId !== undefined) {
     const quote = await api.get(`/quotes/${encodeURIComponent(quoteId)}`);
-    const view = quote.ok && isObject(quote.body) ? orderFromDetail({ ...quote.body, orderId: known.id, status: undefined, createdAt: undefined }) : undefined;
+    const view =
+      quote.ok && isObject(quote.body)
+        ? orderFromDetail({ ...quote.body, orderId: known.id, status: undefined, createdAt: undefined })
+        : undefined;
     if (view !== undefined) facts.fromQuote = view;
   }
   if (facts.fromQuote !== undefined) order = mergeOrder(facts.fromQuote, order, true);
@@ -161,12 +164,17 @@ async function loadDeliveries(api: ApiClient, eventIds: ReadonlySet<string>): Pr
   });
   if (endpoints.length === 0) return { deliveries: [], note: 'No webhook endpoints registered in this workspace.' };
   if (eventIds.size === 0) {
-    return { deliveries: [], note: 'Deliveries are matched through the order’s events seen on the WebSocket since the page opened; none seen yet.' };
+    return {
+      deliveries: [],
+      note: 'Deliveries are matched through the order’s events seen on the WebSocket since the page opened; none seen yet.',
+    };
   }
   const reads = endpoints.flatMap((endpoint) => [...eventIds].map((eventId) => ({ endpoint, eventId }))).slice(0, MAX_DELIVERY_READS);
   const pages = await Promise.all(
     reads.map(async ({ endpoint, eventId }) => {
-      const page = await api.get(`/webhooks/${encodeURIComponent(endpoint.webhookId)}/deliveries?eventId=${encodeURIComponent(eventId)}&limit=100`);
+      const page = await api.get(
+        `/webhooks/${encodeURIComponent(endpoint.webhookId)}/deliveries?eventId=${encodeURIComponent(eventId)}&limit=100`,
+      );
       return page.ok ? deliveriesFromAttempts(endpoint, page.body, eventIds) : [];
     }),
   );

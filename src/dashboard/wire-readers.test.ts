@@ -10,9 +10,17 @@ const chains = [
 
 describe('tokens', () => {
   it('finds a token by chain and address, else by corridor symbol', () => {
-    expect(parseCorridor('alpha:USDC-beta:USDT')).toEqual({ origin: { chain: 'alpha', symbol: 'USDC' }, destination: { chain: 'beta', symbol: 'USDT' } });
+    expect(parseCorridor('alpha:USDC-beta:USDT')).toEqual({
+      origin: { chain: 'alpha', symbol: 'USDC' },
+      destination: { chain: 'beta', symbol: 'USDT' },
+    });
     expect(parseCorridor('garbage')).toBeUndefined();
-    const order = { id: 'ord_1', originChainId: 31337, destinationChainId: 31338, inputToken: '0x00000000000000000000000000000000000000c1' };
+    const order = {
+      id: 'ord_1',
+      originChainId: 31337,
+      destinationChainId: 31338,
+      inputToken: '0x00000000000000000000000000000000000000c1',
+    };
     expect(inputTokenOf(order, chains)?.symbol).toBe('USDC');
     expect(outputTokenOf({ id: 'ord_1', corridor: 'alpha:USDC-beta:USDC' }, chains)?.address).toMatch(/c2$/);
     expect(corridorOf(order, chains)).toBe('alpha:USDC-beta:?');
@@ -23,14 +31,33 @@ describe('tokens', () => {
 
 describe('quotes', () => {
   it('reads a quote response, keeps rank, and merges sets by id', () => {
-    const response = { quotes: [{ quoteId: 'qt_a', solverId: 'slv_1', outputAmount: '99', feeBps: 3, lockType: 'Permit2Escrow', settlementPath: 'direct', expiresAt: '2030-01-01T00:00:30.000Z' }, { quoteId: 'qt_b', feeBps: 9 }] };
+    const response = {
+      quotes: [
+        {
+          quoteId: 'qt_a',
+          solverId: 'slv_1',
+          outputAmount: '99',
+          feeBps: 3,
+          lockType: 'Permit2Escrow',
+          settlementPath: 'direct',
+          expiresAt: '2030-01-01T00:00:30.000Z',
+        },
+        { quoteId: 'qt_b', feeBps: 9 },
+      ],
+    };
     const quotes = quotesFrom(response);
-    expect(quotes.map((q) => [q.quoteId, q.rank])).toEqual([['qt_a', 1], ['qt_b', 2]]);
+    expect(quotes.map((q) => [q.quoteId, q.rank])).toEqual([
+      ['qt_a', 1],
+      ['qt_b', 2],
+    ]);
     expect(quotes[0]).toMatchObject({ solverId: 'slv_1', expiresAt: Date.UTC(2030, 0, 1, 0, 0, 30) });
     expect(quotesFrom({ data: [{ id: 'qt_c' }] })[0]!.quoteId).toBe('qt_c');
     expect(quotesFrom({ error: {} })).toEqual([]);
     const merged = mergeQuotes(quotes, [{ key: 'qt_b', quoteId: 'qt_b', rank: 1, status: 'accepted' }]);
-    expect(merged.map((q) => [q.quoteId, q.rank, q.status])).toEqual([['qt_a', 1, undefined], ['qt_b', 2, 'accepted']]);
+    expect(merged.map((q) => [q.quoteId, q.rank, q.status])).toEqual([
+      ['qt_a', 1, undefined],
+      ['qt_b', 2, 'accepted'],
+    ]);
   });
 
   it('reads the RFQ view: every invited solver, declines and silence after the quotes', () => {
@@ -38,7 +65,16 @@ describe('quotes', () => {
       rfqId: 'rfq_1',
       responses: [
         { solverId: 'slv_2', solverName: 'slow', outcome: 'silent', quoteId: null, rank: null, feeBps: null, reason: null },
-        { solverId: 'slv_1', solverName: 'fast', outcome: 'quoted', quoteId: 'qt_a', rank: 2, feeBps: 4, latencyMs: 12.5, quoteStatus: 'open' },
+        {
+          solverId: 'slv_1',
+          solverName: 'fast',
+          outcome: 'quoted',
+          quoteId: 'qt_a',
+          rank: 2,
+          feeBps: 4,
+          latencyMs: 12.5,
+          quoteStatus: 'open',
+        },
         { solverId: 'slv_3', outcome: 'quoted', quoteId: 'qt_b', rank: 1, feeBps: 3 },
         { solverId: 'slv_4', outcome: 'declined', quoteId: null, rank: null, reason: 'no inventory' },
       ],
@@ -81,13 +117,23 @@ describe('deliveries', () => {
         attempt('evt_other', 1, { statusCode: 200, succeeded: true }),
       ],
     };
-    const deliveries = deliveriesFromAttempts({ webhookId: 'wh_1', url: 'http://127.0.0.1:9/hook' }, page, new Set(['evt_a', 'evt_b', 'evt_c']));
+    const deliveries = deliveriesFromAttempts(
+      { webhookId: 'wh_1', url: 'http://127.0.0.1:9/hook' },
+      page,
+      new Set(['evt_a', 'evt_b', 'evt_c']),
+    );
     expect(deliveries.map((d) => [d.key, d.state, d.attempts.map((a) => a.status ?? a.error), d.nextRetryAt])).toEqual([
       ['wh_1/evt_a', 'retrying', [503, 500], Date.UTC(2030, 0, 1, 0, 0, 35)],
       ['wh_1/evt_b', 'delivered', [200], undefined],
       ['wh_1/evt_c', 'failed', ['timeout'], undefined],
     ]);
-    expect(deliveries[0]!.attempts[0]).toEqual({ attempt: 1, at: Date.UTC(2030, 0, 1, 0, 0, 1), status: 503, durationMs: 3, succeeded: false });
+    expect(deliveries[0]!.attempts[0]).toEqual({
+      attempt: 1,
+      at: Date.UTC(2030, 0, 1, 0, 0, 1),
+      status: 503,
+      durationMs: 3,
+      succeeded: false,
+    });
     expect(deliveriesFromAttempts({ webhookId: 'wh_1' }, page)).toHaveLength(4);
     expect(deliveriesFromAttempts({ webhookId: 'wh_1' }, { error: {} })).toEqual([]);
   });

@@ -62,7 +62,12 @@ export async function resolveDeployment(id: string, accounts: Accounts, artifact
     return address;
   };
 
-  const place = (name: string, artifactName: string, args: readonly ConstructorArg[], placement: ContractDeployment['placement']): ResolvedContract => {
+  const place = (
+    name: string,
+    artifactName: string,
+    args: readonly ConstructorArg[],
+    placement: ContractDeployment['placement'],
+  ): ResolvedContract => {
     const artifact = artifacts.get(artifactName);
     if (!artifact) throw new Error(`artifact ${artifactName} not loaded`);
     if (placement && placement !== 'create2') {

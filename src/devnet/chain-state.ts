@@ -105,11 +105,7 @@ export function findSavedChainState(
     throw new StateMismatchError(layout.root, chain.name, `saved with chain id ${meta.chainId}, now ${chain.chainId}`);
   }
   if (meta.deploymentId !== deploymentId) {
-    throw new StateMismatchError(
-      layout.root,
-      chain.name,
-      'the contracts, accounts or funding plan changed since it was saved',
-    );
+    throw new StateMismatchError(layout.root, chain.name, 'the contracts, accounts or funding plan changed since it was saved');
   }
   return { statePath, meta };
 }

@@ -46,7 +46,10 @@ describe('sandbox config file', () => {
     const config = parseSandboxConfig({
       environment: 'production',
       mnemonic: ' a b c d e f g h i j k l ',
-      chains: [{ name: 'left', chainId: 900001 }, { name: 'right', chainId: 900002, port: 9999 }],
+      chains: [
+        { name: 'left', chainId: 900001 },
+        { name: 'right', chainId: 900002, port: 9999 },
+      ],
     });
     expect(config).toEqual({
       environment: 'production',

@@ -75,12 +75,7 @@ interface Receipt {
  * canonical address, tokens, then funding. One sender at a time and in order (anvil's automine can strand
  * concurrent transactions of one sender), with explicit gas limits.
  */
-export async function deployPlan(
-  rpc: RpcClient,
-  chainName: string,
-  deployment: ResolvedDeployment,
-  accounts: Accounts,
-): Promise<void> {
+export async function deployPlan(rpc: RpcClient, chainName: string, deployment: ResolvedDeployment, accounts: Accounts): Promise<void> {
   const { encodeFunctionData, erc20Abi, maxUint256 } = await import('viem');
   const deployer = accounts.deployer[0]?.address;
   if (!deployer) throw new DeploymentError(chainName, 'accounts', 'no deployer account');
@@ -127,7 +122,16 @@ export async function deployPlan(
 
   const permit2 = deployment.contracts.find((c) => c.name === 'Permit2')?.address;
   const mintAbi = [
-    { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+    {
+      type: 'function',
+      name: 'mint',
+      stateMutability: 'nonpayable',
+      inputs: [
+        { name: 'to', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+      outputs: [],
+    },
   ] as const;
   for (const { info } of deployment.tokens) {
     const unit = 10n ** BigInt(info.decimals);
@@ -142,9 +146,13 @@ export async function deployPlan(
     if (permit2) {
       const data = encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [permit2, maxUint256] });
       for (const taker of accounts.takers) {
-        await send(`approve Permit2 for ${info.symbol} from ${taker.address}`, { from: taker.address, to: info.address, data, gas: GAS.call });
+        await send(`approve Permit2 for ${info.symbol} from ${taker.address}`, {
+          from: taker.address,
+          to: info.address,
+          data,
+          gas: GAS.call,
+        });
       }
     }
   }
 }
-

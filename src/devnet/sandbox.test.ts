@@ -42,9 +42,7 @@ const token = (manifest: SandboxManifest, symbol: string): Address => {
 async function transfer(chain: SandboxChain, tokenAddress: Address, from: Address, to: Address, amount: bigint) {
   const { encodeFunctionData } = await import('viem');
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
-  const receipt = await chain.rpc.call<{ status: string }>('eth_sendTransactionSync', [
-    { from, to: tokenAddress, data, gas: '0x30000' },
-  ]);
+  const receipt = await chain.rpc.call<{ status: string }>('eth_sendTransactionSync', [{ from, to: tokenAddress, data, gas: '0x30000' }]);
   expect(receipt.status).toBe('0x1');
 }
 
@@ -89,9 +87,7 @@ describe('startSandbox', () => {
     expect(PERMIT2_ADDRESS).toBe(CANONICAL_PERMIT2);
 
     for (const chain of [...cached.chains, ...scratch.chains]) {
-      const codes = await Promise.all(
-        Object.values(chain.info.contracts).map((address) => client(chain).getCode({ address })),
-      );
+      const codes = await Promise.all(Object.values(chain.info.contracts).map((address) => client(chain).getCode({ address })));
       for (const code of codes) expect(code?.length ?? 0).toBeGreaterThan(2);
     }
     // The same runtime code for the same chain id in both runs (immutables such as EIP-712's cached chain id
@@ -116,7 +112,9 @@ describe('startSandbox', () => {
     expect(manifest.accounts.solvers).toHaveLength(3);
     expect(manifest.accounts.takers).toHaveLength(5);
     expect(manifest.accounts.deployer[0]?.address).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
-    const addresses = Object.values(manifest.accounts).flat().map((a) => a.address);
+    const addresses = Object.values(manifest.accounts)
+      .flat()
+      .map((a) => a.address);
     expect(new Set(addresses).size).toBe(11);
 
     for (const chain of sandbox.chains) {
@@ -149,7 +147,12 @@ describe('startSandbox', () => {
             FUNDING.tokensPerTaker * 10n ** 6n,
           );
           expect(
-            await rpc.readContract({ address: t.address, abi: erc20Abi, functionName: 'allowance', args: [taker.address, PERMIT2_ADDRESS] }),
+            await rpc.readContract({
+              address: t.address,
+              abi: erc20Abi,
+              functionName: 'allowance',
+              args: [taker.address, PERMIT2_ADDRESS],
+            }),
           ).toBe(2n ** 256n - 1n);
         }
         for (const solver of manifest.accounts.solvers) {
@@ -181,9 +184,7 @@ describe('startSandbox', () => {
     const moved = await first.advanceTime(7 * 24 * 3600);
     const headBefore = await client(beta).getBlock();
     await first.stop();
-    expect(JSON.parse(readFileSync(join(stateDir, 'chains', 'beta', 'meta.json'), 'utf8')).timeOffsetSeconds).toBe(
-      moved[1]?.offsetSeconds,
-    );
+    expect(JSON.parse(readFileSync(join(stateDir, 'chains', 'beta', 'meta.json'), 'utf8')).timeOffsetSeconds).toBe(moved[1]?.offsetSeconds);
 
     const second = await started(startSandbox({ stateDir }));
     const betaAgain = second.chains[1] as SandboxChain;
@@ -230,7 +231,12 @@ describe('startSandbox', () => {
 describe('chains from a configuration', () => {
   it('runs custom names and ids, one chain or several', async () => {
     const sandbox = await started(
-      startSandbox({ chains: [{ name: 'left', chainId: 900001, port: 0 }, { name: 'right', chainId: 900002, port: 0 }] }),
+      startSandbox({
+        chains: [
+          { name: 'left', chainId: 900001, port: 0 },
+          { name: 'right', chainId: 900002, port: 0 },
+        ],
+      }),
     );
     expect(sandbox.manifest.chains.map((c) => `${c.name}:${c.chainId}`)).toEqual(['left:900001', 'right:900002']);
     expect(await client(sandbox.chains[1] as SandboxChain).getChainId()).toBe(900002);
@@ -267,10 +273,13 @@ describe('startSandbox refuses', () => {
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as { port: number }).port;
     const stateDir = tempDir('sandbox-port-');
-    const error = await startSandbox({ stateDir, chains: [
-      { name: 'alpha', chainId: 31337, port: 0 },
-      { name: 'beta', chainId: 31338, port },
-    ] }).catch((e: unknown) => e);
+    const error = await startSandbox({
+      stateDir,
+      chains: [
+        { name: 'alpha', chainId: 31337, port: 0 },
+        { name: 'beta', chainId: 31338, port },
+      ],
+    }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PortInUseError);
     expect((error as Error).message).toBe(`Port ${port} is already in use (chain beta). Choose other ports with --chain-ports.`);
     // The lock was released: the folder is usable at once.
@@ -288,7 +297,12 @@ describe('startSandbox refuses', () => {
       await expect(startSandbox({ chains: [{ name: 'main', chainId: 1, port: 0 }] })).rejects.toThrow(ConfigError);
       await expect(startSandbox({ chains: [{ name: 'base', chainId: 8453, port: 0 }] })).rejects.toThrow(/public network/);
       await expect(
-        startSandbox({ chains: [{ name: 'a', chainId: 31337, port: 0 }, { name: 'a', chainId: 31338, port: 0 }] }),
+        startSandbox({
+          chains: [
+            { name: 'a', chainId: 31337, port: 0 },
+            { name: 'a', chainId: 31338, port: 0 },
+          ],
+        }),
       ).rejects.toThrow(/used twice/);
       expect(readdirSync(privateTmp)).toEqual([]);
     } finally {
@@ -306,9 +320,9 @@ describe('startSandbox refuses', () => {
     const error = await startSandbox({ stateDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateMismatchError);
     expect((error as Error).message).toMatch(/chain alpha .* contracts, accounts or funding plan changed.*--fresh/);
-    await expect(
-      startSandbox({ stateDir, chains: [{ name: 'beta', chainId: 99999, port: 0 }] }),
-    ).rejects.toThrow(/saved with chain id 31338, now 99999/);
+    await expect(startSandbox({ stateDir, chains: [{ name: 'beta', chainId: 99999, port: 0 }] })).rejects.toThrow(
+      /saved with chain id 31338, now 99999/,
+    );
     (await started(startSandbox({ stateDir, fresh: true }))).chains.forEach((c) => expect(c.port).toBeGreaterThan(0));
   });
 });

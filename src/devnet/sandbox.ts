@@ -113,8 +113,7 @@ interface ChainPlan {
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
   const onProgress = options.onProgress ?? (() => {});
-  const specs =
-    typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
+  const specs = typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
   validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });
   // Only once the configuration is known to be valid: a refused start must not leave a folder behind.
   const temporary = options.stateDir === undefined;
@@ -276,7 +275,11 @@ function createHandle(parts: {
       chains.filter((c) => !dead.has(c.name)).map((c) => saveChainState(c.rpc, layout, c, deploymentId)),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw new SandboxError(`Saving chain state failed: ${(failed.reason as Error).message}`, { code: 'save_failed', cause: failed.reason });
+    if (failed)
+      throw new SandboxError(`Saving chain state failed: ${(failed.reason as Error).message}`, {
+        code: 'save_failed',
+        cause: failed.reason,
+      });
   };
 
   const stop = () => {

@@ -90,9 +90,13 @@ describe.runIf(process.platform === 'linux')('a foreground sandbox whose parent 
     const { spawn } = await import('node:child_process');
     const { CLI } = await import('../../test/support/devnet/dist.js');
     // A shell starts `sandbox up` and is then killed: the sandbox is re-parented and must notice.
-    const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${CLI}" up --json --state-dir "${dir}" --chain-ports any > /dev/null & wait`], {
-      stdio: 'ignore',
-    });
+    const shell = spawn(
+      '/bin/sh',
+      ['-c', `"${process.execPath}" "${CLI}" up --json --state-dir "${dir}" --chain-ports any > /dev/null & wait`],
+      {
+        stdio: 'ignore',
+      },
+    );
     await waitFor(() => anvilsOf(dir).length === 2, 10_000, 'the chains to start');
     const [sandboxPid] = processesMatching(`up --json --state-dir ${dir}`).filter((pid) => pid !== shell.pid);
     expect(sandboxPid).toBeDefined();

@@ -22,6 +22,9 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
     }),
   ];
   const solvers = options.solvers ?? DEFAULT_SOLVERS;
-  if (solvers > 0) components.push(referenceSolversComponent({ count: solvers, ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }) }));
+  if (solvers > 0)
+    components.push(
+      referenceSolversComponent({ count: solvers, ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }) }),
+    );
   return components;
 }

@@ -150,7 +150,15 @@ export async function sandboxStatus(stateDir: string): Promise<SandboxStatus> {
   }
   if (!owner) return { running: false, stateDir: layout.root, stale, chains: [], ...(manifest ? { manifest } : {}) };
   const chains = await Promise.all((manifest?.chains ?? []).map((chain) => probeChain(chain)));
-  return { running: true, stateDir: layout.root, pid: owner.pid, startedAt: owner.startedAt, stale, chains, ...(manifest ? { manifest } : {}) };
+  return {
+    running: true,
+    stateDir: layout.root,
+    pid: owner.pid,
+    startedAt: owner.startedAt,
+    stale,
+    chains,
+    ...(manifest ? { manifest } : {}),
+  };
 }
 
 async function probeChain(chain: SandboxManifest['chains'][number]): Promise<ChainStatus> {

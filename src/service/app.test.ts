@@ -63,7 +63,8 @@ describe('createService', () => {
     const module = (name: string): ServiceModule => ({
       name,
       migrations: { module: name, migrations: [{ name: '001', up: (db) => db.exec(`CREATE TABLE ${name}_things (id TEXT)`) }] },
-      setup: (ctx) => void log.push(`setup ${name} ${ctx.store.db.prepare(`SELECT COUNT(*) AS n FROM ${name}_things`).get() ? 'tables' : ''}`),
+      setup: (ctx) =>
+        void log.push(`setup ${name} ${ctx.store.db.prepare(`SELECT COUNT(*) AS n FROM ${name}_things`).get() ? 'tables' : ''}`),
       start: (ctx) => void log.push(`start ${name} ${ctx.url.startsWith('http://') ? 'url' : ''}`),
       stop: () => void log.push(`stop ${name}`),
     });

@@ -18,7 +18,14 @@ import { CorridorCatalogue } from './corridors/catalogue.js';
 import { mountCorridorRoutes } from './corridors/routes.js';
 import { ApiRouter } from './http/api-router.js';
 import { errorDocsPage } from './http/docs-page.js';
-import { answerClientError, ErrorFormatRoutes, errorHandler, notFoundHandler, unroutedRequestHandler, type ErrorFormat } from './http/error-handler.js';
+import {
+  answerClientError,
+  ErrorFormatRoutes,
+  errorHandler,
+  notFoundHandler,
+  unroutedRequestHandler,
+  type ErrorFormat,
+} from './http/error-handler.js';
 import { HealthProbe } from './http/health.js';
 import { idempotency } from './http/idempotency.js';
 import { OpenApiRegistry } from './api/openapi.js';
@@ -73,7 +80,18 @@ function createBuiltinModules(
   // Reference B adapts the modules above; it is set up before the auction so that its route for rfq_ ids on the
   // shared path GET /quotes/{id} is mounted ahead of Reference A's quote detail.
   const referenceB = new ReferenceBModule({ evidence, auction, orders, settlement, compliance });
-  return [evidence, webhooks, takerStream, referenceB, auction, compliance, settlement, orders, new FaucetModule(settlementConfig.faucet), new DashboardModule()];
+  return [
+    evidence,
+    webhooks,
+    takerStream,
+    referenceB,
+    auction,
+    compliance,
+    settlement,
+    orders,
+    new FaucetModule(settlementConfig.faucet),
+    new DashboardModule(),
+  ];
 }
 
 export interface Service {
@@ -128,8 +146,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const ownClock = input.clock === undefined;
   const clock: Clock = input.clock ?? (config.environment === 'sandbox' ? new TestClock({ ticking: true }) : new RealClock());
   clock.onJobError((error, job) => logger.error({ err: error, job: job.name }, 'scheduled job failed'));
-  const chainSync =
-    input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
+  const chainSync = input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
 
   // A module passed in replaces the built-in one of the same name (tests serve a fixture dashboard so).
   const extraModules = input.modules ?? [];

@@ -99,7 +99,10 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
   }
   const credential = { perSecond: 100, burst: 1_000, ...pick(config.rateLimit) };
   const anonymous = { ...credential, ...pick(config.rateLimit?.anonymous) };
-  for (const [name, settings] of [['rateLimit', credential], ['rateLimit.anonymous', anonymous]] as const) {
+  for (const [name, settings] of [
+    ['rateLimit', credential],
+    ['rateLimit.anonymous', anonymous],
+  ] as const) {
     const checked = rate.safeParse(settings);
     if (!checked.success) throw new ConfigError(`${name}: ${checked.error.issues[0]?.message}`);
   }

@@ -89,7 +89,12 @@ export function referenceSolversComponent(options: ReferenceSolversComponentOpti
     async start(context) {
       const count = options.count ?? DEFAULT_SOLVER_COUNT;
       if (count === 0) return { stop: async () => undefined };
-      const started = await startReferenceSolvers({ manifest: context.manifest, count, seed: options.seed ?? DEFAULT_SOLVER_SEED, behaviours: options.behaviours });
+      const started = await startReferenceSolvers({
+        manifest: context.manifest,
+        count,
+        seed: options.seed ?? DEFAULT_SOLVER_SEED,
+        behaviours: options.behaviours,
+      });
       context.onProgress(`${count} reference solver(s) connected: ${started.solvers.map((s) => s.name).join(', ')}`);
       return { stop: started.stop };
     },

@@ -55,7 +55,17 @@ export class ReferenceSolver {
   readonly name: string;
   readonly strategy: PricingStrategy;
   readonly wallet: SolverWallet;
-  readonly counters: SolverCounters = { rfqs: 0, quoted: 0, declined: 0, rejected: 0, assigned: 0, filled: 0, claimed: 0, refunded: 0, errors: 0 };
+  readonly counters: SolverCounters = {
+    rfqs: 0,
+    quoted: 0,
+    declined: 0,
+    rejected: 0,
+    assigned: 0,
+    filled: 0,
+    claimed: 0,
+    refunded: 0,
+    errors: 0,
+  };
   solverId = '';
   #behaviour: SolverBehaviour;
   #stream: SolverStreamClient | undefined;

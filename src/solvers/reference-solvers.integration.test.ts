@@ -9,8 +9,20 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { RestClient, type QuoteResponse } from '../clients/rest-client.js';
 import { standardOrderFromWire } from '../contracts/standard-order-wire.js';
 import { TestClock } from '../clock/index.js';
-import { InputOracleArtifact, InputSettlerEscrowArtifact, OutputOracleArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
-import { encodeFillDescription, encodeOrder, permit2OpenSignature, type SolveParams, type StandardOrder, addressToBytes32 } from '../contracts/index.js';
+import {
+  InputOracleArtifact,
+  InputSettlerEscrowArtifact,
+  OutputOracleArtifact,
+  OutputSettlerArtifact,
+} from '../contracts/artifacts/index.js';
+import {
+  encodeFillDescription,
+  encodeOrder,
+  permit2OpenSignature,
+  type SolveParams,
+  type StandardOrder,
+  addressToBytes32,
+} from '../contracts/index.js';
 import { typedDataFromJson } from '../contracts/typed-data.js';
 import type { ChainInfo, SandboxManifest } from '../contracts/deployment.js';
 import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
@@ -48,7 +60,12 @@ async function send(c: ReturnType<typeof client>, request: Record<string, unknow
 
 const usdc = (chain: ChainInfo): Address => chain.tokens.find((t) => t.symbol === 'USDC')!.address;
 const balance = (chain: ChainInfo, owner: Address) =>
-  client(chain, manifest.accounts.deployer[0]!.privateKey).public.readContract({ address: usdc(chain), abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+  client(chain, manifest.accounts.deployer[0]!.privateKey).public.readContract({
+    address: usdc(chain),
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [owner],
+  });
 
 function events(solverIndex: number): SolverEvent[] {
   const seen: SolverEvent[] = [];
@@ -92,7 +109,14 @@ async function openOrder(takerIndex: number, quotes?: QuoteResponse) {
   });
   const orderId = `ord_test${takerIndex}${Date.now()}`;
   expect(auction.quoteBook.accept(best.quoteId, orderId, service.clock.now())).toBe(true);
-  return { orderId, order, onchainOrderId: detail.onchainOrderId as Hex, solverId: best.solverId, taker: taker.account.address, quoteId: best.quoteId };
+  return {
+    orderId,
+    order,
+    onchainOrderId: detail.onchainOrderId as Hex,
+    solverId: best.solverId,
+    taker: taker.account.address,
+    quoteId: best.quoteId,
+  };
 }
 
 /** What the settlement engine does after a fill: the oracle relayer carries the proof to the origin chain. */
@@ -106,14 +130,22 @@ async function attest(order: StandardOrder, onchainOrderId: Hex, fillTx: Hex): P
     address: destination.contracts.OutputOracle!,
     abi: OutputOracleArtifact.abi,
     functionName: 'submit',
-    args: [destination.contracts.OutputSettler!, [encodeFillDescription(filled!.args.solver, onchainOrderId, filled!.args.timestamp, output)]],
+    args: [
+      destination.contracts.OutputSettler!,
+      [encodeFillDescription(filled!.args.solver, onchainOrderId, filled!.args.timestamp, output)],
+    ],
   });
   const [proven] = parseEventLogs({ abi: OutputOracleArtifact.abi, logs: submit.logs, eventName: 'OutputProven' });
   await send(client(origin, relayerKey), {
     address: origin.contracts.InputOracle!,
     abi: InputOracleArtifact.abi,
     functionName: 'receiveAttestation',
-    args: [BigInt(destination.chainId), addressToBytes32(destination.contracts.OutputOracle!), proven!.args.application, [proven!.args.payload]],
+    args: [
+      BigInt(destination.chainId),
+      addressToBytes32(destination.contracts.OutputOracle!),
+      proven!.args.application,
+      [proven!.args.payload],
+    ],
   });
   return [{ timestamp: Number(filled!.args.timestamp), solver: filled!.args.solver }];
 }
@@ -156,7 +188,11 @@ describe('reference solvers', () => {
     expect(response.quotes).toHaveLength(3);
     // Output = input × (1 − margin) − gas: the ranking follows the seeded strategies exactly.
     const expected = solvers.solvers
-      .map((s) => ({ id: s.solverId, out: (50_000n * 10n ** 6n * BigInt(10_000 - s.strategy.marginBps)) / 10_000n - BigInt(Math.round(s.strategy.gasCost * 100)) * 10_000n }))
+      .map((s) => ({
+        id: s.solverId,
+        out:
+          (50_000n * 10n ** 6n * BigInt(10_000 - s.strategy.marginBps)) / 10_000n - BigInt(Math.round(s.strategy.gasCost * 100)) * 10_000n,
+      }))
       .sort((a, b) => (a.out === b.out ? 0 : a.out > b.out ? -1 : 1));
     expect(response.quotes.map((q) => [q.solverId, q.outputAmount])).toEqual(expected.map((e) => [e.id, e.out.toString()]));
   });
@@ -212,14 +248,16 @@ describe('reference solvers', () => {
   });
 
   it('scripted behaviours: decline, silent, late and invalid quotes', async () => {
-    const [a, b, c] = solvers.solvers as [typeof solvers.solvers[0], typeof solvers.solvers[0], typeof solvers.solvers[0]];
+    const [a, b, c] = solvers.solvers as [(typeof solvers.solvers)[0], (typeof solvers.solvers)[0], (typeof solvers.solvers)[0]];
     try {
       a.setBehaviour({ quote: 'decline' });
       b.setBehaviour({ quote: 'invalid' });
       c.setBehaviour({ quote: 'late' });
       const seenB = events(1);
       const seenC = events(2);
-      const none = await rest.requestQuotes({ pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: origin.name }).catch((e: unknown) => e);
+      const none = await rest
+        .requestQuotes({ pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: origin.name })
+        .catch((e: unknown) => e);
       expect(none).toMatchObject({ status: 422, code: 'corridor_unavailable' });
       await until(() => seenC.find((e) => e.type === 'rejected'), 'the late quote to be rejected', 5_000);
       expect(seenB.find((e) => e.type === 'rejected')).toMatchObject({ code: 'malformed' });

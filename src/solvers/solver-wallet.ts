@@ -93,7 +93,10 @@ export class SolverWallet {
         info,
         public: createPublicClient({ chain, transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<Transport, Chain>,
         wallet: createWalletClient({ chain, transport, account, pollingInterval: SANDBOX_POLLING_INTERVAL }),
-        sender: createPublicClient({ chain, transport: http(info.rpcUrl, { retryCount: 0, timeout: SEND_TIMEOUT_MS }) }) as PublicClient<Transport, Chain>,
+        sender: createPublicClient({ chain, transport: http(info.rpcUrl, { retryCount: 0, timeout: SEND_TIMEOUT_MS }) }) as PublicClient<
+          Transport,
+          Chain
+        >,
         queue: Promise.resolve(),
         approved: new Set(),
         nonce: undefined,
@@ -133,7 +136,12 @@ export class SolverWallet {
           address: settler,
           abi: OutputSettlerArtifact.abi,
           functionName: 'fill',
-          args: [orderId, { ...output }, options.late ? FAR_DEADLINE : order.fillDeadline, encodeAbiParameters([{ type: 'bytes32' }], [this.identifier])],
+          args: [
+            orderId,
+            { ...output },
+            options.late ? FAR_DEADLINE : order.fillDeadline,
+            encodeAbiParameters([{ type: 'bytes32' }], [this.identifier]),
+          ],
         });
       });
       const [filled] = parseEventLogs({ abi: OutputSettlerArtifact.abi, logs: receipt.logs, eventName: 'OutputFilled' });
@@ -177,14 +185,29 @@ export class SolverWallet {
   async #approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
     const key = `${token}:${spender}`;
     if (chain.approved.has(key)) return;
-    const allowance = await chain.public.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [this.address, spender] });
+    const allowance = await chain.public.readContract({
+      address: token,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [this.address, spender],
+    });
     if (allowance < maxUint256 / 2n) {
-      await this.#send(chain, 'approve', { address: token, abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] }, APPROVE_GAS);
+      await this.#send(
+        chain,
+        'approve',
+        { address: token, abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] },
+        APPROVE_GAS,
+      );
     }
     chain.approved.add(key);
   }
 
-  async #send(chain: ChainHandle, what: string, request: { address: Address; abi: unknown; functionName: string; args: readonly unknown[] }, gas = GAS_LIMIT): Promise<TransactionReceipt> {
+  async #send(
+    chain: ChainHandle,
+    what: string,
+    request: { address: Address; abi: unknown; functionName: string; args: readonly unknown[] },
+    gas = GAS_LIMIT,
+  ): Promise<TransactionReceipt> {
     const data = encodeFunctionData(request as Parameters<typeof encodeFunctionData>[0]);
     for (let attempt = 0; ; attempt++) {
       chain.nonce ??= await chain.public.getTransactionCount({ address: this.address, blockTag: 'pending' });

@@ -46,11 +46,17 @@ describe('reference solver pricing', () => {
     // 25,000 × (1 − 4 bp) − 0.50 = 24,989.50
     expect(priceRfq(strategy, rfq(), plenty)).toEqual({ outputAmount: '24989500000' });
     // 18-decimal output: the same price scaled.
-    expect(priceRfq(strategy, rfq({ outputDecimals: 18, minOutputAmount: undefined }), plenty)).toEqual({ outputAmount: `24989500000${'0'.repeat(12)}` });
+    expect(priceRfq(strategy, rfq({ outputDecimals: 18, minOutputAmount: undefined }), plenty)).toEqual({
+      outputAmount: `24989500000${'0'.repeat(12)}`,
+    });
   });
 
   it('exactOutput: the input needed, rounded up', () => {
-    const quote = priceRfq(strategy, rfq({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '25000000000', minOutputAmount: undefined }), plenty);
+    const quote = priceRfq(
+      strategy,
+      rfq({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '25000000000', minOutputAmount: undefined }),
+      plenty,
+    );
     // (25,000 + 0.50) / (1 − 4 bp) = 25,010.5042... → rounded up to the unit.
     expect(quote).toEqual({ inputAmount: '25010504202' });
   });
@@ -58,6 +64,12 @@ describe('reference solver pricing', () => {
   it('declines beyond its inventory or outside the RFQ limits', () => {
     expect(priceRfq(strategy, rfq(), 24_000_000_000n)).toBeUndefined();
     expect(priceRfq({ ...strategy, marginBps: 300 }, rfq(), plenty)).toBeUndefined();
-    expect(priceRfq(strategy, rfq({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '25000000000', maxInputAmount: '25000000000' }), plenty)).toBeUndefined();
+    expect(
+      priceRfq(
+        strategy,
+        rfq({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '25000000000', maxInputAmount: '25000000000' }),
+        plenty,
+      ),
+    ).toBeUndefined();
   });
 });

@@ -76,7 +76,12 @@ async function placeOrder(takerIndex: number, lockType: LockType): Promise<{ ord
   });
   expect(response.quotes.length).toBeGreaterThanOrEqual(2);
   const quote = response.quotes[0]!;
-  const created = await rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
+  const created = await rest.createOrder({
+    quoteId: quote.quoteId,
+    signature: await taker.sign(quote.typedData),
+    nonce: quote.nonce!,
+    user: taker.address,
+  });
   return { orderId: created.orderId, quoteId: quote.quoteId, expires: response.expires };
 }
 
@@ -85,7 +90,9 @@ function orderRow(orderId: string): Locator {
 }
 
 async function journeyOf(): Promise<string[]> {
-  return page.locator('[data-testid="journey"] > li').evaluateAll((items) => items.map((item) => `${item.getAttribute('data-stage')}:${item.getAttribute('data-state')}`));
+  return page
+    .locator('[data-testid="journey"] > li')
+    .evaluateAll((items) => items.map((item) => `${item.getAttribute('data-stage')}:${item.getAttribute('data-state')}`));
 }
 
 /** The stage as the page shows it: chain, block, tx; the block is checked against the chain's own receipt. */
@@ -113,12 +120,16 @@ async function openJourney(orderId: string): Promise<void> {
 async function expectLedgerVerified(types: string[]): Promise<void> {
   const rows = page.locator('[data-testid="ledger"] tbody tr');
   await expect
-    .poll(async () => {
-      const shown = await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
-      return types.every((type) => shown.includes(type));
-    }, { timeout: UI_TIMEOUT_MS })
+    .poll(
+      async () => {
+        const shown = await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-type')));
+        return types.every((type) => shown.includes(type));
+      },
+      { timeout: UI_TIMEOUT_MS },
+    )
     .toBe(true);
-  const checks = () => page.locator('[data-testid="ledger"] [data-verified]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-verified')));
+  const checks = () =>
+    page.locator('[data-testid="ledger"] [data-verified]').evaluateAll((cells) => cells.map((cell) => cell.getAttribute('data-verified')));
   await expect.poll(async () => (await checks()).length, { timeout: UI_TIMEOUT_MS }).toBe(await rows.count());
   expect(new Set(await checks())).toEqual(new Set(['true']));
 }
@@ -168,7 +179,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await page.addInitScript(() => {
       document.addEventListener('DOMContentLoaded', () => {
         const feed = document.getElementById('feed')!;
-        new MutationObserver(() => (window as unknown as { __feedChanged(text: string): void }).__feedChanged(feed.textContent ?? '')).observe(feed, {
+        new MutationObserver(() =>
+          (window as unknown as { __feedChanged(text: string): void }).__feedChanged(feed.textContent ?? ''),
+        ).observe(feed, {
           childList: true,
           characterData: true,
           subtree: true,
@@ -219,7 +232,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     const headsBefore = await Promise.all(sandbox.chains.map((chain) => chain.rpc.call<string>('eth_blockNumber').then(Number)));
 
     await page.locator('button[data-advance="1h"]').click();
-    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: UI_TIMEOUT_MS }).toMatch(/^\+1h: \d+ jobs? run$/);
+    await expect
+      .poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: UI_TIMEOUT_MS })
+      .toMatch(/^\+1h: \d+ jobs? run$/);
     const shownAfter = clockShown(await page.locator('[data-testid="clock-now"]').textContent());
     expect(shownAfter - shownBefore).toBeGreaterThanOrEqual(3_600_000);
     expect(shownAfter - shownBefore).toBeLessThan(3_600_000 + 30_000);
@@ -230,7 +245,11 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     for (const [i, chain] of sandbox.chains.entries()) {
       const head = Number(await chain.rpc.call<string>('eth_blockNumber'));
       expect(head).toBeGreaterThan(headsBefore[i]!);
-      await expect.poll(async () => Number(await page.locator(`tr[data-chain="${chain.name}"]`).getAttribute('data-head-block')), { timeout: UI_TIMEOUT_MS }).toBeGreaterThanOrEqual(head);
+      await expect
+        .poll(async () => Number(await page.locator(`tr[data-chain="${chain.name}"]`).getAttribute('data-head-block')), {
+          timeout: UI_TIMEOUT_MS,
+        })
+        .toBeGreaterThanOrEqual(head);
     }
 
     // A custom duration, and a bad one answered with the service's message.
@@ -243,7 +262,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await expect.poll(() => page.locator('[data-testid="advance-result"]').getAttribute('data-error'), { timeout: UI_TIMEOUT_MS }).toBe('');
     expect(await page.locator('[data-testid="advance-result"]').textContent()).toMatch(/invalid duration/);
     // Chromium logs the refused request itself; that one is expected.
-    expect(consoleErrors.splice(errorsBefore)).toEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    expect(consoleErrors.splice(errorsBefore)).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
     // However the advance treated the WebSocket (a long advance outlasts its heartbeat), the feed is live again.
     await page.locator('#feed[data-state="live"]').waitFor();
     await screenshot('dashboard-clock.png');
@@ -255,10 +276,14 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await row.waitFor();
     expect(await row.textContent()).toContain('alpha:USDC-beta:USDC');
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('Claimed');
-    await expect.poll(async () => (await row.locator('td').allTextContents()).slice(2, 7), { timeout: UI_TIMEOUT_MS }).toEqual(['alpha:USDC-beta:USDC', 'Permit2Escrow', 'direct', '12,000 USDC', expect.stringMatching(/^11,9\d\d(\.\d+)? USDC$/)]);
+    await expect
+      .poll(async () => (await row.locator('td').allTextContents()).slice(2, 7), { timeout: UI_TIMEOUT_MS })
+      .toEqual(['alpha:USDC-beta:USDC', 'Permit2Escrow', 'direct', '12,000 USDC', expect.stringMatching(/^11,9\d\d(\.\d+)? USDC$/)]);
 
     await openJourney(orderId);
-    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:done', 'attested:done', 'claimed:done']);
+    await expect
+      .poll(journeyOf, { timeout: UI_TIMEOUT_MS })
+      .toEqual(['rfq:done', 'deposited:done', 'filled:done', 'attested:done', 'claimed:done']);
     const order = await rest.getOrder(orderId);
     await expectStageOnChain('deposited', 'alpha', order.originTxHash);
     await expectStageOnChain('filled', 'beta', order.destinationTxHash);
@@ -287,7 +312,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await row.waitFor();
     await expect.poll(() => row.getAttribute('data-status'), { timeout: UI_TIMEOUT_MS }).toBe('Deposited');
     await openJourney(orderId);
-    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:pending', 'attested:pending', 'claimed:pending']);
+    await expect
+      .poll(journeyOf, { timeout: UI_TIMEOUT_MS })
+      .toEqual(['rfq:done', 'deposited:done', 'filled:pending', 'attested:pending', 'claimed:pending']);
     expect(await page.locator('[data-stage="filled"] .note').textContent()).toMatch(/fill deadline/);
     await expectStageOnChain('deposited', 'alpha');
     await screenshot('dashboard-waiting.png');
@@ -299,10 +326,16 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await page.locator('button[data-advance="1d"]').click();
     // Every clock-timed job of the day runs, each moving both chains: a day with four live WebSocket connections is
     // about 10,000 heartbeat jobs and 20 s on an idle machine.
-    await expect.poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: 150_000, interval: 250 }).toMatch(/^\+1d: \d+ jobs run$/);
-    console.info(`dashboard: +1 day advance took ${Math.round(performance.now() - advanceStarted)} ms (${await page.locator('[data-testid="advance-result"]').textContent()})`);
+    await expect
+      .poll(() => page.locator('[data-testid="advance-result"]').textContent(), { timeout: 150_000, interval: 250 })
+      .toMatch(/^\+1d: \d+ jobs run$/);
+    console.info(
+      `dashboard: +1 day advance took ${Math.round(performance.now() - advanceStarted)} ms (${await page.locator('[data-testid="advance-result"]').textContent()})`,
+    );
     await expect.poll(() => row.getAttribute('data-status'), { timeout: 30_000 }).toBe('Refunded');
-    await expect.poll(journeyOf, { timeout: UI_TIMEOUT_MS }).toEqual(['rfq:done', 'deposited:done', 'filled:skipped', 'attested:skipped', 'refunded:done']);
+    await expect
+      .poll(journeyOf, { timeout: UI_TIMEOUT_MS })
+      .toEqual(['rfq:done', 'deposited:done', 'filled:skipped', 'attested:skipped', 'refunded:done']);
     const order = await rest.getOrder(orderId);
     await expectStageOnChain('refunded', 'alpha', order.refundTxHash);
     await expectLedgerVerified(['order.created', 'order.transition']);

@@ -47,7 +47,14 @@ export const BETA_ALPHA_USDC = 'beta:USDC-alpha:USDC';
 export const AMOUNT = '25000000000';
 
 export function usdcRequest(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { inputToken: TOKENS.USDC, outputToken: TOKENS.USDC, inputAmount: AMOUNT, originChainId: 31_337, destinationChainId: 31_338, ...overrides };
+  return {
+    inputToken: TOKENS.USDC,
+    outputToken: TOKENS.USDC,
+    inputAmount: AMOUNT,
+    originChainId: 31_337,
+    destinationChainId: 31_338,
+    ...overrides,
+  };
 }
 
 export interface AuctionTestService extends TestService {
@@ -61,7 +68,9 @@ export interface AuctionTestService extends TestService {
   solver(name: string, answer?: SolverBehaviour, corridors?: string[]): Promise<TestSolver>;
 }
 
-export type SolverBehaviour = (rfq: RfqBroadcast) => { outputAmount?: string; inputAmount?: string; price?: string; delayMs?: number; decline?: boolean } | undefined;
+export type SolverBehaviour = (
+  rfq: RfqBroadcast,
+) => { outputAmount?: string; inputAmount?: string; price?: string; delayMs?: number; decline?: boolean } | undefined;
 
 export interface TestSolver {
   solverId: string;

@@ -66,7 +66,10 @@ export const authChecks = [
       const prefix = ctx.key.startsWith('svc_live_') ? 'svc_live_' : 'svc_test_';
       const attempts: Array<[string, Record<string, string>]> = [
         ['an unknown key of the right form', { Authorization: `Bearer ${prefix}conformance0_${randomBytes(24).toString('hex')}` }],
-        ['the real key with one character changed', { Authorization: `Bearer ${ctx.key.slice(0, -1)}${ctx.key.endsWith('0') ? '1' : '0'}` }],
+        [
+          'the real key with one character changed',
+          { Authorization: `Bearer ${ctx.key.slice(0, -1)}${ctx.key.endsWith('0') ? '1' : '0'}` },
+        ],
         ['a malformed key', { Authorization: 'Bearer not-a-key' }],
         ['an empty Bearer', { Authorization: 'Bearer ' }],
         ['Basic credentials', { Authorization: `Basic ${Buffer.from('user:pass').toString('base64')}` }],
@@ -90,7 +93,13 @@ export const authChecks = [
       const path = await firstRequiredRoute(ctx);
       const swapped = otherEnvironmentKey(ctx.key);
       const response = await ctx.api('GET', path, { auth: swapped, label: 'the real key with the other environment prefix' });
-      expectError(ctx, response, { status: 401, type: 'authentication_error' }, 'X-AUTH-004', `GET ${path} with ${swapped.slice(0, 9)}… instead of ${ctx.key.slice(0, 9)}…`);
+      expectError(
+        ctx,
+        response,
+        { status: 401, type: 'authentication_error' },
+        'X-AUTH-004',
+        `GET ${path} with ${swapped.slice(0, 9)}… instead of ${ctx.key.slice(0, 9)}…`,
+      );
       const fresh = `${swapped.slice(0, 9)}conformance1_${randomBytes(24).toString('hex')}`;
       const second = await ctx.api('GET', path, { auth: fresh, label: 'a fresh key of the other environment' });
       expectError(ctx, second, { status: 401, type: 'authentication_error' }, 'X-AUTH-004', `GET ${path} with a ${fresh.slice(0, 9)} key`);
@@ -114,8 +123,15 @@ export const authChecks = [
         ['POST', '/auth/verify', {}],
       ];
       for (const [method, path, body] of probes) {
-        const response = await ctx.api(method, path, { ...(body === undefined ? {} : { body }), label: `${method} ${path} without credentials` });
-        ctx.expect('A-AUTH-001', response.status !== 401 && response.status !== 403, `${method} ${path} without a key answered ${response.status}: it is a public route`);
+        const response = await ctx.api(method, path, {
+          ...(body === undefined ? {} : { body }),
+          label: `${method} ${path} without credentials`,
+        });
+        ctx.expect(
+          'A-AUTH-001',
+          response.status !== 401 && response.status !== 403,
+          `${method} ${path} without a key answered ${response.status}: it is a public route`,
+        );
         ctx.expect('X-ERR-001', response.status < 500, `${method} ${path} answered ${response.status}`);
       }
     },
@@ -149,9 +165,20 @@ export const authChecks = [
       const day = await dayPass(ctx);
       const rotation = day.rotation ?? ctx.fail(day.rotationProblem ?? 'no key was rotated');
       ctx.expect('X-AUTH-005', rotation.rightAfter === 200, `the old key stopped working at once (${rotation.rightAfter})`);
-      ctx.expect('X-AUTH-005', rotation.almostDay === 200, `the old key stopped working before 24 hours (${rotation.almostDay} at 23 h 57 m)`);
-      expectError(ctx, rotation.afterDay, { status: 401, type: 'authentication_error' }, 'X-AUTH-005', 'the old key 24 h 3 m after rotation');
-      if (rotation.successorAfter !== undefined) ctx.expect('X-AUTH-005', rotation.successorAfter === 200, `the successor key answered ${rotation.successorAfter}`);
+      ctx.expect(
+        'X-AUTH-005',
+        rotation.almostDay === 200,
+        `the old key stopped working before 24 hours (${rotation.almostDay} at 23 h 57 m)`,
+      );
+      expectError(
+        ctx,
+        rotation.afterDay,
+        { status: 401, type: 'authentication_error' },
+        'X-AUTH-005',
+        'the old key 24 h 3 m after rotation',
+      );
+      if (rotation.successorAfter !== undefined)
+        ctx.expect('X-AUTH-005', rotation.successorAfter === 200, `the successor key answered ${rotation.successorAfter}`);
     },
   }),
 ];

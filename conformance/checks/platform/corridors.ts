@@ -56,17 +56,32 @@ export const corridorChecks = [
           where,
         );
         if (isObject(corridor)) {
-          problems.push(...tokenProblems(corridor.inputToken, `${where}.inputToken`), ...tokenProblems(corridor.outputToken, `${where}.outputToken`));
+          problems.push(
+            ...tokenProblems(corridor.inputToken, `${where}.inputToken`),
+            ...tokenProblems(corridor.outputToken, `${where}.outputToken`),
+          );
         }
         ctx.expect('A-COR-002', problems.length === 0, problems.join('; '));
         if (!isObject(corridor)) continue;
-        ctx.expect('A-COR-003', typeof corridor.id === 'string' && CORRIDOR_ID.test(corridor.id), `${where}.id ${JSON.stringify(corridor.id)} is not <origin-chain>:<token>-<destination-chain>:<token>`);
+        ctx.expect(
+          'A-COR-003',
+          typeof corridor.id === 'string' && CORRIDOR_ID.test(corridor.id),
+          `${where}.id ${JSON.stringify(corridor.id)} is not <origin-chain>:<token>-<destination-chain>:<token>`,
+        );
         if (typeof corridor.id === 'string' && isObject(corridor.inputToken) && isObject(corridor.outputToken)) {
           const [origin, destination] = corridor.id.split(/-(?=[^-]*:[^:]*$)/);
-          ctx.expect('A-COR-003', origin?.endsWith(`:${String(corridor.inputToken.symbol)}`) && destination?.endsWith(`:${String(corridor.outputToken.symbol)}`), `${where}.id ${corridor.id} does not name its tokens ${String(corridor.inputToken.symbol)} and ${String(corridor.outputToken.symbol)}`);
+          ctx.expect(
+            'A-COR-003',
+            origin?.endsWith(`:${String(corridor.inputToken.symbol)}`) && destination?.endsWith(`:${String(corridor.outputToken.symbol)}`),
+            `${where}.id ${corridor.id} does not name its tokens ${String(corridor.inputToken.symbol)} and ${String(corridor.outputToken.symbol)}`,
+          );
         }
         if (isIntegerString(corridor.minNotional) && isIntegerString(corridor.maxNotional)) {
-          ctx.expect('A-COR-004', BigInt(corridor.minNotional) <= BigInt(corridor.maxNotional), `${where}: minNotional ${corridor.minNotional} exceeds maxNotional ${corridor.maxNotional}`);
+          ctx.expect(
+            'A-COR-004',
+            BigInt(corridor.minNotional) <= BigInt(corridor.maxNotional),
+            `${where}: minNotional ${corridor.minNotional} exceeds maxNotional ${corridor.maxNotional}`,
+          );
         }
       }
       ctx.note(`${corridors.length} corridor(s)`);

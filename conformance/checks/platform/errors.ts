@@ -14,7 +14,12 @@ interface FuzzRoute {
 }
 
 const ROUTES_A: FuzzRoute[] = [
-  { method: 'POST', path: '/quotes', auth: false, fields: ['inputToken', 'outputToken', 'inputAmount', 'originChainId', 'destinationChainId', 'preference', 'swapType'] },
+  {
+    method: 'POST',
+    path: '/quotes',
+    auth: false,
+    fields: ['inputToken', 'outputToken', 'inputAmount', 'originChainId', 'destinationChainId', 'preference', 'swapType'],
+  },
   { method: 'POST', path: '/orders', auth: true, fields: ['quoteId', 'signature', 'nonce'] },
   { method: 'POST', path: '/webhooks', auth: true, fields: ['url', 'events', 'secret'] },
   { method: 'POST', path: '/solvers/register', auth: true, fields: ['name', 'corridors', 'callbackUrl'] },
@@ -27,7 +32,29 @@ const ROUTES_B: FuzzRoute[] = [
 
 /** Values of every wrong kind: other types, negatives, huge, unicode, injection-looking text, deep nesting. */
 const badValue = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1.5, 1e308, -0, '', ' ', '-5', '1.5', '1e6', '0x', '0xZZ', 'NaN', '∞', '🙂', '\u0000', '<script>', "' OR 1=1 --"),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1.5,
+    1e308,
+    -0,
+    '',
+    ' ',
+    '-5',
+    '1.5',
+    '1e6',
+    '0x',
+    '0xZZ',
+    'NaN',
+    '∞',
+    '🙂',
+    '\u0000',
+    '<script>',
+    "' OR 1=1 --",
+  ),
   fc.string({ maxLength: 40 }),
   fc.integer(),
   fc.double({ noNaN: true }),
@@ -69,7 +96,10 @@ function cases(routes: FuzzRoute[], seed: number, perRoute: number): FuzzCase[] 
     }
     out.push({ route, kind: 'content-type', raw: 'inputAmount=1', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
     out.push({ route, kind: 'content-type', raw: '{"a":1}', headers: { 'Content-Type': 'text/plain' } });
-    for (const key of fc.sample(fc.oneof(fc.string({ minLength: 256, maxLength: 400 }), fc.constantFrom('\t', 'ключ', 'a\u007fb')), { seed: s + 2, numRuns: 2 })) {
+    for (const key of fc.sample(fc.oneof(fc.string({ minLength: 256, maxLength: 400 }), fc.constantFrom('\t', 'ключ', 'a\u007fb')), {
+      seed: s + 2,
+      numRuns: 2,
+    })) {
       out.push({ route, kind: 'idempotency-key', body: {}, headers: { 'Idempotency-Key': key } });
     }
   });
@@ -113,7 +143,8 @@ async function send(ctx: CheckContext, c: FuzzCase, key: string | undefined): Pr
   }
   if (response.status >= 400) {
     const format = routeFormat(c.route.method, `/api/v1${c.route.path}`);
-    const problems = format === 'A' ? formatAProblems(response.status, response.json) : formatBProblems(response.status, response.json).format;
+    const problems =
+      format === 'A' ? formatAProblems(response.status, response.json) : formatBProblems(response.status, response.json).format;
     if (problems.length > 0) {
       ctx.evidence.push(response.evidence);
       return `${where} → ${response.status} not in Format ${format}: ${problems[0]}`;
@@ -138,9 +169,17 @@ async function fuzz(ctx: CheckContext, routes: FuzzRoute[], listPaths: string[])
   ctx.note(`${all.length} generated bad requests (seed ${ctx.seed}); ${problems.length} answered outside the rules`);
   const serverErrors = problems.filter((p) => /→ 5\d\d/.test(p));
   const formatErrors = problems.filter((p) => !/→ 5\d\d/.test(p));
-  ctx.expect('X-ERR-001', serverErrors.length === 0, `${serverErrors.length} bad inputs got a 5xx: ${serverErrors.slice(0, 3).join(' | ')}`);
+  ctx.expect(
+    'X-ERR-001',
+    serverErrors.length === 0,
+    `${serverErrors.length} bad inputs got a 5xx: ${serverErrors.slice(0, 3).join(' | ')}`,
+  );
   const formatRequirement = routes[0] && routeFormat(routes[0].method, `/api/v1${routes[0].path}`) === 'B' ? 'B-ERR-001' : 'A-ERR-001';
-  ctx.expect(formatRequirement, formatErrors.length === 0, `${formatErrors.length} errors not in format: ${formatErrors.slice(0, 3).join(' | ')}`);
+  ctx.expect(
+    formatRequirement,
+    formatErrors.length === 0,
+    `${formatErrors.length} errors not in format: ${formatErrors.slice(0, 3).join(' | ')}`,
+  );
 }
 
 export const errorChecks = [
@@ -165,9 +204,17 @@ export const errorChecks = [
     tags: ['platform', 'errors'],
     phase: PHASE.platform,
     async run(ctx: CheckContext) {
-      const broken = await ctx.api('POST', '/quotes', { raw: '{"inputToken": "0x', headers: { 'Content-Type': 'application/json' }, label: 'truncated JSON' });
+      const broken = await ctx.api('POST', '/quotes', {
+        raw: '{"inputToken": "0x',
+        headers: { 'Content-Type': 'application/json' },
+        label: 'truncated JSON',
+      });
       expectError(ctx, broken, { status: 400, type: 'invalid_request' }, 'A-ERR-004', 'a truncated JSON body');
-      const text = await ctx.api('POST', '/quotes', { raw: 'inputAmount=1', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, label: 'form-encoded body' });
+      const text = await ctx.api('POST', '/quotes', {
+        raw: 'inputAmount=1',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+        label: 'form-encoded body',
+      });
       expectError(ctx, text, { status: [400, 415], type: 'invalid_request' }, 'A-ERR-004', 'a form-encoded body');
     },
   }),
@@ -190,9 +237,15 @@ export const errorChecks = [
         url = undefined;
       }
       if (url === undefined) ctx.fail(`doc_url ${docUrl} is not a URL`);
-      const page = await ctx.request({ method: 'GET', path: url.toString().replace(/#.*$/, ''), headers: { Accept: 'text/html' }, label: 'doc_url' });
+      const page = await ctx.request({
+        method: 'GET',
+        path: url.toString().replace(/#.*$/, ''),
+        headers: { Accept: 'text/html' },
+        label: 'doc_url',
+      });
       ctx.expect('A-ERR-005', page.status === 200, `doc_url ${docUrl} answered ${page.status}`);
-      if (url.hash.length > 1) ctx.expect('A-ERR-005', page.text.includes(url.hash.slice(1)), `the page at ${docUrl} does not mention ${url.hash.slice(1)}`);
+      if (url.hash.length > 1)
+        ctx.expect('A-ERR-005', page.text.includes(url.hash.slice(1)), `the page at ${docUrl} does not mention ${url.hash.slice(1)}`);
     },
   }),
 
@@ -230,14 +283,31 @@ export const errorChecks = [
     tags: ['errors', 'reference-b'],
     phase: PHASE.routes,
     async run(ctx: CheckContext) {
-      const missing = await ctx.api('POST', '/rfq', { body: {}, ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}), label: 'RFQ without fields' });
+      const missing = await ctx.api('POST', '/rfq', {
+        body: {},
+        ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}),
+        label: 'RFQ without fields',
+      });
       expectError(ctx, missing, { status: 400, code: ['MISSING_FIELD', 'INVALID_REQUEST'] }, 'B-ERR-001', 'POST /rfq with {}');
-      const broken = await ctx.api('POST', '/accept', { raw: '{', headers: { 'Content-Type': 'application/json' }, ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}), label: 'truncated JSON' });
+      const broken = await ctx.api('POST', '/accept', {
+        raw: '{',
+        headers: { 'Content-Type': 'application/json' },
+        ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}),
+        label: 'truncated JSON',
+      });
       expectError(ctx, broken, { status: 400, code: 'INVALID_REQUEST' }, 'B-ERR-001', 'POST /accept with truncated JSON');
-      const unknown = await ctx.api('GET', `/settlements/stl_conformance${randomBytes(6).toString('hex')}`, { ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}), label: 'unknown settlement' });
+      const unknown = await ctx.api('GET', `/settlements/stl_conformance${randomBytes(6).toString('hex')}`, {
+        ...(ctx.target.apiKey ? { auth: ctx.target.apiKey } : {}),
+        label: 'unknown settlement',
+      });
       expectError(ctx, unknown, { status: 404, code: 'NOT_FOUND' }, 'B-ERR-001', 'GET an unknown settlement');
-      const badKey = await ctx.api('POST', '/rfq', { body: {}, auth: `svc_test_conformance_${randomBytes(16).toString('hex')}`, label: 'unknown key' });
-      if (badKey.status === 401) expectError(ctx, badKey, { status: 401, code: ['UNAUTHORIZED', 'INVALID_KEY'] }, 'B-ERR-001', 'POST /rfq with an unknown key');
+      const badKey = await ctx.api('POST', '/rfq', {
+        body: {},
+        auth: `svc_test_conformance_${randomBytes(16).toString('hex')}`,
+        label: 'unknown key',
+      });
+      if (badKey.status === 401)
+        expectError(ctx, badKey, { status: 401, code: ['UNAUTHORIZED', 'INVALID_KEY'] }, 'B-ERR-001', 'POST /rfq with an unknown key');
     },
   }),
 
@@ -259,9 +329,25 @@ export const errorChecks = [
       const internal = ctx.state.observed.filter((o) => o.status === 500);
       ctx.note(`${ctx.state.observed.length} responses observed, ${errors.length} errors`);
       const aProblems = problems.filter((p) => !/not uppercase|Format B/.test(p));
-      ctx.expect(ctx.profile === 'A' ? 'A-ERR-001' : 'B-ERR-001', problems.length === 0, `${problems.length} error answers out of format: ${problems.slice(0, 4).join(' | ')}`);
-      if (ctx.profile === 'A') ctx.expect('A-ERR-002', aProblems.every((p) => !/closed list|table pairs/.test(p)), 'error types do not match their status');
-      ctx.expect('X-ERR-001', internal.length === 0, `${internal.length} requests answered 500: ${internal.slice(0, 3).map((o) => `${o.method} ${o.path} (${o.check})`).join(', ')}`);
+      ctx.expect(
+        ctx.profile === 'A' ? 'A-ERR-001' : 'B-ERR-001',
+        problems.length === 0,
+        `${problems.length} error answers out of format: ${problems.slice(0, 4).join(' | ')}`,
+      );
+      if (ctx.profile === 'A')
+        ctx.expect(
+          'A-ERR-002',
+          aProblems.every((p) => !/closed list|table pairs/.test(p)),
+          'error types do not match their status',
+        );
+      ctx.expect(
+        'X-ERR-001',
+        internal.length === 0,
+        `${internal.length} requests answered 500: ${internal
+          .slice(0, 3)
+          .map((o) => `${o.method} ${o.path} (${o.check})`)
+          .join(', ')}`,
+      );
     },
   }),
 ];

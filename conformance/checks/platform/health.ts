@@ -4,7 +4,9 @@ import { BOTH, check, ONLY_A, PHASE } from '../support/define.js';
 import { fieldProblems, isBoolean, isFiniteNumber, isNonEmptyString, isObject, oneOf } from '../support/shape.js';
 
 /** Chain ids of public mainnets a sandbox must never settle on (a devnet signature must not be valid there). */
-const MAINNET_CHAIN_IDS = new Set([1, 10, 56, 100, 137, 250, 324, 1101, 5000, 8453, 34443, 42161, 42220, 43114, 59144, 81457, 534352, 7777777]);
+const MAINNET_CHAIN_IDS = new Set([
+  1, 10, 56, 100, 137, 250, 324, 1101, 5000, 8453, 34443, 42161, 42220, 43114, 59144, 81457, 534352, 7777777,
+]);
 
 async function health(ctx: CheckContext) {
   return ctx.api('GET', '/health', { label: 'health without credentials' });
@@ -63,9 +65,17 @@ export const healthChecks = [
     phase: PHASE.platform,
     async run(ctx: CheckContext) {
       const response = await health(ctx);
-      ctx.require('A-HLT-002', response.status === 200 || response.status === 503, `health answered ${response.status}, neither 200 nor 503`);
+      ctx.require(
+        'A-HLT-002',
+        response.status === 200 || response.status === 503,
+        `health answered ${response.status}, neither 200 nor 503`,
+      );
       const ok = isObject(response.json) ? response.json.ok : undefined;
-      ctx.expect('A-HLT-002', (response.status === 200) === (ok === true), `health answered ${response.status} with ok=${JSON.stringify(ok)}`);
+      ctx.expect(
+        'A-HLT-002',
+        (response.status === 200) === (ok === true),
+        `health answered ${response.status} with ok=${JSON.stringify(ok)}`,
+      );
     },
   }),
 
@@ -81,7 +91,11 @@ export const healthChecks = [
       ctx.require('X-VER-001', response.status === 200 || response.status === 503, `GET /api/v1/health answered ${response.status}`);
       const version = isObject(response.json) ? response.json.version : undefined;
       ctx.expect('X-VER-001', isNonEmptyString(version), `health.version is ${JSON.stringify(version)}, not a label`);
-      ctx.expect('X-VER-001', typeof version === 'string' && /^v?1(\b|\.)/.test(version), `health.version ${JSON.stringify(version)} does not name v1, the version in the path`);
+      ctx.expect(
+        'X-VER-001',
+        typeof version === 'string' && /^v?1(\b|\.)/.test(version),
+        `health.version ${JSON.stringify(version)} does not name v1, the version in the path`,
+      );
     },
   }),
 
@@ -99,7 +113,11 @@ export const healthChecks = [
       const environment = isObject(response.json) ? response.json.environment : undefined;
       const expected = environment === 'sandbox' ? 'svc_test_' : environment === 'production' ? 'svc_live_' : undefined;
       if (expected === undefined) ctx.fail(`health.environment is ${JSON.stringify(environment)}`);
-      ctx.expect('X-AUTH-006', key.startsWith(expected), `the ${String(environment)} deployment issued a key starting ${key.slice(0, 9)}, expected ${expected}`);
+      ctx.expect(
+        'X-AUTH-006',
+        key.startsWith(expected),
+        `the ${String(environment)} deployment issued a key starting ${key.slice(0, 9)}, expected ${expected}`,
+      );
       const accepted = await ctx.api('GET', '/corridors', { auth: key, label: 'the key is accepted' });
       ctx.expect('X-AUTH-006', accepted.status !== 401, `the deployment refuses its own key (${accepted.status})`);
     },
@@ -115,7 +133,11 @@ export const healthChecks = [
     phase: PHASE.platform,
     async run(ctx: CheckContext) {
       const key = ctx.key;
-      ctx.expect('X-AUTH-002', /^svc_(test|live)_[A-Za-z0-9]+_[0-9a-fA-F]+$/.test(key), `the key ${key.slice(0, 12)}… does not have the form svc_{env}_{key_id}_{random_hex}`);
+      ctx.expect(
+        'X-AUTH-002',
+        /^svc_(test|live)_[A-Za-z0-9]+_[0-9a-fA-F]+$/.test(key),
+        `the key ${key.slice(0, 12)}… does not have the form svc_{env}_{key_id}_{random_hex}`,
+      );
     },
   }),
 

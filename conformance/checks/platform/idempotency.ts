@@ -29,7 +29,11 @@ async function webhookCreator(ctx: CheckContext): Promise<Creator> {
     name: 'POST /api/v1/webhooks',
     path: '/webhooks',
     // A narrow event list: these endpoints exist only to count creations.
-    body: (variant) => ({ url: `${endpoint.url}?v=${variant}`, events: ['credit.updated'], secret: `whsec_conformance${randomBytes(12).toString('hex')}` }),
+    body: (variant) => ({
+      url: `${endpoint.url}?v=${variant}`,
+      events: ['credit.updated'],
+      secret: `whsec_conformance${randomBytes(12).toString('hex')}`,
+    }),
     invalidBody: { url: 'not a url', events: 'order.*', secret: 42 },
     listPath: '/webhooks',
     idOf: (created) => (isObject(created) ? ((created.webhookId ?? created.id) as string | undefined) : undefined),
@@ -110,7 +114,11 @@ export const idempotencyChecks = [
       ctx.expect('X-IDM-001', second.status === first.status, `the replay answered ${second.status}, the first ${first.status}`);
       ctx.expect('X-IDM-001', second.text === first.text, 'the replay body differs from the first response');
       ctx.expect('X-IDM-001', (await listCount(ctx, c)) === before + 1, 'the replay created a second resource (or the first none)');
-      ctx.expect('X-IDM-006', second.headers['idempotent-replayed'] === 'true', `the replay is not marked Idempotent-Replayed: true (${second.headers['idempotent-replayed']})`);
+      ctx.expect(
+        'X-IDM-006',
+        second.headers['idempotent-replayed'] === 'true',
+        `the replay is not marked Idempotent-Replayed: true (${second.headers['idempotent-replayed']})`,
+      );
       ctx.expect('X-IDM-006', first.headers['idempotency-key'] === key, 'the response does not echo the Idempotency-Key');
       ctx.note(`exercised on ${c.name}`);
     },
@@ -154,8 +162,16 @@ export const idempotencyChecks = [
       ctx.note(`${created.length} 2xx, ${conflicts.length} 409, others ${answers.length - created.length - conflicts.length}`);
       ctx.require('X-IDM-003', created.length >= 1, 'no request succeeded');
       track(ctx, c, created[0]!);
-      ctx.expect('X-IDM-003', created.every((a) => a.text === created[0]!.text && a.status === created[0]!.status), 'the successful answers are not identical replays');
-      ctx.expect('X-IDM-003', created.length + conflicts.length === answers.length, `some racers got neither 2xx nor 409: ${answers.map((a) => a.status).join(',')}`);
+      ctx.expect(
+        'X-IDM-003',
+        created.every((a) => a.text === created[0]!.text && a.status === created[0]!.status),
+        'the successful answers are not identical replays',
+      );
+      ctx.expect(
+        'X-IDM-003',
+        created.length + conflicts.length === answers.length,
+        `some racers got neither 2xx nor 409: ${answers.map((a) => a.status).join(',')}`,
+      );
       ctx.expect('X-IDM-003', (await listCount(ctx, c)) === before + 1, 'the race created more (or fewer) than one resource');
     },
   }),
@@ -202,7 +218,11 @@ export const idempotencyChecks = [
         ctx.expect('X-IDM-005', invalid.status >= 400 && invalid.status < 500, `an invalid body answered ${invalid.status}`);
       }
       const fixed = await post(ctx, c, c.body(7), key, 'corrected body, same key');
-      ctx.expect('X-IDM-005', fixed.status >= 200 && fixed.status < 300, `the corrected request answered ${fixed.status}: the rejected one was stored`);
+      ctx.expect(
+        'X-IDM-005',
+        fixed.status >= 200 && fixed.status < 300,
+        `the corrected request answered ${fixed.status}: the rejected one was stored`,
+      );
       track(ctx, c, fixed);
     },
   }),
@@ -219,7 +239,11 @@ export const idempotencyChecks = [
       const day = await dayPass(ctx);
       const { first, replay } = day.idempotency ?? ctx.fail(day.idempotencyProblem ?? 'no idempotent request to replay');
       ctx.require('X-IDM-007', first.status >= 200 && first.status < 300, `the first request answered ${first.status}`);
-      ctx.expect('X-IDM-007', replay.status === first.status && replay.text === first.text, `the replay 23 h 57 m later answered ${replay.status} with another body`);
+      ctx.expect(
+        'X-IDM-007',
+        replay.status === first.status && replay.text === first.text,
+        `the replay 23 h 57 m later answered ${replay.status} with another body`,
+      );
     },
   }),
 ];
@@ -227,7 +251,14 @@ export const idempotencyChecks = [
 export interface DayPass {
   idempotency?: { first: WireResponse; replay: WireResponse };
   idempotencyProblem?: string;
-  rotation?: { old: string; successor: string | undefined; rightAfter: number; almostDay: number; afterDay: WireResponse; successorAfter: number | undefined };
+  rotation?: {
+    old: string;
+    successor: string | undefined;
+    rightAfter: number;
+    almostDay: number;
+    afterDay: WireResponse;
+    successorAfter: number | undefined;
+  };
   rotationProblem?: string;
 }
 
@@ -272,7 +303,11 @@ export async function dayParticipant(ctx: CheckContext): Promise<SweepParticipan
       {
         at: 24 * 3600 - 180,
         run: async () => {
-          if (idempotent) pass.idempotency = { first: idempotent.first, replay: await post(ctx, idempotent.c, idempotent.body, idempotent.key, 'replay 23 h 57 m later') };
+          if (idempotent)
+            pass.idempotency = {
+              first: idempotent.first,
+              replay: await post(ctx, idempotent.c, idempotent.body, idempotent.key, 'replay 23 h 57 m later'),
+            };
           if (old !== undefined) almostDay = (await probe(old, 'old key at 23 h 57 m')).status;
         },
       },

@@ -48,18 +48,31 @@ function pickList(ctx: CheckContext): Promise<{ path: string; total: number }> {
   });
 }
 
-async function getPage(ctx: CheckContext, path: string, query: Record<string, string | number>, label: string): Promise<{ response: WireResponse; page: Page }> {
+async function getPage(
+  ctx: CheckContext,
+  path: string,
+  query: Record<string, string | number>,
+  label: string,
+): Promise<{ response: WireResponse; page: Page }> {
   const response = await ctx.api('GET', path, { auth: ctx.key, query, label, record: false });
   const page = readPage(response);
   if (response.status !== 200 || page === undefined) {
     ctx.evidence.push(response.evidence);
-    ctx.fail(`GET ${path} ${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()} answered ${response.status} without a page envelope`);
+    ctx.fail(
+      `GET ${path} ${new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString()} answered ${response.status} without a page envelope`,
+    );
   }
   return { response, page };
 }
 
 /** Follows next_cursor in one direction until has_more is false. */
-async function walk(ctx: CheckContext, path: string, direction: 'after' | 'before', start: string | undefined, limit: number): Promise<{ ids: string[]; pages: Page[] }> {
+async function walk(
+  ctx: CheckContext,
+  path: string,
+  direction: 'after' | 'before',
+  start: string | undefined,
+  limit: number,
+): Promise<{ ids: string[]; pages: Page[] }> {
   const ids: string[] = [];
   const pages: Page[] = [];
   let cursor = start;
@@ -101,7 +114,8 @@ export const paginationChecks = [
       const page = readPage(response);
       if (page) {
         ctx.expect('X-PAG-002', page.ids.length <= 25, `the default page holds ${page.ids.length} items, more than 25`);
-        if (total > 25) ctx.expect('X-PAG-002', page.ids.length === 25, `the default page holds ${page.ids.length} of ${total} items, not 25`);
+        if (total > 25)
+          ctx.expect('X-PAG-002', page.ids.length === 25, `the default page holds ${page.ids.length} of ${total} items, not 25`);
       }
       const hundred = await ctx.api('GET', path, { auth: ctx.key, query: { limit: 100 }, label: 'limit=100' });
       ctx.expect('X-PAG-002', hundred.status === 200, `limit=100 answered ${hundred.status}`);
@@ -131,7 +145,13 @@ export const paginationChecks = [
     async run(ctx: CheckContext) {
       const { path } = await pickList(ctx);
       const response = await ctx.api('GET', path, { auth: ctx.key, query: { after: 'x', before: 'y' }, label: 'after and before' });
-      expectError(ctx, response, { status: 400, type: 'invalid_request', param: ['after', 'before'] }, 'X-PAG-004', 'after and before together');
+      expectError(
+        ctx,
+        response,
+        { status: 400, type: 'invalid_request', param: ['after', 'before'] },
+        'X-PAG-004',
+        'after and before together',
+      );
     },
   }),
 
@@ -152,9 +172,17 @@ export const paginationChecks = [
       // Small pages, but never more than about 15 of them per walk.
       const limit = Math.min(100, Math.max(1, Math.ceil(total / 15)));
       const forward = await walk(ctx, path, 'after', undefined, limit);
-      ctx.expect('X-PAG-003', new Set(forward.ids).size === forward.ids.length, `the forward walk repeats items: ${forward.ids.length} seen, ${new Set(forward.ids).size} distinct`);
+      ctx.expect(
+        'X-PAG-003',
+        new Set(forward.ids).size === forward.ids.length,
+        `the forward walk repeats items: ${forward.ids.length} seen, ${new Set(forward.ids).size} distinct`,
+      );
       ctx.expect('X-PAG-003', forward.ids.length === total, `the forward walk saw ${forward.ids.length} items, total_count is ${total}`);
-      ctx.expect('X-PAG-005', forward.pages.every((p) => p.hasMore === (p.nextCursor !== null)), 'next_cursor is not null exactly when has_more is false');
+      ctx.expect(
+        'X-PAG-005',
+        forward.pages.every((p) => p.hasMore === (p.nextCursor !== null)),
+        'next_cursor is not null exactly when has_more is false',
+      );
       // Forward and backward from the cursor after the first page split the list exactly.
       const { page: head } = await getPage(ctx, path, { limit }, 'first page');
       ctx.require('X-PAG-003', head.ids.length === limit, `the first page with limit=${limit} holds ${head.ids.length} items`);
@@ -164,8 +192,16 @@ export const paginationChecks = [
       const back = await walk(ctx, path, 'before', cursor, limit);
       const union = [...back.ids, ...rest.ids];
       ctx.expect('X-PAG-005', new Set(union).size === union.length, 'forward and backward from one cursor overlap');
-      ctx.expect('X-PAG-005', new Set(union).size === total && forward.ids.every((id) => union.includes(id)), `forward (${rest.ids.length}) and backward (${back.ids.length}) from one cursor do not make up the ${total} items`);
-      ctx.expect('X-PAG-003', back.ids.slice().sort().join() === head.ids.slice().sort().join(), `before the cursor: ${back.ids.join(', ')}; the first page held ${head.ids.join(', ')}`);
+      ctx.expect(
+        'X-PAG-005',
+        new Set(union).size === total && forward.ids.every((id) => union.includes(id)),
+        `forward (${rest.ids.length}) and backward (${back.ids.length}) from one cursor do not make up the ${total} items`,
+      );
+      ctx.expect(
+        'X-PAG-003',
+        back.ids.slice().sort().join() === head.ids.slice().sort().join(),
+        `before the cursor: ${back.ids.join(', ')}; the first page held ${head.ids.join(', ')}`,
+      );
       ctx.note(`${path}: ${total} items in ${forward.pages.length} pages of ${limit}`);
     },
   }),

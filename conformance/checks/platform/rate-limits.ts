@@ -25,7 +25,8 @@ export function rateLimitHeaderProblems(headers: Record<string, string>, nowMs =
   }
   const limit = Number(headers['x-ratelimit-limit']);
   const remaining = Number(headers['x-ratelimit-remaining']);
-  if (Number.isFinite(limit) && Number.isFinite(remaining) && remaining > limit) problems.push(`remaining ${remaining} exceeds limit ${limit}`);
+  if (Number.isFinite(limit) && Number.isFinite(remaining) && remaining > limit)
+    problems.push(`remaining ${remaining} exceeds limit ${limit}`);
   return problems;
 }
 
@@ -65,8 +66,10 @@ function burst(ctx: CheckContext): Promise<BurstOutcome> {
     const path = burstPath(ctx);
     const probe = await ctx.api('GET', path, { auth: key, label: 'limit probe' });
     const limit = Number(probe.headers['x-ratelimit-limit']);
-    if (!Number.isFinite(limit) || limit <= 0) ctx.fail(`no usable X-RateLimit-Limit (${probe.headers['x-ratelimit-limit']}) to size the burst`);
-    if (limit > MAX_BURST_PROBED) ctx.skip(`the burst limit ${limit} is above ${MAX_BURST_PROBED}; the check does not hammer a deployment that long`);
+    if (!Number.isFinite(limit) || limit <= 0)
+      ctx.fail(`no usable X-RateLimit-Limit (${probe.headers['x-ratelimit-limit']}) to size the burst`);
+    if (limit > MAX_BURST_PROBED)
+      ctx.skip(`the burst limit ${limit} is above ${MAX_BURST_PROBED}; the check does not hammer a deployment that long`);
     // The bucket refills while the burst runs (a busy machine sends slower): keep going until the first 429,
     // within five times the burst and half a minute.
     const total = limit * 5;
@@ -85,7 +88,8 @@ function burst(ctx: CheckContext): Promise<BurstOutcome> {
           first429 = response;
           if (ctx.profile === 'B') limitedB = await ctx.api('GET', B_ROUTE, { auth: key, label: 'a Reference B route while limited' });
           if (dedicated) {
-            otherKeyStatus = (await ctx.api('GET', '/corridors', { auth: ctx.key, label: 'the main key while the burst key is limited' })).status;
+            otherKeyStatus = (await ctx.api('GET', '/corridors', { auth: ctx.key, label: 'the main key while the burst key is limited' }))
+              .status;
           }
         }
       }
@@ -106,7 +110,15 @@ function burst(ctx: CheckContext): Promise<BurstOutcome> {
     const index = statuses.indexOf(429);
     const okBeforeFirst429 = statuses.slice(0, index < 0 ? statuses.length : index).filter((s) => s !== 429).length + 1; // +1: the probe
     ctx.note(`${statuses.length} requests in the burst; ${okBeforeFirst429} passed before the first 429 (limit ${limit})`);
-    return { key, dedicated, limit, okBeforeFirst429, ...(first429 === undefined ? {} : { first429 }), ...(otherKeyStatus === undefined ? {} : { otherKeyStatus }), ...(limitedB === undefined ? {} : { limitedB }) };
+    return {
+      key,
+      dedicated,
+      limit,
+      okBeforeFirst429,
+      ...(first429 === undefined ? {} : { first429 }),
+      ...(otherKeyStatus === undefined ? {} : { otherKeyStatus }),
+      ...(limitedB === undefined ? {} : { limitedB }),
+    };
   });
 }
 
@@ -148,8 +160,16 @@ export const rateLimitChecks = [
         seen.push({ limit: Number(response.headers['x-ratelimit-limit']), remaining: Number(response.headers['x-ratelimit-remaining']) });
       }
       ctx.note(`remaining: ${seen.map((s) => s.remaining).join(', ')}`);
-      ctx.expect('X-LIM-005', new Set(seen.map((s) => s.limit)).size === 1, `X-RateLimit-Limit changed: ${seen.map((s) => s.limit).join(', ')}`);
-      ctx.expect('X-LIM-005', seen.some((s, i) => i > 0 && s.remaining < seen[i - 1]!.remaining), `X-RateLimit-Remaining never fell: ${seen.map((s) => s.remaining).join(', ')}`);
+      ctx.expect(
+        'X-LIM-005',
+        new Set(seen.map((s) => s.limit)).size === 1,
+        `X-RateLimit-Limit changed: ${seen.map((s) => s.limit).join(', ')}`,
+      );
+      ctx.expect(
+        'X-LIM-005',
+        seen.some((s, i) => i > 0 && s.remaining < seen[i - 1]!.remaining),
+        `X-RateLimit-Remaining never fell: ${seen.map((s) => s.remaining).join(', ')}`,
+      );
     },
   }),
 
@@ -165,9 +185,14 @@ export const rateLimitChecks = [
     async run(ctx: CheckContext) {
       const outcome = await burst(ctx);
       const limited = outcome.first429;
-      if (limited === undefined) ctx.fail(`no 429 within ${outcome.limit * 5} requests (burst ${outcome.limit}): the limit is not enforced`);
+      if (limited === undefined)
+        ctx.fail(`no 429 within ${outcome.limit * 5} requests (burst ${outcome.limit}): the limit is not enforced`);
       ctx.evidence.push(limited.evidence);
-      ctx.expect('X-LIM-003', outcome.okBeforeFirst429 >= outcome.limit, `only ${outcome.okBeforeFirst429} requests passed before the first 429; the burst is ${outcome.limit}`);
+      ctx.expect(
+        'X-LIM-003',
+        outcome.okBeforeFirst429 >= outcome.limit,
+        `only ${outcome.okBeforeFirst429} requests passed before the first 429; the burst is ${outcome.limit}`,
+      );
       const retryAfter = limited.headers['retry-after'];
       if (retryAfter === undefined) ctx.fail('the 429 carries no Retry-After');
       ctx.expect('X-LIM-002', /^\d+$/.test(retryAfter), `Retry-After ${JSON.stringify(retryAfter)} is not a number of seconds`);
@@ -200,7 +225,11 @@ export const rateLimitChecks = [
       const outcome = await burst(ctx);
       if (!outcome.dedicated) ctx.skip('no second key could be created to compare');
       ctx.require('X-LIM-006', outcome.first429 !== undefined, 'the burst key was never limited');
-      ctx.expect('X-LIM-006', outcome.otherKeyStatus === 200, `the main key answered ${outcome.otherKeyStatus} while the burst key was limited`);
+      ctx.expect(
+        'X-LIM-006',
+        outcome.otherKeyStatus === 200,
+        `the main key answered ${outcome.otherKeyStatus} while the burst key was limited`,
+      );
     },
   }),
 

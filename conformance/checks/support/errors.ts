@@ -49,13 +49,15 @@ export function formatAProblems(status: number, body: unknown): string[] {
   else {
     const expected = FORMAT_A_TYPES[error.type]!;
     const tableStatuses = Object.values(FORMAT_A_TYPES);
-    if (tableStatuses.includes(status) && expected !== status) problems.push(`status ${status} carries type ${error.type} (the table pairs it with ${expected})`);
+    if (tableStatuses.includes(status) && expected !== status)
+      problems.push(`status ${status} carries type ${error.type} (the table pairs it with ${expected})`);
     if (!tableStatuses.includes(status) && Math.floor(expected / 100) !== Math.floor(status / 100)) {
       problems.push(`status ${status} carries type ${error.type} of another status class`);
     }
   }
   if (!isNonEmptyString(error.code)) problems.push('error.code is missing');
-  else if (!/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(error.code)) problems.push(`error.code ${JSON.stringify(error.code)} is not lowercase snake case`);
+  else if (!/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(error.code))
+    problems.push(`error.code ${JSON.stringify(error.code)} is not lowercase snake case`);
   if (!isNonEmptyString(error.message)) problems.push('error.message is missing');
   if (!isNonEmptyString(error.doc_url)) problems.push('error.doc_url is missing');
   if ('param' in error && error.param !== null && typeof error.param !== 'string') problems.push('error.param is not a string');
@@ -105,12 +107,12 @@ export function expectError(
   const format = routeFormat(response.evidence.request.method, path);
   const statuses = list(expected.status);
   const statusOk = statuses ? statuses.includes(response.status) : response.status >= 400 && response.status < 500;
+  ctx.expect(requirementId, statusOk, `${what}: answered ${response.status}, expected ${statuses ? statuses.join(' or ') : 'a 4xx'}`);
   ctx.expect(
-    requirementId,
-    statusOk,
-    `${what}: answered ${response.status}, expected ${statuses ? statuses.join(' or ') : 'a 4xx'}`,
+    'X-ERR-001',
+    response.status < 500 || (statuses?.includes(response.status) ?? false),
+    `${what}: answered ${response.status} (a server error for bad input)`,
   );
-  ctx.expect('X-ERR-001', response.status < 500 || (statuses?.includes(response.status) ?? false), `${what}: answered ${response.status} (a server error for bad input)`);
   if (response.status < 400) return undefined;
   const body = response.json;
   if (format === 'A') {
@@ -128,7 +130,11 @@ export function expectError(
   }
   const codes = list(expected.code);
   if (codes !== undefined) {
-    ctx.expect(requirementId, codes.includes(error.code as string), `${what}: error.code ${JSON.stringify(error.code)}, expected ${codes.join(' or ')}`);
+    ctx.expect(
+      requirementId,
+      codes.includes(error.code as string),
+      `${what}: error.code ${JSON.stringify(error.code)}, expected ${codes.join(' or ')}`,
+    );
   }
   const params = list(expected.param);
   if (params !== undefined && format === 'A') {

@@ -10,7 +10,11 @@ export function isObject(value: unknown): value is Json {
 
 /** ISO-8601 date-time (with a zone) that parses. */
 export function isIsoTime(value: unknown): value is string {
-  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) && !Number.isNaN(Date.parse(value));
+  return (
+    typeof value === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(value) &&
+    !Number.isNaN(Date.parse(value))
+  );
 }
 
 export function isIntegerString(value: unknown): value is string {
@@ -55,12 +59,17 @@ export function isUnixSeconds(value: unknown): value is number {
 }
 
 /** Fields missing or of the wrong kind: `[name, predicate, description]` triples → a readable list. */
-export function fieldProblems(object: unknown, fields: ReadonlyArray<readonly [string, (v: unknown) => boolean, string]>, where: string): string[] {
+export function fieldProblems(
+  object: unknown,
+  fields: ReadonlyArray<readonly [string, (v: unknown) => boolean, string]>,
+  where: string,
+): string[] {
   if (!isObject(object)) return [`${where} is not a JSON object`];
   const problems: string[] = [];
   for (const [name, predicate, description] of fields) {
     if (!(name in object)) problems.push(`${where}.${name} is missing`);
-    else if (!predicate(object[name])) problems.push(`${where}.${name} is ${JSON.stringify(object[name])?.slice(0, 80)}, not ${description}`);
+    else if (!predicate(object[name]))
+      problems.push(`${where}.${name} is ${JSON.stringify(object[name])?.slice(0, 80)}, not ${description}`);
   }
   return problems;
 }

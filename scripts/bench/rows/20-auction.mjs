@@ -32,8 +32,17 @@ function chains() {
     OutputOracle: '0x1000000000000000000000000000000000000006',
     OutputSettler: '0x1000000000000000000000000000000000000007',
   };
-  const tokens = [{ symbol: 'USDC', name: 'USD Coin (sandbox)', address: '0x2000000000000000000000000000000000000001', decimals: 6, eip3009: true }];
-  return ['alpha', 'beta'].map((name, i) => ({ name, chainId: 31_337 + i, rpcUrl: 'http://127.0.0.1:1', wsUrl: 'ws://127.0.0.1:1', contracts, tokens }));
+  const tokens = [
+    { symbol: 'USDC', name: 'USD Coin (sandbox)', address: '0x2000000000000000000000000000000000000001', decimals: 6, eip3009: true },
+  ];
+  return ['alpha', 'beta'].map((name, i) => ({
+    name,
+    chainId: 31_337 + i,
+    rpcUrl: 'http://127.0.0.1:1',
+    wsUrl: 'ws://127.0.0.1:1',
+    contracts,
+    tokens,
+  }));
 }
 
 function percentile(values, p) {
@@ -67,7 +76,12 @@ export async function run() {
       api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
       startedAt: new Date().toISOString(),
     };
-    solvers = await startReferenceSolvers({ manifest, count: 3, seed: 1, strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }] });
+    solvers = await startReferenceSolvers({
+      manifest,
+      count: 3,
+      seed: 1,
+      strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }],
+    });
     const sentAt = new Map();
     for (const solver of solvers.solvers) {
       solver.onEvent((event) => {
@@ -84,7 +98,11 @@ export async function run() {
     });
     const request = async () => {
       const started = performance.now();
-      const response = await fetch(`${service.url}/api/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` }, body });
+      const response = await fetch(`${service.url}/api/v1/quotes`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
+        body,
+      });
       const text = await response.text();
       const done = performance.now();
       if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);

@@ -28,10 +28,11 @@ async function failingReceiver() {
   return {
     url: `http://127.0.0.1:${server.address().port}/hook`,
     count: () => count,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(resolve);
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(resolve);
+      }),
   };
 }
 
@@ -63,7 +64,14 @@ async function once({ createService, TestClock }, endpoints) {
     for (let i = 0; i < EVENTS; i++) {
       const workspaceId = workspaces[i % workspaces.length];
       outbox.commit(() =>
-        outbox.append({ workspaceId, type: 'order.created', generation: 'A', orderId: `ord_bench${i}`, data: { order: { id: `ord_bench${i}` } }, at: clock.now() }),
+        outbox.append({
+          workspaceId,
+          type: 'order.created',
+          generation: 'A',
+          orderId: `ord_bench${i}`,
+          data: { order: { id: `ord_bench${i}` } },
+          at: clock.now(),
+        }),
       );
     }
     await clock.idle();

@@ -20,8 +20,26 @@ const GOAL_RATIO = 0.6;
 const AMOUNT = 10_000_000_000n;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 const TOKEN_ABI = [
-  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
-  { type: 'function', name: 'approve', stateMutability: 'nonpayable', inputs: [{ name: 'spender', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [{ name: '', type: 'bool' }] },
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'approve',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'spender', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [{ name: '', type: 'bool' }],
+  },
 ];
 
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
@@ -64,10 +82,15 @@ export async function run() {
     const key = generatePrivateKey();
     const account = privateKeyToAccount(key);
     await minter.client.request({ method: 'anvil_setBalance', params: [account.address, '0x8ac7230489e80000'] });
-    const mint = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'mint', args: [account.address, AMOUNT * BigInt(4 * (ORDERS + WARM_UP))] });
+    const mint = encodeFunctionData({
+      abi: TOKEN_ABI,
+      functionName: 'mint',
+      args: [account.address, AMOUNT * BigInt(4 * (ORDERS + WARM_UP))],
+    });
     if ((await minter.send(usdc(alpha), mint, 200_000n)).status !== 'success') throw new Error('mint reverted');
     const approve = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'approve', args: [PERMIT2, 2n ** 256n - 1n] });
-    if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success') throw new Error('approve reverted');
+    if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success')
+      throw new Error('approve reverted');
     takers.push({ address: account.address, account, key });
   }
 
@@ -156,7 +179,14 @@ export async function run() {
       const order = buildStandardOrder(terms, taker.address, BigInt(Date.now()) * 1_000_000n + BigInt(i));
       const orderId = onchainOrderId(terms, order);
       const signature = await taker.account.signTypedData(typedDataFor(terms, order));
-      ok(await sender(relayer, alpha).send(alpha.contracts.InputSettlerEscrow, tx.openForCalldata('Permit2Escrow', order, signature), 400_000n), 'openFor');
+      ok(
+        await sender(relayer, alpha).send(
+          alpha.contracts.InputSettlerEscrow,
+          tx.openForCalldata('Permit2Escrow', order, signature),
+          400_000n,
+        ),
+        'openFor',
+      );
       const output = order.outputs[0];
       const solverId = addressToBytes32(solver.address);
       const fill = encodeFunctionData({
@@ -191,7 +221,17 @@ export async function run() {
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
       detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}`,
-      values: { serviceRate, floorRate, ratio, orders: ORDERS, inFlight: IN_FLIGHT, serviceMs: through.ms, floorMs, goalRatio: GOAL_RATIO, meetsGoal: ratio >= GOAL_RATIO },
+      values: {
+        serviceRate,
+        floorRate,
+        ratio,
+        orders: ORDERS,
+        inFlight: IN_FLIGHT,
+        serviceMs: through.ms,
+        floorMs,
+        goalRatio: GOAL_RATIO,
+        meetsGoal: ratio >= GOAL_RATIO,
+      },
     });
   };
   try {

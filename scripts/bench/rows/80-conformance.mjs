@@ -22,7 +22,9 @@ export async function run() {
   const times = [];
   let last;
   for (let i = 0; i < RUNS; i++) {
-    const sandbox = await startSandbox({ components: [settlementServiceComponent({ logLevel: 'silent' }), referenceSolversComponent({ count: 3 })] });
+    const sandbox = await startSandbox({
+      components: [settlementServiceComponent({ logLevel: 'silent' }), referenceSolversComponent({ count: 3 })],
+    });
     try {
       const started = performance.now();
       const run = await runConformance({ profile: 'A', sandbox: sandbox.manifest, seed: 1, signingKey: generateSigningKey() });
@@ -34,15 +36,23 @@ export async function run() {
   }
   const value = median(times);
   const s = last.summary;
-  const clockMs = last.results
-    .filter((r) => r.tags.includes('timing'))
-    .reduce((sum, r) => sum + r.durationMs, 0);
+  const clockMs = last.results.filter((r) => r.tags.includes('timing')).reduce((sum, r) => sum + r.durationMs, 0);
   return {
     benchmark: 'conformance suite, Reference A',
     result: ms(value),
     detail:
       `${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped (${last.summary.verdict}); ` +
       `timing checks ${ms(clockMs)}; ${RUNS === 1 ? 'one run' : `median of ${RUNS}`}; goal ≤ ${GOAL_MS / 1000} s`,
-    values: { medianMs: value, runsMs: times, checks: s.total, passed: s.passed, failed: s.failed, skipped: s.skipped, timingChecksMs: clockMs, goalMs: GOAL_MS, meetsGoal: value <= GOAL_MS },
+    values: {
+      medianMs: value,
+      runsMs: times,
+      checks: s.total,
+      passed: s.passed,
+      failed: s.failed,
+      skipped: s.skipped,
+      timingChecksMs: clockMs,
+      goalMs: GOAL_MS,
+      meetsGoal: value <= GOAL_MS,
+    },
   };
 }

@@ -37,13 +37,22 @@ class UsageFailure extends Error {
   readonly code = 'usage_error';
 }
 
-const commaList = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
+const commaList = (value: string, previous: string[] = []) => [
+  ...previous,
+  ...value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
 
 /** `json=FILE,junit=FILE,html=FILE` */
 export function parseReportOption(value: string | undefined): Partial<Record<'json' | 'junit' | 'html', string>> {
   if (value === undefined) return {};
   const out: Partial<Record<'json' | 'junit' | 'html', string>> = {};
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [kind, ...rest] = part.split('=');
     const file = rest.join('=');
     if ((kind !== 'json' && kind !== 'junit' && kind !== 'html') || file.length === 0) {
@@ -81,9 +90,15 @@ export function register(program: Command): void {
       .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
       .option('--tag <tags>', 'run checks with any of these tags', commaList)
       .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
-      .option('--expected-failures <file>', 'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run')
+      .option(
+        '--expected-failures <file>',
+        'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
+      )
       .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
-      .option('--signing-key <file>', 'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)')
+      .option(
+        '--signing-key <file>',
+        'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)',
+      )
       .option('--no-sign', 'do not sign the JSON report')
       .option('--image <name>', 'start the deployment from a Docker image and target it (needs a Docker engine)')
       .option('--image-port <port>', 'port the image serves the API on', '8080')
@@ -156,7 +171,8 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     const seed = flags.seed === undefined ? undefined : Number(flags.seed);
     if (seed !== undefined && !Number.isInteger(seed)) throw new UsageFailure(`--seed must be an integer, got ${flags.seed}`);
     const timeoutMs = Number(flags.timeout);
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new UsageFailure(`--timeout must be a positive number of ms, got ${flags.timeout}`);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw new UsageFailure(`--timeout must be a positive number of ms, got ${flags.timeout}`);
     const selection = {
       ...(flags.only ? { only: flags.only } : {}),
       ...(flags.exclude ? { exclude: flags.exclude } : {}),
@@ -166,7 +182,8 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     const profile = flags.profile as 'A' | 'B';
     if (flags.list) {
       const selected = c.selectChecks(c.allChecks(), profile, selection);
-      if (json) printJson(selected.map((k) => ({ id: k.id, title: k.title, requirements: k.requirements, tags: k.tags, needs: k.needs ?? [] })));
+      if (json)
+        printJson(selected.map((k) => ({ id: k.id, title: k.title, requirements: k.requirements, tags: k.tags, needs: k.needs ?? [] })));
       else for (const k of selected) process.stdout.write(`${k.id.padEnd(44)} ${k.requirements.join(',').padEnd(36)} ${k.title}\n`);
       return 0;
     }
@@ -190,7 +207,8 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     if (flags.sign) {
       const path = flags.signingKey ?? defaultSigningKeyPath(stateDir);
       if (existsSync(path)) signingKey = c.signingKeyFromPem(readFileSync(path, 'utf8'));
-      else if (flags.signingKey !== undefined) throw new UsageFailure(`--signing-key ${path} does not exist (create one with \`sandbox conformance keygen --out ${path}\`)`);
+      else if (flags.signingKey !== undefined)
+        throw new UsageFailure(`--signing-key ${path} does not exist (create one with \`sandbox conformance keygen --out ${path}\`)`);
       else {
         signingKey = c.generateSigningKey();
         mkdirSync(dirname(path), { recursive: true });
@@ -213,7 +231,10 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       ...(signingKey === undefined ? {} : { signingKey }),
       timeoutMs,
       onTarget: (target) => {
-        if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}; capabilities: ${[...target.capabilities].join(', ') || 'none'}`);
+        if (!json)
+          progress(
+            `target ${target.url} (${target.environment}), Reference ${profile}; capabilities: ${[...target.capabilities].join(', ') || 'none'}`,
+          );
       },
       ...(onResult === undefined ? {} : { onResult }),
     });

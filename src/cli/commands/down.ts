@@ -16,9 +16,12 @@ async function down(output: Output, globals: GlobalOptions, flags: { timeout: st
   const timeoutMs = Number(flags.timeout) * 1000;
   output.progress(`stopping the sandbox in ${stateDir}`);
   const result = await stopSandbox(stateDir, { timeoutMs: Number.isFinite(timeoutMs) ? timeoutMs : 30_000 });
-  output.result(() => {
-    if (!result.stopped) return `No sandbox is running on ${stateDir}.`;
-    if (result.forced) return `Sandbox (pid ${result.pid}) did not stop in time and was killed; chain state of this run was not saved.`;
-    return `Sandbox stopped (pid ${result.pid}); chain state saved in ${stateDir}.`;
-  }, { ...result, stateDir });
+  output.result(
+    () => {
+      if (!result.stopped) return `No sandbox is running on ${stateDir}.`;
+      if (result.forced) return `Sandbox (pid ${result.pid}) did not stop in time and was killed; chain state of this run was not saved.`;
+      return `Sandbox stopped (pid ${result.pid}); chain state saved in ${stateDir}.`;
+    },
+    { ...result, stateDir },
+  );
 }

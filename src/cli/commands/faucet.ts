@@ -14,7 +14,11 @@ interface FaucetFlags extends CommandOptions {
 }
 
 /** `sandbox faucet 0x…`: test stablecoins (and gas) for any address, on every chain unless told otherwise. */
-export async function requestFaucet(stateDir: string, address: string, flags: Omit<FaucetFlags, keyof CommandOptions>): Promise<FaucetResult> {
+export async function requestFaucet(
+  stateDir: string,
+  address: string,
+  flags: Omit<FaucetFlags, keyof CommandOptions>,
+): Promise<FaucetResult> {
   const body = {
     address,
     ...(flags.chain === undefined ? {} : { chain: flags.chain }),
@@ -41,7 +45,10 @@ export function register(program: Command): void {
         options,
         () => requestFaucet(options.stateDir, address, options),
         (result) =>
-          [`Funded ${result.address}:`, ...result.grants.map((g) => `  ${g.chain.padEnd(8)} ${g.token.padEnd(5)} +${formatUnits6(g.amount)}  ${g.txHash}`)].join('\n'),
+          [
+            `Funded ${result.address}:`,
+            ...result.grants.map((g) => `  ${g.chain.padEnd(8)} ${g.token.padEnd(5)} +${formatUnits6(g.amount)}  ${g.txHash}`),
+          ].join('\n'),
       );
     });
 }

@@ -72,7 +72,11 @@ export async function sandboxApi<T>(stateDir: string, method: string, path: stri
     }
     if (response.ok) return { data: parsed as T, usedKey: key };
     const error = (parsed as { error?: { message?: string; code?: string } })?.error;
-    lastError = new SandboxApiError(`${method} ${path} → ${response.status} ${error?.code ?? ''}: ${error?.message ?? text}`.trim(), response.status, parsed);
+    lastError = new SandboxApiError(
+      `${method} ${path} → ${response.status} ${error?.code ?? ''}: ${error?.message ?? text}`.trim(),
+      response.status,
+      parsed,
+    );
     if (response.status !== 401) throw lastError;
   }
   throw lastError ?? new SandboxApiError('no API key in sandbox.json');
@@ -155,7 +159,11 @@ export function register(program: Command): void {
   withSandboxOptions(keys.command('create').description('create another API key and add it to sandbox.json')).action(
     async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommandOptions>();
-      await runCommand(options, () => createKey(options.stateDir), (key) => `Created API key ${key.key}\n  id ${key.id}, workspace ${key.workspaceId}`);
+      await runCommand(
+        options,
+        () => createKey(options.stateDir),
+        (key) => `Created API key ${key.key}\n  id ${key.id}, workspace ${key.workspaceId}`,
+      );
     },
   );
 
@@ -183,7 +191,10 @@ export function register(program: Command): void {
         () => listKeys(options.stateDir),
         (items) =>
           items
-            .map((k) => `${k.redacted}  ${k.status.padEnd(8)}  created ${k.createdAt}${k.expiresAt === null ? '' : `  expires ${k.expiresAt}`}`)
+            .map(
+              (k) =>
+                `${k.redacted}  ${k.status.padEnd(8)}  created ${k.createdAt}${k.expiresAt === null ? '' : `  expires ${k.expiresAt}`}`,
+            )
             .join('\n'),
       );
     },

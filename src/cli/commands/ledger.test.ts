@@ -39,8 +39,13 @@ beforeAll(async () => {
         settlementPath: 'compliant',
       })
     ).quotes[0]!;
-    const attestation = (await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${taker.address}`)).attestation.hash;
-    const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address }, { attestation });
+    const attestation = (
+      await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${taker.address}`)
+    ).attestation.hash;
+    const created = await h.rest.createOrder(
+      { quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address },
+      { attestation },
+    );
     await waitForStatus(h.rest, created.orderId, 'Claimed');
     await solvers.stop();
     await h.stopService();
@@ -70,7 +75,10 @@ function tampered(sequence: number, column: string, position: (length: number) =
   const value = String((db.prepare(`SELECT ${column} AS v FROM ledger_entries WHERE sequence = ?`).get(sequence) as { v: string }).v);
   const at = position(value.length);
   const replacement = value[at] === 'a' ? 'b' : 'a';
-  db.prepare(`UPDATE ledger_entries SET ${column} = ? WHERE sequence = ?`).run(value.slice(0, at) + replacement + value.slice(at + 1), sequence);
+  db.prepare(`UPDATE ledger_entries SET ${column} = ? WHERE sequence = ?`).run(
+    value.slice(0, at) + replacement + value.slice(at + 1),
+    sequence,
+  );
   db.close();
   return dir;
 }

@@ -21,7 +21,9 @@ export async function readMailbox(stateDir: string, limit = 25): Promise<Mailbox
 export function formatMail(items: MailboxItem[]): string {
   if (items.length === 0) return 'The mailbox is empty.';
   return items
-    .map((mail) => [`From: settlement sandbox   To: ${mail.to}`, `Date: ${mail.createdAt}`, `Subject: ${mail.subject}`, '', mail.body].join('\n'))
+    .map((mail) =>
+      [`From: settlement sandbox   To: ${mail.to}`, `Date: ${mail.createdAt}`, `Subject: ${mail.subject}`, '', mail.body].join('\n'),
+    )
     .join('\n\n' + '─'.repeat(60) + '\n\n');
 }
 

@@ -76,17 +76,30 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
 async function list(flags: { json?: boolean }, command: Command): Promise<void> {
   const json = flags.json === true || globalOptions(command).json;
   const { catalogue, INVARIANTS } = await import('../../../scenarios/index.js');
-  const rows = catalogue.map((scenario) => ({ name: scenario.name, title: scenario.title, tags: [...scenario.tags], steps: scenario.steps.length }));
+  const rows = catalogue.map((scenario) => ({
+    name: scenario.name,
+    title: scenario.title,
+    tags: [...scenario.tags],
+    steps: scenario.steps.length,
+  }));
   if (json) {
     printJson({ scenarios: rows, invariants: INVARIANTS });
     return;
   }
-  process.stdout.write(`${table([[bold('scenario'), bold('tags'), bold('title')], ...rows.map((r) => [r.name, r.tags.join(','), r.title])])}\n`);
-  process.stdout.write(`\n  Invariants checked after every step:\n${Object.entries(INVARIANTS).map(([name, text]) => `    ${name}: ${text}`).join('\n')}\n`);
+  process.stdout.write(
+    `${table([[bold('scenario'), bold('tags'), bold('title')], ...rows.map((r) => [r.name, r.tags.join(','), r.title])])}\n`,
+  );
+  process.stdout.write(
+    `\n  Invariants checked after every step:\n${Object.entries(INVARIANTS)
+      .map(([name, text]) => `    ${name}: ${text}`)
+      .join('\n')}\n`,
+  );
 }
 
 export function register(program: Command): void {
-  const scenario = usageExits(program.command('scenario').description('scripted takers and solvers through every path, invariants checked after every step'));
+  const scenario = usageExits(
+    program.command('scenario').description('scripted takers and solvers through every path, invariants checked after every step'),
+  );
   usageExits(
     scenario
       .command('run')

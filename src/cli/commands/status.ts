@@ -17,20 +17,23 @@ async function status(output: Output, globals: GlobalOptions): Promise<void> {
   const healthy = report.running && report.chains.length > 0 && report.chains.every((c) => c.answering);
   if (!healthy) process.exitCode = 1;
   const { manifest, ...rest } = report;
-  output.result(() => {
-    if (!report.running) {
-      return (
-        `No sandbox is running on ${report.stateDir}.` +
-        (report.stale ? dim('\nIts last run was killed; the next `sandbox up` takes the folder over.') : '') +
-        (manifest ? dim(`\nThe last run's manifest is ${layout.manifest}.`) : '')
-      );
-    }
-    const rows = report.chains.map((c) => [
-      c.name,
-      String(c.chainId),
-      c.rpcUrl,
-      c.answering ? green(`block ${c.blockNumber}`) : red(`not answering: ${c.error ?? '?'}`),
-    ]);
-    return `Sandbox running (pid ${report.pid}, since ${report.startedAt}), state ${report.stateDir}\n${table(rows)}`;
-  }, { ...rest, healthy, manifestPath: manifest ? layout.manifest : undefined });
+  output.result(
+    () => {
+      if (!report.running) {
+        return (
+          `No sandbox is running on ${report.stateDir}.` +
+          (report.stale ? dim('\nIts last run was killed; the next `sandbox up` takes the folder over.') : '') +
+          (manifest ? dim(`\nThe last run's manifest is ${layout.manifest}.`) : '')
+        );
+      }
+      const rows = report.chains.map((c) => [
+        c.name,
+        String(c.chainId),
+        c.rpcUrl,
+        c.answering ? green(`block ${c.blockNumber}`) : red(`not answering: ${c.error ?? '?'}`),
+      ]);
+      return `Sandbox running (pid ${report.pid}, since ${report.startedAt}), state ${report.stateDir}\n${table(rows)}`;
+    },
+    { ...rest, healthy, manifestPath: manifest ? layout.manifest : undefined },
+  );
 }

@@ -31,7 +31,7 @@ export function register(program: Command): void {
     .option('-d, --detach', 'run in the background; `sandbox down` stops it')
     .option('--port <port>', 'port of the settlement service (REST and WebSocket); default a free one')
     .option('--solvers <count>', 'reference solvers to connect (default 3; 0 for none)')
-    .option('--solver-seed <seed>', 'seed of the reference solvers\' pricing strategies')
+    .option('--solver-seed <seed>', "seed of the reference solvers' pricing strategies")
     .option('--webhook-profile <A|B>', 'webhook retries: A (6 retries up to 31 h, pause) or B (5 attempts, disable)')
     .action(action(up));
 }
@@ -81,7 +81,8 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
   if (signalled) return stop(signalled, 130);
 
   output.result(
-    () => `${summary(sandbox.manifest, manifestPath)}\n\n${dim('Running. Ctrl-C stops everything (or `sandbox down` from another terminal).')}`,
+    () =>
+      `${summary(sandbox.manifest, manifestPath)}\n\n${dim('Running. Ctrl-C stops everything (or `sandbox down` from another terminal).')}`,
     sandbox.manifest,
   );
 
@@ -106,7 +107,8 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
 function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
   const config = flags.config ? loadSandboxConfig(flags.config) : {};
   let chains: ChainSpec[];
-  const ports = flags.chainPorts === undefined ? undefined : flags.chainPorts === 'any' ? ('any' as const) : parsePortList(flags.chainPorts);
+  const ports =
+    flags.chainPorts === undefined ? undefined : flags.chainPorts === 'any' ? ('any' as const) : parsePortList(flags.chainPorts);
   if (config.chains) {
     if (flags.chains !== undefined) throw new ConfigError('--chains and a config file with chains: use one of them.');
     if (Array.isArray(ports) && ports.length !== config.chains.length) {

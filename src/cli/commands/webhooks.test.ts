@@ -38,7 +38,9 @@ afterEach(async () => {
 
 function publish(type = 'order.created', orderId = 'ord_cli') {
   const { outbox } = t.service.module<EvidenceModule>('evidence');
-  return outbox.commit(() => outbox.append({ workspaceId: t.workspaceId, type, generation: 'A', orderId, data: { order: { id: orderId } }, at: t.clock.now() })).envelope;
+  return outbox.commit(() =>
+    outbox.append({ workspaceId: t.workspaceId, type, generation: 'A', orderId, data: { order: { id: orderId } }, at: t.clock.now() }),
+  ).envelope;
 }
 
 async function sandbox(...args: string[]): Promise<{ out: string; exitCode: number }> {
@@ -67,7 +69,14 @@ describe('sandbox webhooks listen', () => {
     const event = publish();
     await t.clock.idle();
     expect(seen).toHaveLength(1);
-    expect(seen[0]).toMatchObject({ verified: true, duplicate: false, eventType: 'order.created', eventId: event.id, answered: 200, webhookId: listener.webhookId });
+    expect(seen[0]).toMatchObject({
+      verified: true,
+      duplicate: false,
+      eventType: 'order.created',
+      eventId: event.id,
+      answered: 200,
+      webhookId: listener.webhookId,
+    });
 
     // The sandbox clock ran 31 h ahead of the wall clock: timestamps are judged by the sandbox's time.
     await t.clock.advance(31 * 3_600_000);
@@ -77,7 +86,11 @@ describe('sandbox webhooks listen', () => {
 
     const forged = await fetch(listener.url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-Service-Signature': '0'.repeat(64), 'X-Service-Timestamp': String(Math.floor(t.clock.now() / 1000)) },
+      headers: {
+        'Content-Type': 'application/json',
+        'X-Service-Signature': '0'.repeat(64),
+        'X-Service-Timestamp': String(Math.floor(t.clock.now() / 1000)),
+      },
       body: JSON.stringify({ type: 'order.settled', id: 'evt_forged' }),
     });
     expect(forged.status).toBe(401);

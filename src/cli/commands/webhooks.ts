@@ -84,7 +84,8 @@ function sandboxNow(stateDir: string | undefined): () => Promise<number> {
 export async function startWebhookListener(options: ListenOptions): Promise<Listener> {
   const register = options.register ?? options.stateDir !== undefined;
   if (register && options.stateDir === undefined) throw new SandboxApiError('registering needs the sandbox state folder (--state-dir)');
-  if (!register && options.secret === undefined) throw new SandboxApiError('without registering, pass the endpoint secret to verify with (--secret whsec_…)');
+  if (!register && options.secret === undefined)
+    throw new SandboxApiError('without registering, pass the endpoint secret to verify with (--secret whsec_…)');
   const now = sandboxNow(options.stateDir);
   const seen = new ProcessedEvents();
   let secret = options.secret ?? '';
@@ -114,7 +115,9 @@ export async function startWebhookListener(options: ListenOptions): Promise<List
         if (options.forwardTo !== undefined) {
           const forwarded = await fetch(options.forwardTo, {
             method: 'POST',
-            headers: Object.fromEntries(Object.entries(req.headers).filter(([name]) => /^(content-type|x-service-)/i.test(name)) as Array<[string, string]>),
+            headers: Object.fromEntries(
+              Object.entries(req.headers).filter(([name]) => /^(content-type|x-service-)/i.test(name)) as Array<[string, string]>,
+            ),
             body: raw,
             signal: AbortSignal.timeout(30_000),
           }).catch(() => undefined);
@@ -210,7 +213,9 @@ function sinceOption(text: string): string {
 }
 
 function withSandboxOptions(command: Command): Command {
-  return command.option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR).option('--json', 'print JSON for scripts');
+  return command
+    .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
+    .option('--json', 'print JSON for scripts');
 }
 
 export function register(program: Command): void {
@@ -229,7 +234,15 @@ export function register(program: Command): void {
       .option('--keep', 'keep the registered endpoint when the listener stops'),
   ).action(async (_options: unknown, command: Command) => {
     const options = command.optsWithGlobals<
-      CommandOptions & { events: string[]; port?: number; secret?: string; register: boolean; status?: number; forwardTo?: string; keep?: boolean }
+      CommandOptions & {
+        events: string[];
+        port?: number;
+        secret?: string;
+        register: boolean;
+        status?: number;
+        forwardTo?: string;
+        keep?: boolean;
+      }
     >();
     let listener: Listener;
     try {
@@ -247,10 +260,15 @@ export function register(program: Command): void {
         },
       });
     } catch (error) {
-      await runCommand(options, () => Promise.reject(error), () => '');
+      await runCommand(
+        options,
+        () => Promise.reject(error),
+        () => '',
+      );
       return;
     }
-    if (options.json === true) console.log(JSON.stringify({ ready: true, url: listener.url, webhookId: listener.webhookId ?? null, secret: listener.secret }));
+    if (options.json === true)
+      console.log(JSON.stringify({ ready: true, url: listener.url, webhookId: listener.webhookId ?? null, secret: listener.secret }));
     else {
       console.error(
         `Ready! Listening on ${listener.url}` +
@@ -269,28 +287,38 @@ export function register(program: Command): void {
     });
   });
 
-  withSandboxOptions(webhooks.command('list').description("list the workspace's webhook endpoints")).action(async (_options: unknown, command: Command) => {
-    const options = command.optsWithGlobals<CommandOptions>();
-    await runCommand(
-      options,
-      async () => (await sandboxApi<{ data: WebhookListItem[] }>(options.stateDir, 'GET', '/api/v1/webhooks?limit=100')).data.data,
-      (items) =>
-        items.length === 0
-          ? 'No webhook endpoints.'
-          : items.map((w) => `${w.webhookId}  ${w.status.padEnd(8)}  ${w.url}  [${w.events.join(', ')}]  pending ${w.pendingMessages}, failure streak ${w.failureStreak}`).join('\n'),
-    );
-  });
-
-  withSandboxOptions(webhooks.command('test').description('send a signed webhook.test event to an endpoint now').argument('<webhookId>')).action(
-    async (webhookId: string, _options: unknown, command: Command) => {
+  withSandboxOptions(webhooks.command('list').description("list the workspace's webhook endpoints")).action(
+    async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<CommandOptions>();
       await runCommand(
         options,
-        async () => (await sandboxApi<{ eventId: string; delivery: DeliveryItem }>(options.stateDir, 'POST', `/api/v1/webhooks/${webhookId}/test`)).data,
-        (r) => `Sent ${r.eventId}: ${r.delivery.succeeded ? 'delivered' : 'failed'} (${r.delivery.statusCode ?? r.delivery.error}) in ${r.delivery.sentAt}`,
+        async () => (await sandboxApi<{ data: WebhookListItem[] }>(options.stateDir, 'GET', '/api/v1/webhooks?limit=100')).data.data,
+        (items) =>
+          items.length === 0
+            ? 'No webhook endpoints.'
+            : items
+                .map(
+                  (w) =>
+                    `${w.webhookId}  ${w.status.padEnd(8)}  ${w.url}  [${w.events.join(', ')}]  pending ${w.pendingMessages}, failure streak ${w.failureStreak}`,
+                )
+                .join('\n'),
       );
     },
   );
+
+  withSandboxOptions(
+    webhooks.command('test').description('send a signed webhook.test event to an endpoint now').argument('<webhookId>'),
+  ).action(async (webhookId: string, _options: unknown, command: Command) => {
+    const options = command.optsWithGlobals<CommandOptions>();
+    await runCommand(
+      options,
+      async () =>
+        (await sandboxApi<{ eventId: string; delivery: DeliveryItem }>(options.stateDir, 'POST', `/api/v1/webhooks/${webhookId}/test`))
+          .data,
+      (r) =>
+        `Sent ${r.eventId}: ${r.delivery.succeeded ? 'delivered' : 'failed'} (${r.delivery.statusCode ?? r.delivery.error}) in ${r.delivery.sentAt}`,
+    );
+  });
 
   withSandboxOptions(webhooks.command('enable').description('re-activate a paused or disabled endpoint').argument('<webhookId>')).action(
     async (webhookId: string, _options: unknown, command: Command) => {
@@ -323,9 +351,17 @@ export function register(program: Command): void {
           ...(options.event === undefined ? {} : { eventIds: options.event }),
           ...(options.all === true ? { includeDelivered: true } : {}),
         };
-        return (await sandboxApi<{ replayed: number; skipped: number; truncated: boolean }>(options.stateDir, 'POST', `/api/v1/webhooks/${webhookId}/replay`, body)).data;
+        return (
+          await sandboxApi<{ replayed: number; skipped: number; truncated: boolean }>(
+            options.stateDir,
+            'POST',
+            `/api/v1/webhooks/${webhookId}/replay`,
+            body,
+          )
+        ).data;
       },
-      (r) => `Queued ${r.replayed} event(s) again; ${r.skipped} already delivered or on their way${r.truncated ? '; more remain: run again from nextSince' : ''}.`,
+      (r) =>
+        `Queued ${r.replayed} event(s) again; ${r.skipped} already delivered or on their way${r.truncated ? '; more remain: run again from nextSince' : ''}.`,
     );
   });
 
@@ -334,7 +370,9 @@ export function register(program: Command): void {
       const options = command.optsWithGlobals<CommandOptions>();
       await runCommand(
         options,
-        async () => (await sandboxApi<{ data: DeliveryItem[] }>(options.stateDir, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`)).data.data,
+        async () =>
+          (await sandboxApi<{ data: DeliveryItem[] }>(options.stateDir, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`)).data
+            .data,
         (items) =>
           items
             .map(

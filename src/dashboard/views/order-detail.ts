@@ -42,7 +42,7 @@ function hashCode(value: string): BrowserElement {
 }
 
 function stepItem(step: JourneyStep, model: OrderDetailModel): BrowserElement {
-  const block = step.blockNumber ?? (step.txHash === undefined ? undefined : model.blocks.get(step.txHash) ?? undefined);
+  const block = step.blockNumber ?? (step.txHash === undefined ? undefined : (model.blocks.get(step.txHash) ?? undefined));
   return h(
     'li',
     {
@@ -57,11 +57,19 @@ function stepItem(step: JourneyStep, model: OrderDetailModel): BrowserElement {
     h(
       'div',
       {},
-      h('div', { className: 'step-title' }, STAGE_LABEL[step.stage], step.state === 'done' ? '' : h('span', { className: 'muted' }, ` · ${step.state}`)),
+      h(
+        'div',
+        { className: 'step-title' },
+        STAGE_LABEL[step.stage],
+        step.state === 'done' ? '' : h('span', { className: 'muted' }, ` · ${step.state}`),
+      ),
       h(
         'div',
         { className: 'step-facts' },
-        fact('chain', step.chain === undefined ? (step.stage === 'rfq' ? 'service' : undefined) : `${step.chain.name} (${step.chain.chainId})`),
+        fact(
+          'chain',
+          step.chain === undefined ? (step.stage === 'rfq' ? 'service' : undefined) : `${step.chain.name} (${step.chain.chainId})`,
+        ),
         fact('block', block === undefined ? undefined : `#${block}`),
         fact('tx', step.txHash === undefined ? undefined : hashCode(step.txHash)),
         fact('oracle', step.oracleHash === undefined ? undefined : hashCode(step.oracleHash)),
@@ -84,7 +92,15 @@ function quotesSection(model: OrderDetailModel): Child[] {
     h(
       'table',
       { 'data-testid': 'quotes' },
-      h('thead', {}, h('tr', {}, ['#', 'Solver', 'Answer', 'Out', 'Fee', 'Latency', 'Expires'].map((label) => h('th', {}, label)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['#', 'Solver', 'Answer', 'Out', 'Fee', 'Latency', 'Expires'].map((label) => h('th', {}, label)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -117,9 +133,14 @@ function verificationCell(result: EntryVerification | undefined): BrowserElement
   if (result.hashOk === false || result.linkOk === false) {
     return h('span', { className: 'verify-bad', 'data-verified': 'false', title: result.reason ?? '' }, `✗ ${result.reason ?? 'invalid'}`);
   }
-  if (result.hashOk === null) return h('span', { className: 'verify-unknown', 'data-verified': 'unknown', title: result.reason ?? '' }, '? unchecked');
+  if (result.hashOk === null)
+    return h('span', { className: 'verify-unknown', 'data-verified': 'unknown', title: result.reason ?? '' }, '? unchecked');
   const link = result.linkOk === true ? ' · linked' : '';
-  return h('span', { className: 'verify-ok', 'data-verified': 'true', title: 'SHA-256 over the canonical JSON, recomputed in this browser' }, `✓ hash${link}`);
+  return h(
+    'span',
+    { className: 'verify-ok', 'data-verified': 'true', title: 'SHA-256 over the canonical JSON, recomputed in this browser' },
+    `✓ hash${link}`,
+  );
 }
 
 function ledgerSection(model: OrderDetailModel): Child[] {
@@ -133,7 +154,15 @@ function ledgerSection(model: OrderDetailModel): Child[] {
     h(
       'table',
       { 'data-testid': 'ledger' },
-      h('thead', {}, h('tr', {}, ['Seq', 'Type', 'Recorded', 'Hash', 'Check'].map((label) => h('th', {}, label)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Seq', 'Type', 'Recorded', 'Hash', 'Check'].map((label) => h('th', {}, label)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -168,7 +197,15 @@ function deliveriesSection(model: OrderDetailModel): Child[] {
     h(
       'table',
       { 'data-testid': 'deliveries' },
-      h('thead', {}, h('tr', {}, ['Event', 'Endpoint', 'State', 'Attempts and answers', 'Next retry'].map((label) => h('th', {}, label)))),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Event', 'Endpoint', 'State', 'Attempts and answers', 'Next retry'].map((label) => h('th', {}, label)),
+        ),
+      ),
       h(
         'tbody',
         {},
@@ -218,7 +255,10 @@ function eventsSection(model: OrderDetailModel): Child[] {
 
 export function renderOrderDetail(model: OrderDetailModel | undefined, loading: boolean): Child[] {
   if (model === undefined) {
-    return [h('h2', {}, 'Order journey'), h('p', { className: 'empty' }, loading ? 'Loading…' : 'Select an order to see its journey across both chains.')];
+    return [
+      h('h2', {}, 'Order journey'),
+      h('p', { className: 'empty' }, loading ? 'Loading…' : 'Select an order to see its journey across both chains.'),
+    ];
   }
   const { order } = model;
   return [
@@ -241,7 +281,11 @@ export function renderOrderDetail(model: OrderDetailModel | undefined, loading: 
     ),
     h('h3', {}, 'Journey'),
     model.timelineNote === undefined ? '' : h('p', { className: 'note' }, model.timelineNote),
-    h('ol', { className: 'steps', 'data-testid': 'journey' }, model.steps.map((step) => stepItem(step, model))),
+    h(
+      'ol',
+      { className: 'steps', 'data-testid': 'journey' },
+      model.steps.map((step) => stepItem(step, model)),
+    ),
     ...quotesSection(model),
     ...ledgerSection(model),
     ...deliveriesSection(model),

@@ -164,9 +164,7 @@ export class OpenApiRegistry {
         ...(op.tags === undefined ? {} : { tags: op.tags }),
         security: securityOf(op.security),
         ...(parameters.length === 0 ? {} : { parameters }),
-        ...(op.body === undefined
-          ? {}
-          : { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } }),
+        ...(op.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } }),
         responses,
       };
     }

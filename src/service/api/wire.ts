@@ -23,7 +23,12 @@ export const PositiveUintString = UintString.refine((v) => v !== '0', 'must be a
   description: 'Positive integer as a decimal string, smallest token unit.',
 });
 
-export const ChainId = z.number().int().positive().max(2 ** 53 - 1).meta({ description: 'EVM chain id.' });
+export const ChainId = z
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 53 - 1)
+  .meta({ description: 'EVM chain id.' });
 
 export const IsoTimestamp = z.iso.datetime({ offset: false }).meta({ description: 'ISO-8601 UTC timestamp.' });
 

@@ -3,7 +3,15 @@ import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvidenceModule } from '../evidence/module.js';
 import { TEST_EPOCH } from '../../../test/support/service/service.js';
-import { ALPHA_BETA_USDC, AMOUNT, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
+import {
+  ALPHA_BETA_USDC,
+  AMOUNT,
+  outputBelow,
+  startAuctionService,
+  TOKENS,
+  usdcRequest,
+  type AuctionTestService,
+} from '../../../test/support/auction.js';
 
 const running: AuctionTestService[] = [];
 async function start(windowMs = 3_000): Promise<AuctionTestService> {
@@ -39,7 +47,12 @@ describe('auction', () => {
     expect(body.fillDeadline).toBe(TEST_EPOCH / 1000 + 600);
     expect(body.expires).toBe(TEST_EPOCH / 1000 + 900);
     for (const quote of body.quotes) {
-      expect(quote).toMatchObject({ lockType: 'Permit2Escrow', settlementPath: 'direct', inputAmount: AMOUNT, expiresAt: new Date(TEST_EPOCH + 30_000).toISOString() });
+      expect(quote).toMatchObject({
+        lockType: 'Permit2Escrow',
+        settlementPath: 'direct',
+        inputAmount: AMOUNT,
+        expiresAt: new Date(TEST_EPOCH + 30_000).toISOString(),
+      });
       expect(quote.quoteId).toMatch(/^qt_/);
       expect(quote.priceImpactBps).toBe(quote.feeBps);
       expect(quote.standardOrder).toBeUndefined();
@@ -107,8 +120,17 @@ describe('auction', () => {
     expect(response.status).toBe(200);
     expect(performance.now() - began).toBeLessThan(2_000);
     const view = await t.client.getRfq(response.body.rfqId);
-    expect(view.responses.find((r) => r.solverId === declining.solverId)).toMatchObject({ outcome: 'declined', reason: 'test decline', quoteId: null });
-    expect(view.responses.find((r) => r.solverId === quoting.solverId)).toMatchObject({ outcome: 'quoted', rank: 1, price: '0.9996', fillRate: null });
+    expect(view.responses.find((r) => r.solverId === declining.solverId)).toMatchObject({
+      outcome: 'declined',
+      reason: 'test decline',
+      quoteId: null,
+    });
+    expect(view.responses.find((r) => r.solverId === quoting.solverId)).toMatchObject({
+      outcome: 'quoted',
+      rank: 1,
+      price: '0.9996',
+      fillRate: null,
+    });
 
     await quoting.client.close();
     const none = await t.request('POST', '/api/v1/quotes', { body: usdcRequest() });
@@ -156,7 +178,15 @@ describe('auction', () => {
       const message =
         type === 'order.refunded'
           ? { type, orderId, onchainOrderId: `0x${'11'.repeat(32)}` as const }
-          : { type, orderId, onchainOrderId: `0x${'11'.repeat(32)}` as const, lockType: 'Permit2Escrow' as const, originChainId: 31_337, standardOrder: {}, solveParams: [] };
+          : {
+              type,
+              orderId,
+              onchainOrderId: `0x${'11'.repeat(32)}` as const,
+              lockType: 'Permit2Escrow' as const,
+              originChainId: 31_337,
+              standardOrder: {},
+              solveParams: [],
+            };
       expect(notify.notify(solverId, message)).toBe(1);
       // The outcome is recorded once per order, however often the message is sent.
       notify.notify(solverId, message);
@@ -187,7 +217,12 @@ describe('auction', () => {
     // 25,000 / 0.9998 rounded up to the unit.
     expect(response.body.quotes[0]).toMatchObject({ outputAmount: AMOUNT, inputAmount: '25005001001' });
     expect(response.body.quotes[1]).toMatchObject({ outputAmount: AMOUNT, inputAmount: '25010000000', feeBps: 3.99 });
-    expect(byAmount.rfqs[0]!.rfq).toMatchObject({ side: 'buy', swapType: 'exactOutput', outputAmount: AMOUNT, maxInputAmount: '25510204081' });
+    expect(byAmount.rfqs[0]!.rfq).toMatchObject({
+      side: 'buy',
+      swapType: 'exactOutput',
+      outputAmount: AMOUNT,
+      maxInputAmount: '25510204081',
+    });
   });
 
   it('rejects quotes that break the RFQ’s terms, with a reason and code', async () => {
@@ -210,7 +245,12 @@ describe('auction', () => {
       await solver.client.quote({ rfqId: 'rfq_doesnotexist', outputAmount: '24990000000' }),
       await outsider.client.quote({ rfqId, outputAmount: '24999000000' }),
       await solver.client.quote({ rfqId, outputAmount: '0x10' } as never),
-      await solver.client.quote({ rfqId, outputAmount: '24990000000', lockTypes: ['Permit2Escrow', 'ResourceLock'], clientQuoteId: 'mine-1' }),
+      await solver.client.quote({
+        rfqId,
+        outputAmount: '24990000000',
+        lockTypes: ['Permit2Escrow', 'ResourceLock'],
+        clientQuoteId: 'mine-1',
+      }),
       await solver.client.quote({ rfqId, outputAmount: '24995000000' }),
     ];
     expect(answers.map((a) => (a.type === 'quote.rejected' ? a.code : a.type))).toEqual([
@@ -258,7 +298,14 @@ describe('auction', () => {
     ]);
     expect(events[0]!.envelope.id).toBe(a.rfqs[0]!.id);
     expect(events[1]!.envelope).toMatchObject({
-      quote: { id: response.body.quotes[0].quoteId, rfqId, price: '0.9997', solverId: response.body.quotes[0].solverId, ttl: 30, confidence: 1 },
+      quote: {
+        id: response.body.quotes[0].quoteId,
+        rfqId,
+        price: '0.9997',
+        solverId: response.body.quotes[0].solverId,
+        ttl: 30,
+        confidence: 1,
+      },
     });
   });
 
@@ -305,7 +352,10 @@ describe('auction', () => {
   it('anonymous requests are auctioned too; the RFQ belongs to no workspace', async () => {
     const t = await start();
     await t.solver('a', (rfq) => ({ outputAmount: outputBelow(rfq, 5) }));
-    const response = await t.request('POST', '/api/v1/quotes', { body: { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha' }, key: null });
+    const response = await t.request('POST', '/api/v1/quotes', {
+      body: { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha' },
+      key: null,
+    });
     expect(response.status).toBe(200);
     expect(t.auction.quoteBook.get(response.body.quotes[0].quoteId)?.workspaceId).toBeNull();
     expect(response.body.quotes[0].inputAmount).toBe(AMOUNT);
@@ -341,7 +391,12 @@ describe('auction across a restart', () => {
 
       const second = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
       running.push(second);
-      expect(clock.pendingJobs().filter((job) => job.name === 'quote.expiry').map((job) => job.at)).toEqual([TEST_EPOCH + 30_000]);
+      expect(
+        clock
+          .pendingJobs()
+          .filter((job) => job.name === 'quote.expiry')
+          .map((job) => job.at),
+      ).toEqual([TEST_EPOCH + 30_000]);
       expect(second.auction.quoteBook.get(quoteId)?.status).toBe('open');
       expect((await second.client.getSolver(body.quotes[0].solverId)).stats.quotes).toBe(1);
       await clock.advance(30_000);

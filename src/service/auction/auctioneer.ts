@@ -52,7 +52,13 @@ export type QuoteRejectionCode =
   | 'lock_type_unsupported'
   | 'settlement_path_unsupported';
 
-export type QuoteRejection = { type: 'quote.rejected'; rfqId: string | null; code: QuoteRejectionCode; reason: string; clientQuoteId?: string };
+export type QuoteRejection = {
+  type: 'quote.rejected';
+  rfqId: string | null;
+  code: QuoteRejectionCode;
+  reason: string;
+  clientQuoteId?: string;
+};
 export type QuoteAnswer = { type: 'quote.ack'; rfqId: string; quoteId: string; clientQuoteId?: string } | QuoteRejection;
 export type DeclineAnswer = { type: 'decline.ack'; rfqId: string } | QuoteRejection;
 
@@ -110,7 +116,12 @@ export class Auctioneer {
    * Starts collecting for an RFQ that was just broadcast to `invited` at `startedAt` (performance.now()). Resolves
    * when every invited solver answered, when the window ends, or on `abortAll`.
    */
-  open(terms: AuctionTerms, invited: ReadonlySet<string>, windowMs: number, startedAt: number = performance.now()): Promise<AuctionOutcome> {
+  open(
+    terms: AuctionTerms,
+    invited: ReadonlySet<string>,
+    windowMs: number,
+    startedAt: number = performance.now(),
+  ): Promise<AuctionOutcome> {
     return new Promise((resolve) => {
       const live: LiveAuction = {
         terms,
@@ -155,7 +166,10 @@ export class Auctioneer {
     if (live.quotes.has(solverId)) return withClientId(rejection(input.rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ'));
     if (live.declined.has(solverId)) return withClientId(rejection(input.rfqId, 'duplicate_quote', 'this solver declined this RFQ'));
     const { terms } = live;
-    if ((input.lockType !== undefined && input.lockType !== terms.lockType) || (input.lockTypes !== undefined && !input.lockTypes.includes(terms.lockType))) {
+    if (
+      (input.lockType !== undefined && input.lockType !== terms.lockType) ||
+      (input.lockTypes !== undefined && !input.lockTypes.includes(terms.lockType))
+    ) {
       return reject('lock_type_unsupported', `the RFQ is for lock type ${terms.lockType}`);
     }
     if (input.settlementPath !== undefined && input.settlementPath !== terms.settlementPath) {
@@ -270,7 +284,10 @@ function parsePrice(text: string): { units: bigint; scale: bigint } {
  * Both amounts of a quote. exactInput: the output comes from `outputAmount` or from `price` (rounded down);
  * exactOutput: the input from `inputAmount` or `price` (rounded up). The fixed side may be echoed, but must match.
  */
-export function quotedAmounts(terms: AuctionTerms, input: SolverQuoteInput): { inputAmount: bigint; outputAmount: bigint } | { error: string } {
+export function quotedAmounts(
+  terms: AuctionTerms,
+  input: SolverQuoteInput,
+): { inputAmount: bigint; outputAmount: bigint } | { error: string } {
   const exactInput = terms.swapType === 'exactInput';
   const quotedField = exactInput ? 'outputAmount' : 'inputAmount';
   const fixedField = exactInput ? 'inputAmount' : 'outputAmount';

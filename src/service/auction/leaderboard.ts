@@ -38,7 +38,8 @@ export class SolverStatistics {
       volumes.set(won.solverId, (volumes.get(won.solverId) ?? 0n) + normalise(won.inputAmount, won.inputDecimals));
     }
     const stats = new Map<string, SolverStats>();
-    for (const solver of solvers) stats.set(solver.id, this.#stats(solver.id, totals.get(solver.id) ?? EMPTY, volumes.get(solver.id) ?? 0n));
+    for (const solver of solvers)
+      stats.set(solver.id, this.#stats(solver.id, totals.get(solver.id) ?? EMPTY, volumes.get(solver.id) ?? 0n));
     return stats;
   }
 

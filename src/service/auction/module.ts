@@ -215,4 +215,3 @@ export class AuctionModule implements ServiceModule {
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([key, v]) => v !== undefined && key !== 'stream')) as Partial<T>;
 }
-

@@ -6,7 +6,14 @@ import { standardOrderFromWire } from '../../contracts/standard-order-wire.js';
 import { type LockType, orderIdentifier, tokenId } from '../../contracts/order.js';
 import { typedDataFromJson } from '../../contracts/typed-data.js';
 import { buildStandardOrder, inputSettlerFor } from '../orders/standard-order.js';
-import { auctionChains, outputBelow, startAuctionService, TOKENS, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
+import {
+  auctionChains,
+  outputBelow,
+  startAuctionService,
+  TOKENS,
+  usdcRequest,
+  type AuctionTestService,
+} from '../../../test/support/auction.js';
 
 const taker = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 const stranger = privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a');
@@ -34,13 +41,22 @@ describe('quote detail', () => {
       const body = await quote({ lockType });
       const quoteId = body.quotes[0].quoteId;
       const detail = await t.client.getQuote(quoteId, { user: taker.address.toLowerCase() });
-      expect(detail).toMatchObject({ quoteId, rfqId: body.rfqId, status: 'open', lockType, user: taker.address, nonce: expect.stringMatching(/^\d+$/) });
+      expect(detail).toMatchObject({
+        quoteId,
+        rfqId: body.rfqId,
+        status: 'open',
+        lockType,
+        user: taker.address,
+        nonce: expect.stringMatching(/^\d+$/),
+      });
       const typed = typedDataFromJson(detail.typedData);
       const signature = await taker.signTypedData(typed as Parameters<typeof taker.signTypedData>[0]);
       expect(await recoverTypedDataAddress({ ...(typed as Parameters<typeof hashTypedData>[0]), signature })).toBe(taker.address);
       // Someone else's signature does not recover to the user.
       const forged = await stranger.signTypedData(typed as Parameters<typeof stranger.signTypedData>[0]);
-      expect(await recoverTypedDataAddress({ ...(typed as Parameters<typeof hashTypedData>[0]), signature: forged })).not.toBe(taker.address);
+      expect(await recoverTypedDataAddress({ ...(typed as Parameters<typeof hashTypedData>[0]), signature: forged })).not.toBe(
+        taker.address,
+      );
 
       const [alpha, beta] = auctionChains();
       const order = standardOrderFromWire(detail.standardOrder);
@@ -62,7 +78,12 @@ describe('quote detail', () => {
       expect(order).toEqual(expected);
       expect(detail.onchainOrderId).toBe(orderIdentifier(order, inputSettlerFor(alpha!, lockType)));
       expect(detail.standardOrder.inputOracle).toBe(getAddress(alpha!.contracts.InputOracle!));
-      expect(detail.standardOrder.outputs[0]).toMatchObject({ chainId: 31_338, token: TOKENS.USDC, recipient: taker.address, amount: detail.outputAmount });
+      expect(detail.standardOrder.outputs[0]).toMatchObject({
+        chainId: 31_338,
+        token: TOKENS.USDC,
+        recipient: taker.address,
+        amount: detail.outputAmount,
+      });
       if (lockType === 'ResourceLock') expect(detail.standardOrder.inputs[0]![0]).toMatch(/^0x[0-9a-f]{64}$/);
       else expect(detail.standardOrder.inputs[0]![0]).toBe(getAddress(TOKENS.USDC));
       if (lockType === 'EIP3009Escrow') {
@@ -115,7 +136,13 @@ describe('quote detail', () => {
     const body = await quote();
     const detail = await t.client.getQuote(body.quotes[0].quoteId);
     expect(detail).toMatchObject({ user: null, nonce: null, onchainOrderId: null, typedData: null });
-    expect(detail.standardOrder).toMatchObject({ user: zeroAddress, nonce: '0', fillDeadline: body.fillDeadline, expires: body.expires, originChainId: 31_337 });
+    expect(detail.standardOrder).toMatchObject({
+      user: zeroAddress,
+      nonce: '0',
+      fillDeadline: body.fillDeadline,
+      expires: body.expires,
+      originChainId: 31_337,
+    });
   });
 
   it('nonces: one above the last handed out or used, stable per (RFQ, user), fresh per RFQ', async () => {
@@ -153,6 +180,8 @@ describe('quote detail', () => {
       expect(response.body.error, path).toMatchObject({ code, param });
     }
     // rfq_ ids on this path are Reference B's RFQ view, whose errors are Format B.
-    expect((await t.request('GET', '/api/v1/quotes/rfq_unknown', { key: null })).body).toEqual({ error: { code: 'NOT_FOUND', message: 'No RFQ rfq_unknown.' } });
+    expect((await t.request('GET', '/api/v1/quotes/rfq_unknown', { key: null })).body).toEqual({
+      error: { code: 'NOT_FOUND', message: 'No RFQ rfq_unknown.' },
+    });
   });
 });

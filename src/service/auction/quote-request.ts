@@ -15,7 +15,10 @@ import type { QuoteRequestBody } from './schemas.js';
 import type { SettlementPath } from './types.js';
 
 describeErrorCode('chain_not_supported', 'The chain is not one this deployment settles on; GET /api/v1/corridors lists them.');
-describeErrorCode('lock_type_not_supported', "The input token does not support this lock type (EIP3009Escrow needs a token with ERC-3009).");
+describeErrorCode(
+  'lock_type_not_supported',
+  'The input token does not support this lock type (EIP3009Escrow needs a token with ERC-3009).',
+);
 
 export interface ResolvedQuoteRequest {
   corridor: Corridor;
@@ -65,7 +68,8 @@ export class QuoteRequestResolver {
         message: `${base.inputToken.symbol} on ${base.originChain.name} supports ${base.corridor.lockTypes.join(', ')}; not ${lockType}.`,
       });
     }
-    const notional = base.swapType === 'exactInput' ? base.amount : convertUnits(base.amount, base.outputToken.decimals, base.inputToken.decimals);
+    const notional =
+      base.swapType === 'exactInput' ? base.amount : convertUnits(base.amount, base.outputToken.decimals, base.inputToken.decimals);
     if (notional < BigInt(base.corridor.minNotional)) {
       throw new ValidationError({
         code: 'amount_too_small',
@@ -113,11 +117,19 @@ export class QuoteRequestResolver {
     const originChain = this.#chainById(body.originChainId, 'originChainId');
     const destinationChain = this.#chainById(body.destinationChainId, 'destinationChainId');
     if (originChain.chainId === destinationChain.chainId) {
-      throw new ValidationError({ code: 'pair_not_supported', param: 'destinationChainId', message: 'Origin and destination chains must differ.' });
+      throw new ValidationError({
+        code: 'pair_not_supported',
+        param: 'destinationChainId',
+        message: 'Origin and destination chains must differ.',
+      });
     }
     const inputToken = originChain.tokens.find((token) => sameAddress(token.address, body.inputToken));
     if (inputToken === undefined) {
-      throw new ValidationError({ code: 'pair_not_supported', param: 'inputToken', message: `${body.inputToken} is not a supported token on ${originChain.name}.` });
+      throw new ValidationError({
+        code: 'pair_not_supported',
+        param: 'inputToken',
+        message: `${body.inputToken} is not a supported token on ${originChain.name}.`,
+      });
     }
     const outputToken = destinationChain.tokens.find((token) => sameAddress(token.address, body.outputToken));
     if (outputToken === undefined) {

@@ -219,7 +219,9 @@ export class QuoteService implements QuoteBook {
         reason: invitation.reason,
       };
     });
-    responses.sort((a, b) => (a.rank ?? Number.MAX_SAFE_INTEGER) - (b.rank ?? Number.MAX_SAFE_INTEGER) || a.solverId.localeCompare(b.solverId));
+    responses.sort(
+      (a, b) => (a.rank ?? Number.MAX_SAFE_INTEGER) - (b.rank ?? Number.MAX_SAFE_INTEGER) || a.solverId.localeCompare(b.solverId),
+    );
     const decimals = rfq.swapType === 'exactInput' ? rfq.inputDecimals : rfq.outputDecimals;
     return {
       rfqId: rfq.id,
@@ -623,7 +625,12 @@ export class QuoteService implements QuoteBook {
   }
 
   #trade(rfq: RfqRecord, quote: Pick<CollectedQuote, 'inputAmount' | 'outputAmount'>) {
-    return { inputAmount: quote.inputAmount, inputDecimals: rfq.inputDecimals, outputAmount: quote.outputAmount, outputDecimals: rfq.outputDecimals };
+    return {
+      inputAmount: quote.inputAmount,
+      inputDecimals: rfq.inputDecimals,
+      outputAmount: quote.outputAmount,
+      outputDecimals: rfq.outputDecimals,
+    };
   }
 
   #corridor(rfq: RfqRecord): Corridor {

@@ -45,7 +45,13 @@ const cases: Case[] = [
   ['settlementPath unknown', usdcRequest({ settlementPath: 'fast' }), 400, 'parameter_invalid', 'settlementPath'],
   ['user not an address', usdcRequest({ user: '0xabc' }), 400, 'parameter_invalid', 'user'],
   ['unknown field', usdcRequest({ slippage: 5 }), 400, 'parameter_unknown', 'slippage'],
-  ['exactOutput without outputAmount', usdcRequest({ swapType: 'exactOutput', inputAmount: undefined }), 400, 'parameter_missing', 'outputAmount'],
+  [
+    'exactOutput without outputAmount',
+    usdcRequest({ swapType: 'exactOutput', inputAmount: undefined }),
+    400,
+    'parameter_missing',
+    'outputAmount',
+  ],
   ['exactOutput with inputAmount', usdcRequest({ swapType: 'exactOutput', outputAmount: MIN }), 400, 'parameter_invalid', 'inputAmount'],
   ['exactInput with outputAmount', usdcRequest({ outputAmount: MIN }), 400, 'parameter_invalid', 'outputAmount'],
   ['body is an array', [usdcRequest()], 400, 'parameter_invalid', 'body'],
@@ -53,30 +59,96 @@ const cases: Case[] = [
   ['unknown origin chain', usdcRequest({ originChainId: 999 }), 422, 'chain_not_supported', 'originChainId'],
   ['unknown destination chain', usdcRequest({ destinationChainId: 999 }), 422, 'chain_not_supported', 'destinationChainId'],
   ['same chain twice', usdcRequest({ destinationChainId: 31_337 }), 422, 'pair_not_supported', 'destinationChainId'],
-  ['input token not on origin', usdcRequest({ inputToken: '0x00000000000000000000000000000000000000ff' }), 422, 'pair_not_supported', 'inputToken'],
-  ['output token not on destination', usdcRequest({ outputToken: '0x00000000000000000000000000000000000000ff' }), 422, 'pair_not_supported', 'outputToken'],
+  [
+    'input token not on origin',
+    usdcRequest({ inputToken: '0x00000000000000000000000000000000000000ff' }),
+    422,
+    'pair_not_supported',
+    'inputToken',
+  ],
+  [
+    'output token not on destination',
+    usdcRequest({ outputToken: '0x00000000000000000000000000000000000000ff' }),
+    422,
+    'pair_not_supported',
+    'outputToken',
+  ],
   ['no corridor between the tokens', usdcRequest({ outputToken: TOKENS.USDT }), 422, 'pair_not_supported', 'outputToken'],
-  ['ERC-3009 lock on a token without it', usdcRequest({ inputToken: TOKENS.USDT, outputToken: TOKENS.USDT, lockType: 'EIP3009Escrow' }), 422, 'lock_type_not_supported', 'lockType'],
+  [
+    'ERC-3009 lock on a token without it',
+    usdcRequest({ inputToken: TOKENS.USDT, outputToken: TOKENS.USDT, lockType: 'EIP3009Escrow' }),
+    422,
+    'lock_type_not_supported',
+    'lockType',
+  ],
   ['below 10,000 USD by one unit', usdcRequest({ inputAmount: '9999999999' }), 422, 'amount_too_small', 'inputAmount'],
   ['above the maximum by one unit', usdcRequest({ inputAmount: '1000000000001' }), 422, 'amount_too_large', 'inputAmount'],
-  ['18-decimal token below minimum', usdcRequest({ inputToken: TOKENS.DAI, outputToken: TOKENS.DAI, inputAmount: `${'9999'}${'9'.repeat(18)}` }), 422, 'amount_too_small', 'inputAmount'],
-  ['exactOutput below minimum', usdcRequest({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '9999999999' }), 422, 'amount_too_small', 'outputAmount'],
-  ['corridor without solvers', usdcRequest({ originChainId: 31_338, destinationChainId: 31_337 }), 422, 'corridor_unavailable', 'destinationChainId'],
+  [
+    '18-decimal token below minimum',
+    usdcRequest({ inputToken: TOKENS.DAI, outputToken: TOKENS.DAI, inputAmount: `${'9999'}${'9'.repeat(18)}` }),
+    422,
+    'amount_too_small',
+    'inputAmount',
+  ],
+  [
+    'exactOutput below minimum',
+    usdcRequest({ swapType: 'exactOutput', inputAmount: undefined, outputAmount: '9999999999' }),
+    422,
+    'amount_too_small',
+    'outputAmount',
+  ],
+  [
+    'corridor without solvers',
+    usdcRequest({ originChainId: 31_338, destinationChainId: 31_337 }),
+    422,
+    'corridor_unavailable',
+    'destinationChainId',
+  ],
   // The pair shape.
   ['pair without slash', { pair: 'USDC', side: 'sell', amount: '25000', chain: 'alpha' }, 400, 'parameter_invalid', 'pair'],
   ['side unknown', { pair: 'USDC/USDC', side: 'hold', amount: '25000', chain: 'alpha' }, 400, 'parameter_invalid', 'side'],
   ['amount in exponent form', { pair: 'USDC/USDC', side: 'sell', amount: '2.5e4', chain: 'alpha' }, 400, 'parameter_invalid', 'amount'],
   ['amount missing', { pair: 'USDC/USDC', side: 'sell', chain: 'alpha' }, 400, 'parameter_missing', 'amount'],
-  ['amount beyond token precision', { pair: 'USDC/USDC', side: 'sell', amount: '25000.0000001', chain: 'alpha' }, 400, 'parameter_invalid', 'amount'],
+  [
+    'amount beyond token precision',
+    { pair: 'USDC/USDC', side: 'sell', amount: '25000.0000001', chain: 'alpha' },
+    400,
+    'parameter_invalid',
+    'amount',
+  ],
   ['amount zero', { pair: 'USDC/USDC', side: 'sell', amount: '0', chain: 'alpha' }, 400, 'parameter_invalid', 'amount'],
   ['ambiguous pair without chain', { pair: 'USDC/USDC', side: 'sell', amount: '25000' }, 400, 'parameter_missing', 'chain'],
-  ['pair mixed with token fields', { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha', inputToken: TOKENS.USDC }, 400, 'parameter_unknown', 'inputToken'],
+  [
+    'pair mixed with token fields',
+    { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha', inputToken: TOKENS.USDC },
+    400,
+    'parameter_unknown',
+    'inputToken',
+  ],
   ['unknown chain name', { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'gamma' }, 422, 'chain_not_supported', 'chain'],
-  ['unknown destination name', { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha', destinationChain: 'gamma' }, 422, 'chain_not_supported', 'destinationChain'],
+  [
+    'unknown destination name',
+    { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'alpha', destinationChain: 'gamma' },
+    422,
+    'chain_not_supported',
+    'destinationChain',
+  ],
   ['pair not carried', { pair: 'EUR/EUR', side: 'sell', amount: '25000', chain: 'alpha' }, 422, 'pair_not_supported', 'pair'],
   ['pair amount too small', { pair: 'USDC/USDC', side: 'sell', amount: '9999.999999', chain: 'alpha' }, 422, 'amount_too_small', 'amount'],
-  ['pair amount too large', { pair: 'USDC/USDC', side: 'buy', amount: '1000000.000001', chain: 'alpha' }, 422, 'amount_too_large', 'amount'],
-  ['pair corridor without solvers', { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'beta' }, 422, 'corridor_unavailable', 'pair'],
+  [
+    'pair amount too large',
+    { pair: 'USDC/USDC', side: 'buy', amount: '1000000.000001', chain: 'alpha' },
+    422,
+    'amount_too_large',
+    'amount',
+  ],
+  [
+    'pair corridor without solvers',
+    { pair: 'USDC/USDC', side: 'sell', amount: '25000', chain: 'beta' },
+    422,
+    'corridor_unavailable',
+    'pair',
+  ],
 ];
 
 describe('POST /api/v1/quotes validation', () => {
@@ -91,7 +163,11 @@ describe('POST /api/v1/quotes validation', () => {
   });
 
   it('malformed JSON and a non-JSON content type are 400s naming the problem', async () => {
-    const bad = await t.request('POST', '/api/v1/quotes', { raw: '{"inputToken":', headers: { 'Content-Type': 'application/json' }, key: null });
+    const bad = await t.request('POST', '/api/v1/quotes', {
+      raw: '{"inputToken":',
+      headers: { 'Content-Type': 'application/json' },
+      key: null,
+    });
     expect(bad.status).toBe(400);
     expect(formatAError(bad).code).toBe('invalid_json');
     const text = await t.request('POST', '/api/v1/quotes', { raw: 'inputToken=0x', headers: { 'Content-Type': 'text/plain' }, key: null });

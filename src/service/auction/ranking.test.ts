@@ -11,7 +11,14 @@ import {
 } from './pricing.js';
 import { bestPriced, fillScore, median, rankQuotes, type RankCandidate } from './ranking.js';
 
-const candidate = (solverId: string, outputAmount: bigint, latencyMs: number, medianLatencyMs: number, score: number, inputAmount = 1_000_000n): RankCandidate => ({
+const candidate = (
+  solverId: string,
+  outputAmount: bigint,
+  latencyMs: number,
+  medianLatencyMs: number,
+  score: number,
+  inputAmount = 1_000_000n,
+): RankCandidate => ({
   solverId,
   inputAmount,
   outputAmount,
@@ -26,7 +33,11 @@ describe('rankQuotes', () => {
   const reliable = candidate('slv_reliable', 998_000n, 20, 20, 0.95);
 
   it('price: highest output first for exactInput', () => {
-    expect(rankQuotes([fast, reliable, cheap], 'price', 'exactInput').map((q) => q.solverId)).toEqual(['slv_cheap', 'slv_fast', 'slv_reliable']);
+    expect(rankQuotes([fast, reliable, cheap], 'price', 'exactInput').map((q) => q.solverId)).toEqual([
+      'slv_cheap',
+      'slv_fast',
+      'slv_reliable',
+    ]);
   });
 
   it('price: lowest input first for exactOutput', () => {
@@ -36,7 +47,11 @@ describe('rankQuotes', () => {
   });
 
   it('speed: lowest median latency first', () => {
-    expect(rankQuotes([cheap, reliable, fast], 'speed', 'exactInput').map((q) => q.solverId)).toEqual(['slv_fast', 'slv_reliable', 'slv_cheap']);
+    expect(rankQuotes([cheap, reliable, fast], 'speed', 'exactInput').map((q) => q.solverId)).toEqual([
+      'slv_fast',
+      'slv_reliable',
+      'slv_cheap',
+    ]);
   });
 
   it('reliability: highest smoothed fill rate first', () => {
@@ -75,7 +90,9 @@ describe('pricing', () => {
   it('feeBps normalises decimals and keeps two decimals of a bp', () => {
     expect(feeBps({ inputAmount: 25_000_000_000n, inputDecimals: 6, outputAmount: 24_987_500_000n, outputDecimals: 6 })).toBe(5);
     // 25,000 USDC (6) in, 24,991.25 DAI (18) out: 3.5 bp.
-    expect(feeBps({ inputAmount: 25_000_000_000n, inputDecimals: 6, outputAmount: 24_991_250_000_000_000_000_000n, outputDecimals: 18 })).toBe(3.5);
+    expect(
+      feeBps({ inputAmount: 25_000_000_000n, inputDecimals: 6, outputAmount: 24_991_250_000_000_000_000_000n, outputDecimals: 18 }),
+    ).toBe(3.5);
     expect(feeBps({ inputAmount: 1_000_000n, inputDecimals: 6, outputAmount: 1_000_100n, outputDecimals: 6 })).toBe(-1);
     expect(() => feeBps({ inputAmount: 0n, inputDecimals: 6, outputAmount: 1n, outputDecimals: 6 })).toThrow(RangeError);
   });

@@ -204,7 +204,9 @@ export class RfqRepository {
       getRfq: db.prepare('SELECT * FROM rfqs WHERE id = ?'),
       closeRfq: db.prepare('UPDATE rfqs SET status = ?, closed_at = ? WHERE id = ?'),
       insertInvitation: db.prepare('INSERT INTO rfq_invitations (rfq_id, solver_id, outcome, reason, latency_ms) VALUES (?, ?, ?, ?, ?)'),
-      invitations: db.prepare('SELECT rfq_id, solver_id, outcome, reason, latency_ms FROM rfq_invitations WHERE rfq_id = ? ORDER BY solver_id'),
+      invitations: db.prepare(
+        'SELECT rfq_id, solver_id, outcome, reason, latency_ms FROM rfq_invitations WHERE rfq_id = ? ORDER BY solver_id',
+      ),
       insertQuote: db.prepare(
         `INSERT INTO quotes (id, rfq_id, solver_id, rank, best_price, status, input_amount, output_amount, fee_bps, price_impact_bps,
            latency_ms, confidence, created_at, expires_at)
@@ -314,7 +316,13 @@ export class RfqRepository {
       reason: string | null;
       latency_ms: number | null;
     }>;
-    return rows.map((row) => ({ rfqId: row.rfq_id, solverId: row.solver_id, outcome: row.outcome, reason: row.reason, latencyMs: row.latency_ms }));
+    return rows.map((row) => ({
+      rfqId: row.rfq_id,
+      solverId: row.solver_id,
+      outcome: row.outcome,
+      reason: row.reason,
+      latencyMs: row.latency_ms,
+    }));
   }
 
   insertQuote(quote: Omit<StoredQuote, 'status' | 'orderId' | 'acceptedAt' | 'outcome' | 'outcomeAt'>): void {
@@ -401,7 +409,13 @@ export class RfqRepository {
       filled: number;
       failed: number;
     }>) {
-      Object.assign(entry(row.solver_id), { quotes: row.quotes, bestQuotes: row.best, wins: row.wins, filled: row.filled, failed: row.failed });
+      Object.assign(entry(row.solver_id), {
+        quotes: row.quotes,
+        bestQuotes: row.best,
+        wins: row.wins,
+        filled: row.filled,
+        failed: row.failed,
+      });
     }
     for (const row of this.#statements.invitationTotals.all() as Array<{ solver_id: string; invited: number; responded: number }>) {
       Object.assign(entry(row.solver_id), { invited: row.invited, responded: row.responded });

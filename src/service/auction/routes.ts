@@ -159,7 +159,11 @@ export function mountAuctionRoutes(api: ApiRouter, openapi: OpenApiRegistry, dep
     responses: { 200: { description: 'A page of solvers.', schema: pageSchema(Solver) } },
     handler: ({ query, auth }) => {
       if (query.owned === 'true' && auth === undefined) {
-        throw new AuthenticationError({ code: 'authentication_required', param: 'Authorization', message: '`owned=true` needs an API key.' });
+        throw new AuthenticationError({
+          code: 'authentication_required',
+          param: 'Authorization',
+          message: '`owned=true` needs an API key.',
+        });
       }
       const page = deps.solvers.page(toPageRequest(query), query.owned === 'true' ? auth!.workspaceId : undefined);
       const stats = deps.statistics.all(page.items);

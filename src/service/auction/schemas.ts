@@ -45,10 +45,10 @@ const DecimalAmount = z
 
 export const PairQuoteRequestFields = z
   .strictObject({
-    pair: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32}$/, 'must be <INPUT>/<OUTPUT> token symbols, e.g. "USDC/USDC"'),
-    side: z.enum(['buy', 'sell']).meta({ description: '`sell`: amount is what you send (exactInput); `buy`: what you receive (exactOutput).' }),
+    pair: z.string().regex(/^[A-Za-z0-9._-]{1,32}\/[A-Za-z0-9._-]{1,32}$/, 'must be <INPUT>/<OUTPUT> token symbols, e.g. "USDC/USDC"'),
+    side: z
+      .enum(['buy', 'sell'])
+      .meta({ description: '`sell`: amount is what you send (exactInput); `buy`: what you receive (exactOutput).' }),
     amount: DecimalAmount.meta({ description: 'Decimal string of whole tokens.' }),
     chain: z.string().min(1).max(64).optional().meta({ description: 'Origin chain name (e.g. `alpha`).' }),
     destinationChain: z.string().min(1).max(64).optional().meta({ description: 'Destination chain name; needed when several fit.' }),
@@ -86,7 +86,9 @@ export const QuoteRequest = z
         code: 'custom',
         input: fields[forbidden],
         path: [forbidden],
-        message: exactOutput ? 'with swapType exactOutput solvers quote the input; send outputAmount only' : 'only with swapType exactOutput',
+        message: exactOutput
+          ? 'with swapType exactOutput solvers quote the input; send outputAmount only'
+          : 'only with swapType exactOutput',
       });
       return z.NEVER;
     }
@@ -193,7 +195,9 @@ export const QuoteDetail = z.object({
   user: Address.nullable(),
   nonce: UintString.nullable(),
   onchainOrderId: HexBytes.nullable(),
-  standardOrder: StandardOrderWire.meta({ description: 'For `user` with `nonce`; without a user, a template with the zero address and nonce 0.' }),
+  standardOrder: StandardOrderWire.meta({
+    description: 'For `user` with `nonce`; without a user, a template with the zero address and nonce 0.',
+  }),
   typedData: TypedDataWire.nullable().meta({ description: 'Null until a user is known (`?user=`).' }),
 });
 
@@ -213,7 +217,12 @@ export const RfqResponse = z.object({
   outputAmount: UintString.nullable(),
   feeBps: z.number().nullable(),
   latencyMs: z.number().nonnegative().nullable(),
-  fillRate: z.number().min(0).max(1).nullable().meta({ description: "The solver's fill rate over finished orders; null before its first." }),
+  fillRate: z
+    .number()
+    .min(0)
+    .max(1)
+    .nullable()
+    .meta({ description: "The solver's fill rate over finished orders; null before its first." }),
   quoteStatus: QuoteStatus.nullable(),
   reason: z.string().nullable(),
 });
@@ -247,7 +256,9 @@ export const SolverRegistrationRequest = z.strictObject({
     .url()
     .max(2048)
     .optional()
-    .meta({ description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.' }),
+    .meta({
+      description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
+    }),
   address: Address.optional().meta({ description: 'EVM address the solver fills and claims with (informational).' }),
 });
 

@@ -239,7 +239,10 @@ describe('MFA (TOTP and recovery codes)', () => {
     expect(enrol.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\//);
     const secret: string = enrol.body.secret;
 
-    const wrong = await t.request('POST', '/api/v1/auth/mfa/totp/verify', { key: token, body: { code: '000000' === totpCode(secret, t.clock.now()) ? '111111' : '000000' } });
+    const wrong = await t.request('POST', '/api/v1/auth/mfa/totp/verify', {
+      key: token,
+      body: { code: '000000' === totpCode(secret, t.clock.now()) ? '111111' : '000000' },
+    });
     expect(wrong.status).toBe(401);
     expect(formatAError(wrong)).toMatchObject({ code: 'invalid_mfa_code', param: 'code' });
 

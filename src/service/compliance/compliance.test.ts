@@ -19,7 +19,15 @@ describe('compliance status and attestations', () => {
     running = await startTestService();
     const first = await running.request('GET', `/api/v1/compliance/status?address=${alice}`, { key: null });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ address: alice, environment: 'sandbox', mocked: true, status: 'approved', kyc: 'approved', sanctions: 'clear', travelRule: 'ready' });
+    expect(first.body).toMatchObject({
+      address: alice,
+      environment: 'sandbox',
+      mocked: true,
+      status: 'approved',
+      kyc: 'approved',
+      sanctions: 'clear',
+      travelRule: 'ready',
+    });
     const hash = first.body.attestation.hash as string;
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(Date.parse(first.body.attestation.expiresAt) - Date.parse(first.body.attestation.issuedAt)).toBe(HOUR);

@@ -109,7 +109,12 @@ export class ComplianceModule implements ServiceModule {
       expired: `The attestation has expired; get a fresh one from GET /api/v1/compliance/status?address=${address}.`,
       other_address: `The attestation was issued for another address than the order's user ${address}.`,
     };
-    throw new ComplianceError({ code: 'attestation_expired', param: ATTESTATION_HEADER, message: why[check.reason], codeB: 'ATTESTATION_EXPIRED' });
+    throw new ComplianceError({
+      code: 'attestation_expired',
+      param: ATTESTATION_HEADER,
+      message: why[check.reason],
+      codeB: 'ATTESTATION_EXPIRED',
+    });
   }
 
   screen(address: Address): ScreeningResult[] {

@@ -45,14 +45,30 @@ export class ComplianceRecords {
         `INSERT INTO compliance_checks (trade_id, order_id, workspace_id, subject, check_type, result, details, ledger_sequence, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(check.tradeId, check.orderId, check.workspaceId, check.subject, check.checkType, check.result, JSON.stringify(check.details), entry.sequence, at);
+      .run(
+        check.tradeId,
+        check.orderId,
+        check.workspaceId,
+        check.subject,
+        check.checkType,
+        check.result,
+        JSON.stringify(check.details),
+        entry.sequence,
+        at,
+      );
     this.outbox.append({
       workspaceId: check.workspaceId,
       type: 'compliance.event',
       generation: 'A',
       ...(check.orderId === null ? {} : { orderId: check.orderId }),
       data: {
-        compliance: { orderId: check.orderId, checkType: check.checkType, result: check.result, hash: entry.hash, prevHash: entry.prevHash },
+        compliance: {
+          orderId: check.orderId,
+          checkType: check.checkType,
+          result: check.result,
+          hash: entry.hash,
+          prevHash: entry.prevHash,
+        },
       },
       at,
     });

@@ -4,7 +4,10 @@ import { Address, IsoTimestamp } from '../api/wire.js';
 export const ComplianceStatusQuery = z.object({ address: Address.meta({ description: 'The participant to screen.' }) });
 
 export const ComplianceAttestation = z.object({
-  hash: z.string().regex(/^0x[0-9a-f]{64}$/).meta({ description: 'Send as `X-Service-Attestation` on compliance-sensitive requests.' }),
+  hash: z
+    .string()
+    .regex(/^0x[0-9a-f]{64}$/)
+    .meta({ description: 'Send as `X-Service-Attestation` on compliance-sensitive requests.' }),
   issuedAt: IsoTimestamp,
   expiresAt: IsoTimestamp,
 });

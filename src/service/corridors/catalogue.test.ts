@@ -65,9 +65,16 @@ describe('corridor catalogue', () => {
     catalogue.setSolverCount(() => 7);
     expect(catalogue.get('beta:USDC-alpha:USDC')!.solverCount).toBe(7);
     expect(catalogue.get('nope')).toBeUndefined();
-    const found = catalogue.find(31_337_001, '0x00000000000000000000000000000000000000C1', 31_337_002, '0x00000000000000000000000000000000000000c2');
+    const found = catalogue.find(
+      31_337_001,
+      '0x00000000000000000000000000000000000000C1',
+      31_337_002,
+      '0x00000000000000000000000000000000000000c2',
+    );
     expect(found?.id).toBe('alpha:USDC-beta:USDC');
-    expect(catalogue.find(31_337_001, '0x00000000000000000000000000000000000000d1', 31_337_002, '0x00000000000000000000000000000000000000c2')).toBeUndefined();
+    expect(
+      catalogue.find(31_337_001, '0x00000000000000000000000000000000000000d1', 31_337_002, '0x00000000000000000000000000000000000000c2'),
+    ).toBeUndefined();
   });
 
   it('names the missing oracle contract', () => {

@@ -27,7 +27,10 @@ function fakeAssets(): string {
 }
 
 /** node:http, because fetch will not send a Host header of our choosing. */
-function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function get(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { headers }, (res) => {
       let body = '';
@@ -216,7 +219,9 @@ describe('the page at /', () => {
 describe('page helpers', () => {
   it('escapes injected values', () => {
     const html = renderIndex(`<head>${CONFIG_PLACEHOLDER}</head>`, { apiKey: '"><script>x</script>', workspaceId: 'ws_1' });
-    expect(html).toBe('<head><meta name="sandbox-api-key" content="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"><meta name="sandbox-workspace" content="ws_1"></head>');
+    expect(html).toBe(
+      '<head><meta name="sandbox-api-key" content="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"><meta name="sandbox-workspace" content="ws_1"></head>',
+    );
   });
 
   it('treats only loopback peers that name a loopback host as local', () => {

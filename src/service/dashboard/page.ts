@@ -122,6 +122,9 @@ export function serveAsset(deps: Pick<PageDeps, 'assetsDir'>) {
     }
     setCommonHeaders(res);
     res.setHeader('Cache-Control', 'no-cache');
-    res.status(200).type(DASHBOARD_FILES[file as DashboardFile]).send(body);
+    res
+      .status(200)
+      .type(DASHBOARD_FILES[file as DashboardFile])
+      .send(body);
   };
 }

@@ -115,16 +115,16 @@ export class OutboxRepository {
       'INSERT INTO events (id, workspace_id, type, generation, order_id, rfq_id, audience, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
     const result = this.insertStatement.run(
-        envelope.id,
-        event.workspaceId,
-        event.type,
-        event.generation,
-        event.orderId ?? null,
-        event.rfqId ?? null,
-        event.audience ?? 'workspace',
-        JSON.stringify(envelope),
-        event.at,
-      );
+      envelope.id,
+      event.workspaceId,
+      event.type,
+      event.generation,
+      event.orderId ?? null,
+      event.rfqId ?? null,
+      event.audience ?? 'workspace',
+      JSON.stringify(envelope),
+      event.at,
+    );
     const stored: StoredEvent = {
       seq: Number(result.lastInsertRowid),
       workspaceId: event.workspaceId,
@@ -171,7 +171,9 @@ export class OutboxRepository {
   /** Events after `seq` in order (catch-up after a restart or a reconnect). */
   after(seq: number, limit = 500, workspaceId?: string): StoredEvent[] {
     const rows = workspaceId
-      ? (this.store.db.prepare('SELECT * FROM events WHERE seq > ? AND workspace_id = ? ORDER BY seq LIMIT ?').all(seq, workspaceId, limit) as EventRow[])
+      ? (this.store.db
+          .prepare('SELECT * FROM events WHERE seq > ? AND workspace_id = ? ORDER BY seq LIMIT ?')
+          .all(seq, workspaceId, limit) as EventRow[])
       : (this.store.db.prepare('SELECT * FROM events WHERE seq > ? ORDER BY seq LIMIT ?').all(seq, limit) as EventRow[]);
     return rows.map(fromRow);
   }
@@ -195,7 +197,9 @@ export class OutboxRepository {
 
   /** How many of the workspace's events follow `seq`. */
   countAfter(workspaceId: string, seq: number): number {
-    return (this.store.db.prepare('SELECT COUNT(*) AS n FROM events WHERE workspace_id = ? AND seq > ?').get(workspaceId, seq) as { n: number }).n;
+    return (
+      this.store.db.prepare('SELECT COUNT(*) AS n FROM events WHERE workspace_id = ? AND seq > ?').get(workspaceId, seq) as { n: number }
+    ).n;
   }
 
   /** The workspace's events created in [fromMs, toMs] (clock ms), oldest first. */

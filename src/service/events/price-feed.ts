@@ -50,7 +50,8 @@ export class PriceFeed {
   /** Throws a TypeError for a malformed update (a bug in the caller, not a client error). */
   publish(update: PriceUpdate): void {
     const checked = PriceUpdateSchema.safeParse(update);
-    if (!checked.success) throw new TypeError(`PriceFeed.publish: ${checked.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    if (!checked.success)
+      throw new TypeError(`PriceFeed.publish: ${checked.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
     const value = checked.data;
     this.#latest.set(`${value.corridor}|${value.tier}`, value);
     for (const listener of this.#listeners) {

@@ -72,7 +72,9 @@ export function parseTopic(text: string, directory: CorridorDirectory): Topic {
     return { kind: 'orders', text, orderId };
   }
   if (text.startsWith('prices:')) return parsePriceTopic(text, text.slice('prices:'.length), directory);
-  throw new TopicError('topics are orders:*, orders:{orderId}, prices:{srcChain}:{inputToken}:{dstChain}:{outputToken}:{tier} or prices:{corridor}');
+  throw new TopicError(
+    'topics are orders:*, orders:{orderId}, prices:{srcChain}:{inputToken}:{dstChain}:{outputToken}:{tier} or prices:{corridor}',
+  );
 }
 
 /** The corridor an event concerns, when its payload names one (`corridor` at the top or in a payload object). */
@@ -111,7 +113,10 @@ export class StreamSubscriptions {
 
   /** B channels accumulate; a `corridors` filter, when given, replaces the previous one. */
   addChannels(patterns: string[], corridors: string[] | undefined): void {
-    this.#channels = this.makePatterns([...(this.#channels?.patterns ?? []), ...patterns.filter((p) => !this.#channels?.patterns.includes(p))]);
+    this.#channels = this.makePatterns([
+      ...(this.#channels?.patterns ?? []),
+      ...patterns.filter((p) => !this.#channels?.patterns.includes(p)),
+    ]);
     if (corridors !== undefined) this.#corridors = corridors.length === 0 ? undefined : new Set(corridors);
   }
 

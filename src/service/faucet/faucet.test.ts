@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => sandbox?.stop());
 
 async function faucet(body: unknown, auth = `Bearer ${key}`) {
-  const response = await fetch(`${url}/api/v1/sandbox/faucet`, { method: 'POST', headers: { Authorization: auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${url}/api/v1/sandbox/faucet`, {
+    method: 'POST',
+    headers: { Authorization: auth, 'Content-Type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 }
 

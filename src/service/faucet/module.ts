@@ -1,4 +1,13 @@
-import { type Address as ViemAddress, type Hex, createPublicClient, createWalletClient, getAddress, http, parseEther, parseUnits } from 'viem';
+import {
+  type Address as ViemAddress,
+  type Hex,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http,
+  parseEther,
+  parseUnits,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
 import type { ChainInfo } from '../../contracts/deployment.js';
@@ -8,7 +17,16 @@ import { Address } from '../api/wire.js';
 
 /** Mint ABI of the sandbox stablecoins (owner-only, the deployer owns them). */
 const mintAbi = [
-  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ name: 'to', type: 'address' }, { name: 'amount', type: 'uint256' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
 ] as const;
 
 export interface FaucetSettings {
@@ -70,7 +88,10 @@ export class FaucetModule implements ServiceModule {
     const queues = new Map<number, Promise<unknown>>();
     const serial = <T>(chainId: number, task: () => Promise<T>): Promise<T> => {
       const next = (queues.get(chainId) ?? Promise.resolve()).then(task, task);
-      queues.set(chainId, next.catch(() => undefined));
+      queues.set(
+        chainId,
+        next.catch(() => undefined),
+      );
       return next;
     };
 
@@ -89,27 +110,50 @@ export class FaucetModule implements ServiceModule {
         const selected = selectChains(chains, body.chain);
         const whole = body.amount ?? String(DEFAULT_TOKENS);
         if (Number(whole) > MAX_TOKENS) {
-          throw new InvalidRequestError({ code: 'parameter_invalid', param: 'amount', message: `At most ${MAX_TOKENS} tokens per request.` });
+          throw new InvalidRequestError({
+            code: 'parameter_invalid',
+            param: 'amount',
+            message: `At most ${MAX_TOKENS} tokens per request.`,
+          });
         }
         const grants: z.infer<typeof FaucetGrant>[] = [];
         for (const chain of selected) {
-          const tokens = body.token === undefined ? chain.tokens : chain.tokens.filter((t) => t.symbol.toLowerCase() === body.token!.toLowerCase());
+          const tokens =
+            body.token === undefined ? chain.tokens : chain.tokens.filter((t) => t.symbol.toLowerCase() === body.token!.toLowerCase());
           if (tokens.length === 0) {
-            throw new InvalidRequestError({ code: 'parameter_invalid', param: 'token', message: `No token ${body.token} on ${chain.name}; known: ${chain.tokens.map((t) => t.symbol).join(', ')}.` });
+            throw new InvalidRequestError({
+              code: 'parameter_invalid',
+              param: 'token',
+              message: `No token ${body.token} on ${chain.name}; known: ${chain.tokens.map((t) => t.symbol).join(', ')}.`,
+            });
           }
           const transport = http(chain.rpcUrl);
-          const viemChain = { id: chain.chainId, name: chain.name, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [chain.rpcUrl] } } } as const;
+          const viemChain = {
+            id: chain.chainId,
+            name: chain.name,
+            nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+            rpcUrls: { default: { http: [chain.rpcUrl] } },
+          } as const;
           const publicClient = createPublicClient({ chain: viemChain, transport, pollingInterval: 10 });
           const wallet = createWalletClient({ chain: viemChain, transport, account: minter, pollingInterval: 10 });
           try {
             const native = await publicClient.getBalance({ address: recipient });
             if (native < NATIVE_TOP_UP) {
-              await publicClient.request({ method: 'anvil_setBalance' as never, params: [recipient, `0x${NATIVE_TOP_UP.toString(16)}`] as never });
+              await publicClient.request({
+                method: 'anvil_setBalance' as never,
+                params: [recipient, `0x${NATIVE_TOP_UP.toString(16)}`] as never,
+              });
             }
             for (const token of tokens) {
               const amount = parseUnits(whole, token.decimals);
               const hash = await serial(chain.chainId, async () => {
-                const sent = await wallet.writeContract({ address: token.address, abi: mintAbi, functionName: 'mint', args: [recipient, amount], gas: 200_000n });
+                const sent = await wallet.writeContract({
+                  address: token.address,
+                  abi: mintAbi,
+                  functionName: 'mint',
+                  args: [recipient, amount],
+                  gas: 200_000n,
+                });
                 const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
                 if (receipt.status !== 'success') throw new Error(`mint of ${token.symbol} reverted`);
                 return sent;
@@ -118,7 +162,11 @@ export class FaucetModule implements ServiceModule {
             }
           } catch (error) {
             if (error instanceof InvalidRequestError) throw error;
-            throw new MaintenanceError({ code: 'chain_unavailable', message: `The faucet could not mint on ${chain.name}: ${(error as Error).message}`.slice(0, 300), cause: error });
+            throw new MaintenanceError({
+              code: 'chain_unavailable',
+              message: `The faucet could not mint on ${chain.name}: ${(error as Error).message}`.slice(0, 300),
+              cause: error,
+            });
           }
         }
         return { status: 200, body: { address: body.address, grants, nativeTopUp: NATIVE_TOP_UP.toString() } };
@@ -136,7 +184,11 @@ function checksummed(address: string): ViemAddress {
   const digits = address.slice(2);
   const mixedCase = digits !== digits.toLowerCase() && digits !== digits.toUpperCase();
   if (mixedCase && address !== normalised) {
-    throw new InvalidRequestError({ code: 'parameter_invalid', param: 'address', message: 'The address has an invalid EIP-55 checksum; check it for typos or send it in lowercase.' });
+    throw new InvalidRequestError({
+      code: 'parameter_invalid',
+      param: 'address',
+      message: 'The address has an invalid EIP-55 checksum; check it for typos or send it in lowercase.',
+    });
   }
   return normalised;
 }
@@ -145,7 +197,11 @@ function selectChains(chains: readonly ChainInfo[], wanted: string | number | un
   if (wanted === undefined) return [...chains];
   const found = chains.filter((c) => c.name === String(wanted) || c.chainId === Number(wanted));
   if (found.length === 0) {
-    throw new InvalidRequestError({ code: 'parameter_invalid', param: 'chain', message: `Unknown chain ${wanted}; known: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}.` });
+    throw new InvalidRequestError({
+      code: 'parameter_invalid',
+      param: 'chain',
+      message: `Unknown chain ${wanted}; known: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}.`,
+    });
   }
   return found;
 }

@@ -25,11 +25,7 @@ export interface RouteResult {
   headers?: Record<string, string>;
 }
 
-export interface RouteDefinition<
-  B extends z.ZodType | undefined,
-  Q extends z.ZodObject | undefined,
-  P extends z.ZodObject | undefined,
-> {
+export interface RouteDefinition<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Express path relative to the router's base, e.g. `/orders/:orderId`. */
   path: string;
@@ -95,9 +91,11 @@ export class ApiRouter {
     this.errorFormat = deps.errorFormat ?? 'A';
   }
 
-  route<B extends z.ZodType | undefined = undefined, Q extends z.ZodObject | undefined = undefined, P extends z.ZodObject | undefined = undefined>(
-    definition: RouteDefinition<B, Q, P>,
-  ): this {
+  route<
+    B extends z.ZodType | undefined = undefined,
+    Q extends z.ZodObject | undefined = undefined,
+    P extends z.ZodObject | undefined = undefined,
+  >(definition: RouteDefinition<B, Q, P>): this {
     const idempotent = definition.idempotent ?? definition.method === 'post';
     this.deps.openapi.add({
       method: definition.method,

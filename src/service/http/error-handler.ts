@@ -166,7 +166,11 @@ export function unroutedRequestHandler(req: IncomingMessage, res: ServerResponse
         ? new InvalidRequestError({ code: 'parameter_invalid', param: 'path', message: 'The request target is not a valid URL path.' })
         : toApiError(error);
     const body = JSON.stringify(errorBody(apiError, 'A', socketDocBase(req.socket)));
-    res.writeHead(apiError.status, { ...apiError.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    res.writeHead(apiError.status, {
+      ...apiError.headers,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+    });
     res.end(body);
   };
 }
@@ -187,7 +191,12 @@ export function socketDocBase(socket: Duplex): string {
 }
 
 /** A complete HTTP/1.1 error response in Format A, for writing onto a raw socket (then closing it). */
-export function rawErrorResponse(status: number, statusText: string, error: { type: string; code: string; message: string; param?: string }, docBase: string): string {
+export function rawErrorResponse(
+  status: number,
+  statusText: string,
+  error: { type: string; code: string; message: string; param?: string },
+  docBase: string,
+): string {
   const body = JSON.stringify({ error: { ...error, doc_url: `${docBase}/docs/errors#${error.code}` } });
   return (
     `HTTP/1.1 ${status} ${statusText}\r\n` +

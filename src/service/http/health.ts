@@ -63,7 +63,7 @@ export class HealthProbe {
       }
       return { name: chain.name, chainId: chain.chainId, ok: true, latencyMs };
     } catch (error) {
-      const message = error instanceof Error ? (error as { shortMessage?: string }).shortMessage ?? error.message : String(error);
+      const message = error instanceof Error ? ((error as { shortMessage?: string }).shortMessage ?? error.message) : String(error);
       return { name: chain.name, chainId: chain.chainId, ok: false, latencyMs: null, error: message.slice(0, 200) };
     }
   }

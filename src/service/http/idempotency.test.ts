@@ -201,9 +201,14 @@ describe('Idempotency-Key across a crash', () => {
       const first = await startTestService({ modules: [widgetsModule()], storePath });
       // What a request executing at the moment of a SIGKILL leaves behind: a claim nobody will complete or release.
       const now = first.clock.now();
-      const fingerprint = createHash('sha256').update(`POST\n/api/v1/test/widgets\n${canonicalJson({ name: 'after crash' })}`).digest();
+      const fingerprint = createHash('sha256')
+        .update(`POST\n/api/v1/test/widgets\n${canonicalJson({ name: 'after crash' })}`)
+        .digest();
       expect(first.service.repos.idempotency.claim(first.workspaceId, keyHash, fingerprint, now, now + 24 * HOUR)).toBe(true);
-      const held = await first.request('POST', '/api/v1/test/widgets', { body: { name: 'after crash' }, headers: { 'Idempotency-Key': key } });
+      const held = await first.request('POST', '/api/v1/test/widgets', {
+        body: { name: 'after crash' },
+        headers: { 'Idempotency-Key': key },
+      });
       expect(formatAError(held).code).toBe('idempotency_key_in_use');
       const { apiKey } = first;
       await first.stop();
@@ -216,7 +221,11 @@ describe('Idempotency-Key across a crash', () => {
       });
       expect(retried.status).toBe(201);
       expect(retried.headers.get('idempotent-replayed')).toBeNull();
-      const replay = await second.request('POST', '/api/v1/test/widgets', { body: { name: 'after crash' }, headers: { 'Idempotency-Key': key }, key: apiKey });
+      const replay = await second.request('POST', '/api/v1/test/widgets', {
+        body: { name: 'after crash' },
+        headers: { 'Idempotency-Key': key },
+        key: apiKey,
+      });
       expect(replay.text).toBe(retried.text);
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       await second.stop();

@@ -88,7 +88,12 @@ describe('malformed bodies answer 4xx in Format A', () => {
     ['outputs empty', JSON.stringify({ ...valid, outputs: [] }), 'parameter_invalid', 'outputs'],
     ['outputs an object', JSON.stringify({ ...valid, outputs: {} }), 'parameter_invalid', 'outputs'],
     ['nested bad address', JSON.stringify({ ...valid, outputs: [{ token: '0x12', amount: '1' }] }), 'parameter_invalid', 'outputs.0.token'],
-    ['nested missing amount', JSON.stringify({ ...valid, outputs: [{ token: valid.outputs[0]!.token }] }), 'parameter_missing', 'outputs.0.amount'],
+    [
+      'nested missing amount',
+      JSON.stringify({ ...valid, outputs: [{ token: valid.outputs[0]!.token }] }),
+      'parameter_missing',
+      'outputs.0.amount',
+    ],
     ['unknown field', JSON.stringify({ ...valid, surprise: true }), 'parameter_unknown', 'surprise'],
     ['nested unknown field', JSON.stringify({ ...valid, outputs: [{ ...valid.outputs[0], x: 1 }] }), 'parameter_unknown', 'outputs.0.x'],
     ['memo too long', JSON.stringify({ ...valid, memo: 'x'.repeat(21) }), 'parameter_invalid', 'memo'],
@@ -146,7 +151,9 @@ describe('malformed bodies answer 4xx in Format A', () => {
           fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
           fc.json().map((text) => Buffer.from(text)),
           fc.jsonValue().map((value) => Buffer.from(JSON.stringify({ ...valid, memo: value }))),
-          fc.record({ amount: fc.string(), chainId: fc.anything(), outputs: fc.anything() }).map((v) => Buffer.from(JSON.stringify(v) ?? '')),
+          fc
+            .record({ amount: fc.string(), chainId: fc.anything(), outputs: fc.anything() })
+            .map((v) => Buffer.from(JSON.stringify(v) ?? '')),
         ),
         async (raw) => {
           const response = await post(raw);

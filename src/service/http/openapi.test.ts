@@ -46,7 +46,12 @@ const OpenApiDocument = z.strictObject({
     schemas: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/), z.record(z.string(), z.unknown())),
     securitySchemes: z.record(
       z.string(),
-      z.strictObject({ type: z.literal('http'), scheme: z.literal('bearer'), bearerFormat: z.string().optional(), description: z.string() }),
+      z.strictObject({
+        type: z.literal('http'),
+        scheme: z.literal('bearer'),
+        bearerFormat: z.string().optional(),
+        description: z.string(),
+      }),
     ),
   }),
 });
@@ -109,7 +114,9 @@ describe('OpenAPI document', () => {
   });
 
   it('documents every platform route, with security and idempotency where they apply', () => {
-    const routes = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const routes = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(routes).toEqual(
       expect.arrayContaining([
         'GET /api/v1/health',
@@ -145,7 +152,9 @@ describe('OpenAPI document', () => {
   });
 
   it('request schemas come from the validating zod schemas (required fields, no extra properties)', () => {
-    const challenge = resolveRef(doc.paths['/api/v1/auth/challenge']!.post!.requestBody!.content['application/json']!.schema.$ref as string);
+    const challenge = resolveRef(
+      doc.paths['/api/v1/auth/challenge']!.post!.requestBody!.content['application/json']!.schema.$ref as string,
+    );
     expect(challenge).toMatchObject({ type: 'object', required: ['address'], additionalProperties: false });
     const errors = validateJson({ address: '0x12' }, challenge, resolveRef);
     expect(errors.join()).toMatch(/address/);
@@ -156,7 +165,11 @@ describe('OpenAPI document', () => {
     conforms('get', '/api/v1/health', await t.request('GET', '/api/v1/health', anon));
     conforms('get', '/api/v1/corridors', await t.request('GET', '/api/v1/corridors', anon));
     conforms('get', '/api/v1/sandbox/clock', await t.request('GET', '/api/v1/sandbox/clock', anon));
-    conforms('post', '/api/v1/sandbox/clock/advance', await t.request('POST', '/api/v1/sandbox/clock/advance', { body: { duration: '1m' } }));
+    conforms(
+      'post',
+      '/api/v1/sandbox/clock/advance',
+      await t.request('POST', '/api/v1/sandbox/clock/advance', { body: { duration: '1m' } }),
+    );
     conforms('get', '/api/v1/sandbox/keys', await t.request('GET', '/api/v1/sandbox/keys'));
     conforms('post', '/api/v1/sandbox/keys', await t.request('POST', '/api/v1/sandbox/keys'));
     conforms('post', '/api/v1/test/widgets', await t.request('POST', '/api/v1/test/widgets', { body: { name: 'doc' } }));

@@ -3,7 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatAError, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /** Raw keep-alive requests: fetch's connection pool makes 1,000 quick requests slower than needed. */
-function rawGet(url: string, agent: Agent, key?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
+function rawGet(
+  url: string,
+  agent: Agent,
+  key?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined> }> {
   return new Promise((resolve, reject) => {
     import('node:http').then(({ get }) => {
       const request = get(url, { agent, headers: key === undefined ? {} : { Authorization: `Bearer ${key}` } }, (response) => {

@@ -19,7 +19,11 @@ export const ClockState = z.object({
 export const AdvanceRequest = z
   .strictObject({
     duration: z.string().max(64).optional().meta({ description: 'e.g. `31h`, `1h30m`, `90s`, `500ms`, `2d`.' }),
-    seconds: z.number().nonnegative().max(MAX_ADVANCE_MS / 1_000).optional(),
+    seconds: z
+      .number()
+      .nonnegative()
+      .max(MAX_ADVANCE_MS / 1_000)
+      .optional(),
   })
   .meta({ description: 'Exactly one of `duration` or `seconds`.' });
 

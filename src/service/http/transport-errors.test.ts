@@ -53,7 +53,11 @@ describe('errors written on the socket', () => {
   });
 
   it.each([
-    ['a missing key', `GET /api/v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n`, 'Sec-WebSocket-Key'],
+    [
+      'a missing key',
+      `GET /api/v1/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      'Sec-WebSocket-Key',
+    ],
     ['a malformed key', `GET /api/v1/ws HTTP/1.1\r\n${upgradeHeaders('x')}`, 'Sec-WebSocket-Key'],
     ['version 99', `GET /api/v1/ws HTTP/1.1\r\n${upgradeHeaders(undefined, '99')}`, 'Sec-WebSocket-Version'],
     ['a POST', `POST /api/v1/ws HTTP/1.1\r\n${upgradeHeaders()}`, 'method'],
@@ -69,13 +73,21 @@ describe('errors written on the socket', () => {
   it('an upgrade to an unknown path is a 404 with doc_url', async () => {
     const answer = await raw(`GET /api/v1/nowhere HTTP/1.1\r\n${upgradeHeaders()}`);
     expect(answer.status).toBe(404);
-    expect(answer.body?.error).toMatchObject({ type: 'not_found', code: 'route_not_found', doc_url: `${t.url}/docs/errors#route_not_found` });
+    expect(answer.body?.error).toMatchObject({
+      type: 'not_found',
+      code: 'route_not_found',
+      doc_url: `${t.url}/docs/errors#route_not_found`,
+    });
   });
 
   it('garbled HTTP and oversized headers carry doc_url', async () => {
     const garbled = await raw('GARBAGE\r\n\r\n');
     expect(garbled.status).toBe(400);
-    expect(garbled.body?.error).toMatchObject({ type: 'invalid_request', code: 'malformed_request', doc_url: `${t.url}/docs/errors#malformed_request` });
+    expect(garbled.body?.error).toMatchObject({
+      type: 'invalid_request',
+      code: 'malformed_request',
+      doc_url: `${t.url}/docs/errors#malformed_request`,
+    });
     const big = await raw(`GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
     expect(big.status).toBe(431);
     expect(big.body?.error).toMatchObject({ code: 'headers_too_large', doc_url: `${t.url}/docs/errors#headers_too_large` });
@@ -87,12 +99,20 @@ describe('errors written on the socket', () => {
     expect(answer.body?.error).toMatchObject({ type: 'not_found', code: 'route_not_found' });
   });
 
-  it.each(['http://[', 'http://[/api/v1/health'])('GET %s (a target express cannot route) is a 400 in Format A, not its HTML page', async (target) => {
-    const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
-    expect(answer.status).toBe(400);
-    expect(answer.text).toMatch(/Content-Type: application\/json/i);
-    expect(answer.body?.error).toMatchObject({ type: 'invalid_request', code: 'parameter_invalid', param: 'path', doc_url: `${t.url}/docs/errors#parameter_invalid` });
-  });
+  it.each(['http://[', 'http://[/api/v1/health'])(
+    'GET %s (a target express cannot route) is a 400 in Format A, not its HTML page',
+    async (target) => {
+      const answer = await raw(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect(answer.status).toBe(400);
+      expect(answer.text).toMatch(/Content-Type: application\/json/i);
+      expect(answer.body?.error).toMatchObject({
+        type: 'invalid_request',
+        code: 'parameter_invalid',
+        param: 'path',
+        doc_url: `${t.url}/docs/errors#parameter_invalid`,
+      });
+    },
+  );
 
   it('a valid handshake still upgrades', async () => {
     const ws = new WebSocket(`${t.url.replace('http', 'ws')}/api/v1/ws?token=${t.apiKey}`);

@@ -5,7 +5,10 @@ import { rawErrorResponse, socketDocBase } from './error-handler.js';
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
-describeErrorCode('websocket_handshake_invalid', 'The WebSocket opening handshake is invalid (method, Upgrade, Sec-WebSocket-Key or -Version); `param` names the part.');
+describeErrorCode(
+  'websocket_handshake_invalid',
+  'The WebSocket opening handshake is invalid (method, Upgrade, Sec-WebSocket-Key or -Version); `param` names the part.',
+);
 
 /** RFC 6455 §4.2.1: what `ws` checks before it accepts a handshake, answered here in Format A instead of plain text. */
 function handshakeProblem(req: IncomingMessage): { param: string; message: string } | undefined {
@@ -54,7 +57,12 @@ export class UpgradeRouter {
         // An event listener that throws takes the process down: `GET //[` with an Upgrade header did (fuzz campaign).
         pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
       } catch {
-        refuse(400, 'Bad Request', { type: 'invalid_request', code: 'parameter_invalid', param: 'path', message: 'The request target is not a valid URL path.' });
+        refuse(400, 'Bad Request', {
+          type: 'invalid_request',
+          code: 'parameter_invalid',
+          param: 'path',
+          message: 'The request target is not a valid URL path.',
+        });
         return;
       }
       const handler = this.#routes.get(pathname);
@@ -77,7 +85,12 @@ export class UpgradeRouter {
     server.on('connect', (req: IncomingMessage, socket: Duplex) => {
       socket.on('error', () => socket.destroy());
       socket.end(
-        rawErrorResponse(404, 'Not Found', { type: 'not_found', code: 'route_not_found', message: `No endpoint CONNECT ${req.url ?? ''}.` }, socketDocBase(socket)),
+        rawErrorResponse(
+          404,
+          'Not Found',
+          { type: 'not_found', code: 'route_not_found', message: `No endpoint CONNECT ${req.url ?? ''}.` },
+          socketDocBase(socket),
+        ),
       );
     });
   }

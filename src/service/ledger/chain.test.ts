@@ -7,7 +7,12 @@ function buildChain(n: number): LedgerEntry[] {
   for (let i = 0; i < n; i++) {
     entries.push(
       sealEntry(
-        { type: 'order.transition', tradeId: `ord_${i % 3}`, recordedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(), payload: { status: 'Filled', amount: `${i}000000`, step: i } },
+        {
+          type: 'order.transition',
+          tradeId: `ord_${i % 3}`,
+          recordedAt: new Date(1_700_000_000_000 + i * 1000).toISOString(),
+          payload: { status: 'Filled', amount: `${i}000000`, step: i },
+        },
         entries.at(-1),
       ),
     );

@@ -46,9 +46,7 @@ export function sealEntry(record: LedgerRecord, previous: Pick<LedgerEntry, 'seq
   return { ...unsealed, hash: hashEntry(unsealed) };
 }
 
-export type VerifyResult =
-  | { ok: true; entries: number; head: string }
-  | { ok: false; entries: number; brokenAt: number; reason: string };
+export type VerifyResult = { ok: true; entries: number; head: string } | { ok: false; entries: number; brokenAt: number; reason: string };
 
 /**
  * Recomputes the chain. `entries` must be the whole ledger in sequence order (or a contiguous run starting after

@@ -15,7 +15,9 @@ describe('ledger repository', () => {
   it('appends a verifiable chain and refuses UPDATE and DELETE', () => {
     const { store, ledger } = open();
     for (let i = 0; i < 5; i++) {
-      store.transaction(() => ledger.append({ type: 'order.transition', tradeId: 'ord_a', recordedAt: '2026-01-01T00:00:00.000Z', payload: { i } }));
+      store.transaction(() =>
+        ledger.append({ type: 'order.transition', tradeId: 'ord_a', recordedAt: '2026-01-01T00:00:00.000Z', payload: { i } }),
+      );
     }
     expect(ledger.verify()).toMatchObject({ ok: true, entries: 5 });
     expect(() => store.db.prepare('UPDATE ledger_entries SET payload = ? WHERE sequence = 2').run('{"i":9}')).toThrow(/append-only/);
@@ -49,7 +51,14 @@ describe('ledger repository', () => {
     expect(() =>
       outbox.commit(() => {
         ledger.append({ type: 'order.created', tradeId: 'ord_b', recordedAt: '2026-01-01T00:00:00.000Z', payload: {} });
-        outbox.append({ workspaceId: 'ws_1', type: 'order.created', generation: 'A', orderId: 'ord_b', data: { order: { id: 'ord_b' } }, at: 0 });
+        outbox.append({
+          workspaceId: 'ws_1',
+          type: 'order.created',
+          generation: 'A',
+          orderId: 'ord_b',
+          data: { order: { id: 'ord_b' } },
+          at: 0,
+        });
         throw new Error('relay refused');
       }),
     ).toThrow('relay refused');
@@ -59,10 +68,22 @@ describe('ledger repository', () => {
 
     outbox.commit(() => {
       ledger.append({ type: 'order.created', tradeId: 'ord_b', recordedAt: '2026-01-01T00:00:00.000Z', payload: {} });
-      outbox.append({ workspaceId: 'ws_1', type: 'order.created', generation: 'A', orderId: 'ord_b', data: { order: { id: 'ord_b' } }, at: 0 });
+      outbox.append({
+        workspaceId: 'ws_1',
+        type: 'order.created',
+        generation: 'A',
+        orderId: 'ord_b',
+        data: { order: { id: 'ord_b' } },
+        at: 0,
+      });
     });
     expect(heard).toEqual(['order.created']);
     const [event] = outbox.after(0);
-    expect(event!.envelope).toMatchObject({ type: 'order.created', id: expect.stringMatching(/^evt_/), timestamp: '1970-01-01T00:00:00.000Z', order: { id: 'ord_b' } });
+    expect(event!.envelope).toMatchObject({
+      type: 'order.created',
+      id: expect.stringMatching(/^evt_/),
+      timestamp: '1970-01-01T00:00:00.000Z',
+      order: { id: 'ord_b' },
+    });
   });
 });

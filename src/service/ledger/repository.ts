@@ -53,7 +53,10 @@ function fromRow(row: LedgerRow): LedgerEntry {
     payload = JSON.parse(row.payload) as { [key: string]: CanonicalValue };
   } catch {
     // A hand-edited row may not even parse: keep the raw text so verification reports it instead of crashing.
-    payload = { unparseable: typeof row.payload === 'string' ? row.payload : `<stored as ${Buffer.isBuffer(row.payload) ? 'blob' : typeof row.payload}>` };
+    payload = {
+      unparseable:
+        typeof row.payload === 'string' ? row.payload : `<stored as ${Buffer.isBuffer(row.payload) ? 'blob' : typeof row.payload}>`,
+    };
   }
   return {
     sequence: row.sequence,
@@ -93,7 +96,15 @@ export class LedgerRepository {
   append(record: LedgerRecord): LedgerEntry {
     const head = this.statements.headLink.get() as { sequence: number; hash: string } | undefined;
     const entry = sealEntry(record, head);
-    this.statements.insert.run(entry.sequence, entry.prevHash, entry.hash, entry.type, entry.tradeId, entry.recordedAt, JSON.stringify(entry.payload));
+    this.statements.insert.run(
+      entry.sequence,
+      entry.prevHash,
+      entry.hash,
+      entry.type,
+      entry.tradeId,
+      entry.recordedAt,
+      JSON.stringify(entry.payload),
+    );
     for (const listener of this.listeners) listener(entry);
     return entry;
   }
@@ -115,14 +126,16 @@ export class LedgerRepository {
   }
 
   forTrade(tradeId: string): LedgerEntry[] {
-    return (this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[]).map(fromRow);
+    return (this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[]).map(
+      fromRow,
+    );
   }
 
   /** Latest entry of a trade: its hash is the trade's evidence head (`evidenceHash`). */
   latestForTrade(tradeId: string): LedgerEntry | undefined {
-    const row = this.store.db
-      .prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence DESC LIMIT 1')
-      .get(tradeId) as LedgerRow | undefined;
+    const row = this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence DESC LIMIT 1').get(tradeId) as
+      | LedgerRow
+      | undefined;
     return row ? fromRow(row) : undefined;
   }
 

@@ -38,7 +38,12 @@ function usdc() {
   const [alpha, beta] = h.manifest.chains;
   const input = alpha!.tokens.find((t) => t.symbol === 'USDC')!;
   const output = beta!.tokens.find((t) => t.symbol === 'USDC')!;
-  return { originChainId: alpha!.chainId, destinationChainId: beta!.chainId, inputToken: input.address as Address, outputToken: output.address as Address };
+  return {
+    originChainId: alpha!.chainId,
+    destinationChainId: beta!.chainId,
+    inputToken: input.address as Address,
+    outputToken: output.address as Address,
+  };
 }
 
 async function balanceOf(chainIndex: number, token: Address, owner: Address): Promise<bigint> {
@@ -57,95 +62,128 @@ const cases: Array<[LockType, SettlementPath, number]> = [
 ];
 
 describe('full lifecycles on real chains', () => {
-  it.each(cases)('%s on the %s path: Deposited → Filled → Attested → Claimed', async (lockType, path, takerIndex) => {
-    const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
-    const corridor = usdc();
-    if (lockType === 'ResourceLock') await taker.depositToLock(corridor.originChainId, corridor.inputToken, AMOUNT);
-    const received = await balanceOf(1, corridor.outputToken, taker.address);
+  it.each(cases)(
+    '%s on the %s path: Deposited → Filled → Attested → Claimed',
+    async (lockType, path, takerIndex) => {
+      const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
+      const corridor = usdc();
+      if (lockType === 'ResourceLock') await taker.depositToLock(corridor.originChainId, corridor.inputToken, AMOUNT);
+      const received = await balanceOf(1, corridor.outputToken, taker.address);
 
-    const response = await taker.quote({ ...corridor, inputAmount: AMOUNT.toString(), lockType, settlementPath: path });
-    const quote = response.quotes[0]!;
-    expect(quote.lockType).toBe(lockType);
-    const signature = await taker.sign(quote.typedData);
-    let attestation: string | undefined;
-    if (path === 'compliant') {
-      const status = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${taker.address}`);
-      attestation = status.attestation.hash;
-    }
-    // The compliant path needs no API key: the order belongs to the quote's workspace.
-    const created = await h.rest.createOrder(
-      { quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: taker.address },
-      { ...(attestation === undefined ? {} : { attestation }), ...(path === 'compliant' ? { apiKey: null } : {}) },
-    );
-    expect(created).toMatchObject({ quoteId: quote.quoteId, status: 'Deposited', settlementPath: path, destinationTxHash: null });
-    expect(created.originTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(Date.parse(created.fillDeadline) / 1000).toBe(response.fillDeadline);
+      const response = await taker.quote({ ...corridor, inputAmount: AMOUNT.toString(), lockType, settlementPath: path });
+      const quote = response.quotes[0]!;
+      expect(quote.lockType).toBe(lockType);
+      const signature = await taker.sign(quote.typedData);
+      let attestation: string | undefined;
+      if (path === 'compliant') {
+        const status = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${taker.address}`);
+        attestation = status.attestation.hash;
+      }
+      // The compliant path needs no API key: the order belongs to the quote's workspace.
+      const created = await h.rest.createOrder(
+        { quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: taker.address },
+        { ...(attestation === undefined ? {} : { attestation }), ...(path === 'compliant' ? { apiKey: null } : {}) },
+      );
+      expect(created).toMatchObject({ quoteId: quote.quoteId, status: 'Deposited', settlementPath: path, destinationTxHash: null });
+      expect(created.originTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(Date.parse(created.fillDeadline) / 1000).toBe(response.fillDeadline);
 
-    const detail = await waitForStatus(h.rest, created.orderId, 'Claimed');
-    expect(detail).toMatchObject({
-      orderId: created.orderId,
-      settlementPath: path,
-      originChainId: corridor.originChainId,
-      destinationChainId: corridor.destinationChainId,
-      inputAmount: AMOUNT.toString(),
-      outputAmount: quote.outputAmount,
-      originTxHash: created.originTxHash,
-    });
-    expect(detail.destinationTxHash).toBe(fills.get(created.orderId));
-    // The solver learns its claim's hash from its receipt, possibly after the service has seen Finalised.
-    expect(detail.claimTxHash).toBe(await eventually(() => claims.get(created.orderId), 5_000, 'the claim receipt'));
-    expect(detail.oracleAttestationHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(detail.settledAt).not.toBeNull();
-    expect(await balanceOf(1, corridor.outputToken, taker.address)).toBe(received + BigInt(quote.outputAmount));
+      const detail = await waitForStatus(h.rest, created.orderId, 'Claimed');
+      expect(detail).toMatchObject({
+        orderId: created.orderId,
+        settlementPath: path,
+        originChainId: corridor.originChainId,
+        destinationChainId: corridor.destinationChainId,
+        inputAmount: AMOUNT.toString(),
+        outputAmount: quote.outputAmount,
+        originTxHash: created.originTxHash,
+      });
+      expect(detail.destinationTxHash).toBe(fills.get(created.orderId));
+      // The solver learns its claim's hash from its receipt, possibly after the service has seen Finalised.
+      expect(detail.claimTxHash).toBe(await eventually(() => claims.get(created.orderId), 5_000, 'the claim receipt'));
+      expect(detail.oracleAttestationHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(detail.settledAt).not.toBeNull();
+      expect(await balanceOf(1, corridor.outputToken, taker.address)).toBe(received + BigInt(quote.outputAmount));
 
-    const settlement = await h.rest.request<{ state: string; workspaceId: string; timeline: { stage: string; txHash?: string; oracleHash?: string }[]; evidenceHash: string; wormSequence: number }>(
-      'GET',
-      `/api/v1/workspaces/${h.workspaceId}/settlements/${created.orderId}`,
-    );
-    expect(settlement.state).toBe('Settled');
-    expect(settlement.workspaceId).toBe(h.workspaceId);
-    expect(settlement.timeline.map((s) => s.stage)).toEqual(['rfq', 'deposited', 'filled', 'attested', 'claimed']);
-    expect(settlement.timeline[2]!.txHash).toBe(detail.destinationTxHash);
-    expect(settlement.timeline[3]!.txHash).toBe(detail.oracleAttestationHash);
-    expect(settlement.timeline[3]!.oracleHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(settlement.timeline[4]!.txHash).toBe(detail.claimTxHash);
-    const evidence = h.service.module<EvidenceModule>('evidence');
-    const head = evidence.ledger.latestForTrade(created.orderId)!;
-    expect(settlement).toMatchObject({ evidenceHash: head.hash, wormSequence: head.sequence });
+      const settlement = await h.rest.request<{
+        state: string;
+        workspaceId: string;
+        timeline: { stage: string; txHash?: string; oracleHash?: string }[];
+        evidenceHash: string;
+        wormSequence: number;
+      }>('GET', `/api/v1/workspaces/${h.workspaceId}/settlements/${created.orderId}`);
+      expect(settlement.state).toBe('Settled');
+      expect(settlement.workspaceId).toBe(h.workspaceId);
+      expect(settlement.timeline.map((s) => s.stage)).toEqual(['rfq', 'deposited', 'filled', 'attested', 'claimed']);
+      expect(settlement.timeline[2]!.txHash).toBe(detail.destinationTxHash);
+      expect(settlement.timeline[3]!.txHash).toBe(detail.oracleAttestationHash);
+      expect(settlement.timeline[3]!.oracleHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(settlement.timeline[4]!.txHash).toBe(detail.claimTxHash);
+      const evidence = h.service.module<EvidenceModule>('evidence');
+      const head = evidence.ledger.latestForTrade(created.orderId)!;
+      expect(settlement).toMatchObject({ evidenceHash: head.hash, wormSequence: head.sequence });
 
-    const events = evidence.outbox.forOrder(created.orderId).map((e) => e.envelope);
-    const checks = path === 'compliant' ? ['attestation', 'kyc', 'sanctions', 'travel_rule'] : [];
-    expect(events.map((e) => e.type)).toEqual(['order.created', ...checks.map(() => 'compliance.event'), 'order.settled', 'compliance.event']);
-    expect(events[0]).toMatchObject({
-      order: { id: created.orderId, pair: 'USDC/USDC', side: 'buy', amount: (Number(quote.outputAmount) / 1e6).toString(), corridor: response.corridor, fillDeadline: response.fillDeadline, status: 'pending' },
-    });
-    expect(events[checks.length + 1]).toMatchObject({
-      order: { id: created.orderId, originTxHash: created.originTxHash, destinationTxHash: detail.destinationTxHash, settledAt: detail.settledAt },
-    });
-    const audit = events[events.length - 1]!.compliance as { orderId: string; checkType: string; result: string; hash: string; prevHash: string };
-    expect(audit).toMatchObject({ orderId: created.orderId, checkType: 'settlement_audit', result: 'settled' });
-    const auditEntry = evidence.ledger.forTrade(created.orderId).find((e) => e.hash === audit.hash)!;
-    expect(auditEntry.prevHash).toBe(audit.prevHash);
-    expect(events.slice(1, 1 + checks.length).map((e) => (e.compliance as { checkType: string }).checkType)).toEqual(checks);
-    expect(evidence.ledger.forTrade(created.orderId).map((e) => e.type)).toEqual([
-      'order.created',
-      ...checks.map(() => 'compliance.check'),
-      'order.transition',
-      'order.transition',
-      'order.transition',
-      'compliance.check',
-    ]);
-    expect(solverErrors).toEqual([]);
-  }, 30_000);
+      const events = evidence.outbox.forOrder(created.orderId).map((e) => e.envelope);
+      const checks = path === 'compliant' ? ['attestation', 'kyc', 'sanctions', 'travel_rule'] : [];
+      expect(events.map((e) => e.type)).toEqual([
+        'order.created',
+        ...checks.map(() => 'compliance.event'),
+        'order.settled',
+        'compliance.event',
+      ]);
+      expect(events[0]).toMatchObject({
+        order: {
+          id: created.orderId,
+          pair: 'USDC/USDC',
+          side: 'buy',
+          amount: (Number(quote.outputAmount) / 1e6).toString(),
+          corridor: response.corridor,
+          fillDeadline: response.fillDeadline,
+          status: 'pending',
+        },
+      });
+      expect(events[checks.length + 1]).toMatchObject({
+        order: {
+          id: created.orderId,
+          originTxHash: created.originTxHash,
+          destinationTxHash: detail.destinationTxHash,
+          settledAt: detail.settledAt,
+        },
+      });
+      const audit = events[events.length - 1]!.compliance as {
+        orderId: string;
+        checkType: string;
+        result: string;
+        hash: string;
+        prevHash: string;
+      };
+      expect(audit).toMatchObject({ orderId: created.orderId, checkType: 'settlement_audit', result: 'settled' });
+      const auditEntry = evidence.ledger.forTrade(created.orderId).find((e) => e.hash === audit.hash)!;
+      expect(auditEntry.prevHash).toBe(audit.prevHash);
+      expect(events.slice(1, 1 + checks.length).map((e) => (e.compliance as { checkType: string }).checkType)).toEqual(checks);
+      expect(evidence.ledger.forTrade(created.orderId).map((e) => e.type)).toEqual([
+        'order.created',
+        ...checks.map(() => 'compliance.check'),
+        'order.transition',
+        'order.transition',
+        'order.transition',
+        'compliance.check',
+      ]);
+      expect(solverErrors).toEqual([]);
+    },
+    30_000,
+  );
 });
 
 describe('settlement reads', () => {
   it("hides another workspace's settlement and pages the caller's own", async () => {
     const other = h.service.bootstrapWorkspace('Another workspace');
-    const page = await h.rest.request<{ data: { orderId: string; workspaceId: string }[]; has_more: boolean; next_cursor: string | null; total_count: number }>(
-      'GET',
-      '/api/v1/settlements?limit=2',
-    );
+    const page = await h.rest.request<{
+      data: { orderId: string; workspaceId: string }[];
+      has_more: boolean;
+      next_cursor: string | null;
+      total_count: number;
+    }>('GET', '/api/v1/settlements?limit=2');
     expect(page.total_count).toBeGreaterThanOrEqual(cases.length);
     expect(page.data).toHaveLength(2);
     expect(page.has_more).toBe(true);
@@ -159,7 +197,9 @@ describe('settlement reads', () => {
       [h.workspaceId, other.apiKey],
       [other.workspaceId, other.apiKey],
     ] as const) {
-      const answer = await fetch(`${h.service.url}/api/v1/workspaces/${workspaceId}/settlements/${orderId}`, { headers: { Authorization: `Bearer ${key}` } });
+      const answer = await fetch(`${h.service.url}/api/v1/workspaces/${workspaceId}/settlements/${orderId}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
       expect(answer.status).toBe(404);
       expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('resource_not_found');
     }

@@ -108,7 +108,11 @@ export class OrdersModule implements ServiceModule {
       quoteBook: () => (typeof this.quoteBook === 'function' ? this.quoteBook() : this.quoteBook),
       engine: () => settlement.engine,
     });
-    mountOrderRoutes(context.routes(), context.openapi, { intake, orders: this.repository, views: new OrderViews(this.repository, evidence.ledger) });
+    mountOrderRoutes(context.routes(), context.openapi, {
+      intake,
+      orders: this.repository,
+      views: new OrderViews(this.repository, evidence.ledger),
+    });
   }
 
   /**

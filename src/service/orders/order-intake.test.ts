@@ -83,7 +83,10 @@ async function chainSnapshot(): Promise<string> {
   return parts.join(' ');
 }
 
-async function expectRefusal(request: () => Promise<unknown>, expected: { status: number; code: string; param: string }): Promise<ApiRequestError> {
+async function expectRefusal(
+  request: () => Promise<unknown>,
+  expected: { status: number; code: string; param: string },
+): Promise<ApiRequestError> {
   const before = await chainSnapshot();
   const error = await request().then(
     () => {
@@ -102,25 +105,36 @@ async function expectRefusal(request: () => Promise<unknown>, expected: { status
 describe('order intake refusals (nothing on chain)', () => {
   it('a replayed nonce: a new quote signed with a nonce the user already spent', async () => {
     const first = await quoteFor(takerA);
-    const created = await h.rest.createOrder({ quoteId: first.quoteId, signature: await takerA.sign(first.typedData), nonce: first.nonce!, user: takerA.address });
+    const created = await h.rest.createOrder({
+      quoteId: first.quoteId,
+      signature: await takerA.sign(first.typedData),
+      nonce: first.nonce!,
+      user: takerA.address,
+    });
     expect(created.status).toBe('Deposited');
     // Let its settlement finish: the refusal below must be the only thing that could touch a chain.
     await waitForStatus(h.rest, created.orderId, 'Claimed');
     const second = await quoteFor(takerA);
     const replay = await takerA.sign(typedDataWithNonce(second.quoteId, takerA.address, BigInt(first.nonce!)));
-    const error = await expectRefusal(async () => h.rest.createOrder({ quoteId: second.quoteId, signature: replay, nonce: first.nonce!, user: takerA.address }), {
-      status: 409,
-      code: 'nonce_already_used',
-      param: 'nonce',
-    });
+    const error = await expectRefusal(
+      async () => h.rest.createOrder({ quoteId: second.quoteId, signature: replay, nonce: first.nonce!, user: takerA.address }),
+      {
+        status: 409,
+        code: 'nonce_already_used',
+        param: 'nonce',
+      },
+    );
     expect(error.message).toContain(created.orderId);
     // A nonce below the last one is a replay too.
     const lower = await takerA.sign(typedDataWithNonce(second.quoteId, takerA.address, BigInt(first.nonce!) - 1n));
-    await expectRefusal(async () => h.rest.createOrder({ quoteId: second.quoteId, signature: lower, nonce: Number(first.nonce) - 1, user: takerA.address }), {
-      status: 409,
-      code: 'nonce_already_used',
-      param: 'nonce',
-    });
+    await expectRefusal(
+      async () => h.rest.createOrder({ quoteId: second.quoteId, signature: lower, nonce: Number(first.nonce) - 1, user: takerA.address }),
+      {
+        status: 409,
+        code: 'nonce_already_used',
+        param: 'nonce',
+      },
+    );
   });
 
   it('a replayed signature: resubmitted as is, or presented for another quote', async () => {
@@ -130,8 +144,13 @@ describe('order intake refusals (nothing on chain)', () => {
     await waitForStatus(h.rest, (await h.rest.createOrder(body)).orderId, 'Claimed');
     await expectRefusal(async () => h.rest.createOrder(body), { status: 409, code: 'quote_already_accepted', param: 'quoteId' });
     // Presented for another quote (other terms), the signature covers nothing the service would relay.
-    const other = (await takerA.quote({ ...usdc(), inputAmount: '15000000001', lockType: 'Permit2Escrow', settlementPath: 'direct' })).quotes[0]!;
-    await expectRefusal(async () => h.rest.createOrder({ ...body, quoteId: other.quoteId }), { status: 422, code: 'signature_invalid', param: 'signature' });
+    const other = (await takerA.quote({ ...usdc(), inputAmount: '15000000001', lockType: 'Permit2Escrow', settlementPath: 'direct' }))
+      .quotes[0]!;
+    await expectRefusal(async () => h.rest.createOrder({ ...body, quoteId: other.quoteId }), {
+      status: 422,
+      code: 'signature_invalid',
+      param: 'signature',
+    });
   });
 
   it.each<[LockType, (message: Record<string, any>) => void]>([
@@ -143,25 +162,36 @@ describe('order intake refusals (nothing on chain)', () => {
     const typed = structuredClone(quote.typedData) as { message: Record<string, any> };
     tamper(typed.message);
     const signature = await takerB.sign(typed);
-    const error = await expectRefusal(async () => h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerB.address }), {
-      status: 422,
-      code: 'signature_invalid',
-      param: 'signature',
-    });
+    const error = await expectRefusal(
+      async () => h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerB.address }),
+      {
+        status: 422,
+        code: 'signature_invalid',
+        param: 'signature',
+      },
+    );
     expect(error.message).toContain('recovers to');
   });
 
   it('a wrong signer: another key signs the taker’s order', async () => {
     const quote = await quoteFor(takerA);
     const signature = await takerB.sign(quote.typedData);
-    const error = await expectRefusal(async () => h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerA.address }), {
-      status: 422,
-      code: 'signature_invalid',
-      param: 'signature',
-    });
+    const error = await expectRefusal(
+      async () => h.rest.createOrder({ quoteId: quote.quoteId, signature, nonce: quote.nonce!, user: takerA.address }),
+      {
+        status: 422,
+        code: 'signature_invalid',
+        param: 'signature',
+      },
+    );
     expect(error.message).toContain(takerB.address);
     // The quote is still open: the right signature goes through.
-    const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await takerA.sign(quote.typedData), nonce: quote.nonce!, user: takerA.address });
+    const created = await h.rest.createOrder({
+      quoteId: quote.quoteId,
+      signature: await takerA.sign(quote.typedData),
+      nonce: quote.nonce!,
+      user: takerA.address,
+    });
     expect(created.status).toBe('Deposited');
     await waitForStatus(h.rest, created.orderId, 'Claimed');
   });
@@ -182,7 +212,11 @@ describe('order intake refusals (nothing on chain)', () => {
     const body = { quoteId: quote.quoteId, signature: await takerB.sign(quote.typedData), nonce: quote.nonce!, user: takerB.address };
     await expectRefusal(async () => h.rest.createOrder(body), { status: 403, code: 'attestation_expired', param: 'X-Service-Attestation' });
     const forA = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${takerA.address}`);
-    await expectRefusal(async () => h.rest.createOrder(body, { attestation: forA.attestation.hash }), { status: 403, code: 'attestation_expired', param: 'X-Service-Attestation' });
+    await expectRefusal(async () => h.rest.createOrder(body, { attestation: forA.attestation.hash }), {
+      status: 403,
+      code: 'attestation_expired',
+      param: 'X-Service-Attestation',
+    });
     const forB = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${takerB.address}`);
     const created = await h.rest.createOrder(body, { attestation: forB.attestation.hash });
     expect(created.settlementPath).toBe('compliant');
@@ -192,19 +226,39 @@ describe('order intake refusals (nothing on chain)', () => {
   it('a deposit that would revert, an empty resource lock, a missing user, an unknown quote', async () => {
     const stranger = new TestTaker(generatePrivateKey(), h.rest, h.manifest.chains);
     const quote = await quoteFor(stranger);
-    const error = await expectRefusal(async () => h.rest.createOrder({ quoteId: quote.quoteId, signature: await stranger.sign(quote.typedData), nonce: quote.nonce!, user: stranger.address }),
+    const error = await expectRefusal(
+      async () =>
+        h.rest.createOrder({
+          quoteId: quote.quoteId,
+          signature: await stranger.sign(quote.typedData),
+          nonce: quote.nonce!,
+          user: stranger.address,
+        }),
       { status: 422, code: 'deposit_failed', param: 'user' },
     );
     expect(error.message).toMatch(/Insufficient|ERC20|SafeERC20|TRANSFER/i);
     const lock = await quoteFor(stranger, 'ResourceLock');
-    await expectRefusal(async () => h.rest.createOrder({ quoteId: lock.quoteId, signature: await stranger.sign(lock.typedData), nonce: lock.nonce!, user: stranger.address }),
+    await expectRefusal(
+      async () =>
+        h.rest.createOrder({
+          quoteId: lock.quoteId,
+          signature: await stranger.sign(lock.typedData),
+          nonce: lock.nonce!,
+          user: stranger.address,
+        }),
       { status: 422, code: 'insufficient_lock_balance', param: 'user' },
     );
     const open = await quoteFor(takerA);
     // A quote requested without `user` does not know the taker: the order must name it.
-    const anonymous = (await h.rest.requestQuotes({ ...usdc(), inputAmount: '15000000000', lockType: 'Permit2Escrow', settlementPath: 'direct' })).quotes[0]!;
+    const anonymous = (
+      await h.rest.requestQuotes({ ...usdc(), inputAmount: '15000000000', lockType: 'Permit2Escrow', settlementPath: 'direct' })
+    ).quotes[0]!;
     const service = (body: unknown) =>
-      fetch(`${h.service.url}/api/v1/orders`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) }).then(async (r) => ({
+      fetch(`${h.service.url}/api/v1/orders`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({
         status: r.status,
         error: ((await r.json()) as { error: { code: string; param: string } }).error,
       }));
@@ -231,4 +285,3 @@ describe('order intake refusals (nothing on chain)', () => {
     });
   });
 });
-

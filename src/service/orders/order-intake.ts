@@ -11,7 +11,14 @@ import type { AuthContext } from '../auth/context.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import { describeErrorCode } from '../errors/error-codes.js';
-import { ComplianceError, ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../errors/api-errors.js';
+import {
+  ComplianceError,
+  ConflictError,
+  InvalidRequestError,
+  MaintenanceError,
+  NotFoundError,
+  ValidationError,
+} from '../errors/api-errors.js';
 import type { SettlementChain } from '../settlement/chains.js';
 import type { SettlementEngine } from '../settlement/engine.js';
 import { revertReason } from '../settlement/revert-reason.js';
@@ -24,10 +31,16 @@ import { checkOrderSignature } from './signature-check.js';
 import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from './standard-order.js';
 
 describeErrorCode('quote_already_accepted', 'The quote (or a sibling quote of its RFQ) already became an order; request a new quote.');
-describeErrorCode('nonce_already_used', "The nonce is not above the user's last used nonce (or is spent on chain): a replay. Sign a new order.");
+describeErrorCode(
+  'nonce_already_used',
+  "The nonce is not above the user's last used nonce (or is spent on chain): a replay. Sign a new order.",
+);
 describeErrorCode('signature_invalid', "The signature does not recover to the order's user for the quote's lock type and terms.");
 describeErrorCode('deposit_failed', 'The deposit would revert on chain (balance, allowance, Permit2 or ERC-3009 state); nothing was sent.');
-describeErrorCode('insufficient_lock_balance', "The user's ERC-6909 balance in the resource lock does not cover the order (minus open orders).");
+describeErrorCode(
+  'insufficient_lock_balance',
+  "The user's ERC-6909 balance in the resource lock does not cover the order (minus open orders).",
+);
 
 export interface CreateOrderInput {
   quoteId: string;
@@ -91,13 +104,25 @@ export class OrderIntake {
     this.assertQuoteOpen(quote);
     const engine = this.deps.engine();
     if (engine === undefined) {
-      throw new MaintenanceError({ code: 'chain_unavailable', message: 'The settlement engine is not configured (no relayer keys); orders cannot settle.' });
+      throw new MaintenanceError({
+        code: 'chain_unavailable',
+        message: 'The settlement engine is not configured (no relayer keys); orders cannot settle.',
+      });
     }
     const originInfo = this.deps.chains.find((c) => c.chainId === quote.originChainId);
     const destinationInfo = this.deps.chains.find((c) => c.chainId === quote.destinationChainId);
     const origin = engine.chain(quote.originChainId);
-    if (originInfo === undefined || destinationInfo === undefined || origin === undefined || engine.chain(quote.destinationChainId) === undefined) {
-      throw new ValidationError({ code: 'corridor_unavailable', param: 'quoteId', message: `The quote's corridor ${quote.corridor} is not settled here.` });
+    if (
+      originInfo === undefined ||
+      destinationInfo === undefined ||
+      origin === undefined ||
+      engine.chain(quote.destinationChainId) === undefined
+    ) {
+      throw new ValidationError({
+        code: 'corridor_unavailable',
+        param: 'quoteId',
+        message: `The quote's corridor ${quote.corridor} is not settled here.`,
+      });
     }
     const user = this.userOf(input, quote, context.auth);
 
@@ -183,7 +208,11 @@ export class OrderIntake {
       });
     }
     if (input.user !== undefined && named !== undefined && getAddress(input.user) !== getAddress(named)) {
-      throw new InvalidRequestError({ code: 'parameter_invalid', param: 'user', message: `The quote was requested for ${named}, not ${input.user}.` });
+      throw new InvalidRequestError({
+        code: 'parameter_invalid',
+        param: 'user',
+        message: `The quote was requested for ${named}, not ${input.user}.`,
+      });
     }
     return getAddress(user);
   }
@@ -209,7 +238,12 @@ export class OrderIntake {
     }
   }
 
-  private rejectCompliance(quote: QuoteRecord, user: Address, rejected: { checkType: string; reason: string }[], auth: AuthContext | undefined): never {
+  private rejectCompliance(
+    quote: QuoteRecord,
+    user: Address,
+    rejected: { checkType: string; reason: string }[],
+    auth: AuthContext | undefined,
+  ): never {
     const at = this.deps.clock.now();
     this.deps.outbox.commit(() => {
       for (const check of rejected) {
@@ -274,7 +308,11 @@ export class OrderIntake {
       });
     }
     if (created.status === 'Rejected') {
-      throw new ValidationError({ code: 'deposit_failed', param: 'user', message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.` });
+      throw new ValidationError({
+        code: 'deposit_failed',
+        param: 'user',
+        message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.`,
+      });
     }
     return asDeposited(created);
   }
@@ -292,7 +330,11 @@ export class OrderIntake {
     if (reason.name === undefined && /fetch failed|ECONNREFUSED|timed? ?out|HTTP request failed/i.test(reason.message)) {
       return new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${reason.message}` });
     }
-    return new ValidationError({ code: 'deposit_failed', param: 'user', message: `The deposit would revert (${reason.message}); nothing was sent.` });
+    return new ValidationError({
+      code: 'deposit_failed',
+      param: 'user',
+      message: `The deposit would revert (${reason.message}); nothing was sent.`,
+    });
   }
 
   // ---- resource lock: verify the deposit ------------------------------------------------------------------
@@ -301,23 +343,43 @@ export class OrderIntake {
     const { origin, quote, order, user, typedData } = prepared;
     const id = lockId(compactLockTag(origin.contracts.allocator), quote.inputToken);
     const [balance, consumed, forced, block] = await Promise.all([
-      origin.client.readContract({ address: origin.contracts.resourceLock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [user, id] }),
+      origin.client.readContract({
+        address: origin.contracts.resourceLock,
+        abi: ResourceLockArtifact.abi,
+        functionName: 'balanceOf',
+        args: [user, id],
+      }),
       origin.client.readContract({
         address: origin.contracts.resourceLock,
         abi: ResourceLockArtifact.abi,
         functionName: 'hasConsumedAllocatorNonce',
         args: [order.nonce, origin.contracts.allocator],
       }),
-      origin.client.readContract({ address: origin.contracts.resourceLock, abi: ResourceLockArtifact.abi, functionName: 'getForcedWithdrawalStatus', args: [user, id] }),
+      origin.client.readContract({
+        address: origin.contracts.resourceLock,
+        abi: ResourceLockArtifact.abi,
+        functionName: 'getForcedWithdrawalStatus',
+        args: [user, id],
+      }),
       origin.client.getBlock({ blockTag: 'latest' }),
     ]).catch((error: unknown) => {
       throw new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${(error as Error).message}` });
     });
     if (consumed) {
-      throw new ConflictError({ code: 'nonce_already_used', param: 'nonce', codeB: 'NONCE_ALREADY_USED', message: `Compact nonce ${order.nonce} is spent on chain.` });
+      throw new ConflictError({
+        code: 'nonce_already_used',
+        param: 'nonce',
+        codeB: 'NONCE_ALREADY_USED',
+        message: `Compact nonce ${order.nonce} is spent on chain.`,
+      });
     }
     if (Number(block.timestamp) >= quote.fillDeadline) {
-      throw new ConflictError({ code: 'rfq_expired', param: 'quoteId', codeB: 'QUOTE_EXPIRED', message: 'The fill deadline has passed on chain; request a new quote.' });
+      throw new ConflictError({
+        code: 'rfq_expired',
+        param: 'quoteId',
+        codeB: 'QUOTE_EXPIRED',
+        message: 'The fill deadline has passed on chain; request a new quote.',
+      });
     }
     if (forced[0] !== 0) {
       throw new ValidationError({
@@ -364,10 +426,20 @@ export class OrderIntake {
     if (!this.deps.quoteBook()!.accept(quote.id, orderId, now)) {
       const fresh = this.deps.quoteBook()!.get(quote.id) ?? quote;
       this.assertQuoteOpen({ ...fresh, status: fresh.status === 'open' ? 'accepted' : fresh.status });
-      throw new ConflictError({ code: 'quote_already_accepted', param: 'quoteId', codeB: 'ALREADY_ACCEPTED', message: `Quote ${quote.id} is not open any more.` });
+      throw new ConflictError({
+        code: 'quote_already_accepted',
+        param: 'quoteId',
+        codeB: 'ALREADY_ACCEPTED',
+        message: `Quote ${quote.id} is not open any more.`,
+      });
     }
     if (this.deps.orders.byOnchainId(onchainId) !== undefined) {
-      throw new ConflictError({ code: 'nonce_already_used', param: 'nonce', codeB: 'NONCE_ALREADY_USED', message: 'This exact order was submitted before.' });
+      throw new ConflictError({
+        code: 'nonce_already_used',
+        param: 'nonce',
+        codeB: 'NONCE_ALREADY_USED',
+        message: 'This exact order was submitted before.',
+      });
     }
     this.deps.orders.spendNonce(user, input.nonce, orderId);
     this.deps.orders.insert({
@@ -414,6 +486,13 @@ export class OrderIntake {
  */
 function asDeposited(order: OrderRecord): OrderRecord {
   if (order.status === 'Opening' || order.status === 'Rejected') return order;
-  return { ...order, status: 'Deposited', destinationTxHash: null, oracleAttestationHash: null, claimTxHash: null, refundTxHash: null, settledAt: null };
+  return {
+    ...order,
+    status: 'Deposited',
+    destinationTxHash: null,
+    oracleAttestationHash: null,
+    claimTxHash: null,
+    refundTxHash: null,
+    settledAt: null,
+  };
 }
-

@@ -30,7 +30,15 @@ import { inputSettlerFor } from './standard-order.js';
  */
 export type OrderDomainEvent =
   | { type: 'order.created'; order: OrderRecord; entry: LedgerEntry; at: number }
-  | { type: 'order.transitioned'; order: OrderRecord; from: OrderStatus; to: OrderStatus; stage: StageRecord; entry: LedgerEntry; at: number }
+  | {
+      type: 'order.transitioned';
+      order: OrderRecord;
+      from: OrderStatus;
+      to: OrderStatus;
+      stage: StageRecord;
+      entry: LedgerEntry;
+      at: number;
+    }
   | { type: 'order.rejected'; order: OrderRecord; reason: string; entry: LedgerEntry; at: number };
 
 export type OrderDomainListener = (event: OrderDomainEvent) => void;
@@ -124,8 +132,22 @@ export class OrderLifecycle implements SettlementListener {
         signatureHash: keccak256(order.signature),
       },
     });
-    this.deps.orders.addStage(order.id, { stage: 'deposited', at, txHash: originTxHash, oracleHash: null, chainId: order.originChainId, ledgerSequence: entry.sequence });
-    this.deps.outbox.append({ workspaceId: order.workspaceId, type: 'order.created', generation: 'A', orderId: order.id, data: this.payloads.created(created), at });
+    this.deps.orders.addStage(order.id, {
+      stage: 'deposited',
+      at,
+      txHash: originTxHash,
+      oracleHash: null,
+      chainId: order.originChainId,
+      ledgerSequence: entry.sequence,
+    });
+    this.deps.outbox.append({
+      workspaceId: order.workspaceId,
+      type: 'order.created',
+      generation: 'A',
+      orderId: order.id,
+      data: this.payloads.created(created),
+      at,
+    });
     for (const check of order.screening.checks) {
       this.deps.compliance.record(
         {
@@ -135,7 +157,11 @@ export class OrderLifecycle implements SettlementListener {
           subject: order.user,
           checkType: check.checkType as CheckType,
           result: check.result as 'approved' | 'rejected',
-          details: { reason: check.reason, rail: order.settlementPath, ...(check.checkType === 'attestation' ? { attestation: order.screening.attestation } : {}) },
+          details: {
+            reason: check.reason,
+            rail: order.settlementPath,
+            ...(check.checkType === 'attestation' ? { attestation: order.screening.attestation } : {}),
+          },
         },
         at,
       );
@@ -143,11 +169,7 @@ export class OrderLifecycle implements SettlementListener {
     this.emit({ type: 'order.created', order: created, entry, at });
     // Facts may already be known (a restart finished this order after its fill was seen).
     const effects = this.reconcile(created, at);
-    return [
-      () => this.keeper.schedule(order.id, Keeper.dueAt(order.expires)),
-      () => this.assign(created),
-      ...effects,
-    ];
+    return [() => this.keeper.schedule(order.id, Keeper.dueAt(order.expires)), () => this.assign(created), ...effects];
   }
 
   /** The deposit failed on chain: the order never existed for the API; the evidence keeps the attempt. */
@@ -218,7 +240,13 @@ export class OrderLifecycle implements SettlementListener {
     const allFilled = fills.length === outputs.length;
     if (current.status === 'Deposited' && allFilled) {
       const first = fills[0]!.fill;
-      current = this.transition(current, 'Filled', { txHash: first.txHash, chainId: first.chainId, oracleHash: null }, { destinationTxHash: first.txHash }, at);
+      current = this.transition(
+        current,
+        'Filled',
+        { txHash: first.txHash, chainId: first.chainId, oracleHash: null },
+        { destinationTxHash: first.txHash },
+        at,
+      );
     }
     const allAttested = allFilled && fills.every((f) => f.attested !== undefined);
     if (current.status === 'Filled' && allAttested) {
@@ -237,10 +265,20 @@ export class OrderLifecycle implements SettlementListener {
     const settler = getAddress(inputSettlerFor(this.originChain(order), order.lockType));
     const finalised = facts.find((f) => f.kind === 'finalised' && f.chainId === order.originChainId && getAddress(f.address) === settler);
     const refunded = facts.find(
-      (f) => f.kind === 'refunded' && f.chainId === order.originChainId && getAddress(f.address) === settler && order.lockType !== 'ResourceLock',
+      (f) =>
+        f.kind === 'refunded' &&
+        f.chainId === order.originChainId &&
+        getAddress(f.address) === settler &&
+        order.lockType !== 'ResourceLock',
     );
     if (finalised !== undefined) {
-      current = this.transition(current, 'Claimed', { txHash: finalised.txHash, chainId: finalised.chainId, oracleHash: null }, { claimTxHash: finalised.txHash, settledAt: at }, at);
+      current = this.transition(
+        current,
+        'Claimed',
+        { txHash: finalised.txHash, chainId: finalised.chainId, oracleHash: null },
+        { claimTxHash: finalised.txHash, settledAt: at },
+        at,
+      );
       effects.push(() => this.keeper.cancel(order.id));
       return effects;
     }
@@ -255,11 +293,15 @@ export class OrderLifecycle implements SettlementListener {
       const kind = !view.proven ? 'oracle.submit' : view.attested === undefined ? 'oracle.receive' : undefined;
       if (kind === undefined) continue;
       // One relay per leg and output; a reverted one is tried again, a few times.
-      const earlier = relays.filter((r) => r.kind === kind && (r.key === `${order.id}:${view.index}` || r.key.startsWith(`${order.id}:${view.index}#`)));
+      const earlier = relays.filter(
+        (r) => r.kind === kind && (r.key === `${order.id}:${view.index}` || r.key.startsWith(`${order.id}:${view.index}#`)),
+      );
       if (earlier.some((r) => r.status !== 'reverted') || earlier.length >= ORACLE_ATTEMPTS) continue;
       const key = earlier.length === 0 ? `${order.id}:${view.index}` : `${order.id}:${view.index}#${earlier.length}`;
       const call =
-        kind === 'oracle.submit' ? oracleSubmitCalldata(output, view.payload) : oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
+        kind === 'oracle.submit'
+          ? oracleSubmitCalldata(output, view.payload)
+          : oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
       const chainId = kind === 'oracle.submit' ? Number(output.chainId) : order.originChainId;
       const gas = kind === 'oracle.submit' ? this.deps.engine.gas.oracleSubmit : this.deps.engine.gas.oracleReceive;
       effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);
@@ -367,7 +409,13 @@ export class OrderLifecycle implements SettlementListener {
   // ---- transitions ----------------------------------------------------------------------------------------
 
   private refund(order: OrderRecord, txHash: Hex | null, at: number): AfterCommit[] {
-    this.transition(order, 'Refunded', { txHash, chainId: order.originChainId, oracleHash: null }, { refundTxHash: txHash ?? undefined }, at);
+    this.transition(
+      order,
+      'Refunded',
+      { txHash, chainId: order.originChainId, oracleHash: null },
+      { refundTxHash: txHash ?? undefined },
+      at,
+    );
     return [
       () => this.keeper.cancel(order.id),
       () => this.deps.dispatch.send(order.solverId, { type: 'order.refunded', orderId: order.id, onchainOrderId: order.onchainOrderId }),
@@ -390,12 +438,26 @@ export class OrderLifecycle implements SettlementListener {
       recordedAt: iso(at),
       payload: { orderId: order.id, from, to, txHash: stage.txHash, chainId: stage.chainId, oracleHash: stage.oracleHash },
     });
-    const record: StageRecord = { stage: STAGE_OF[to], at, txHash: stage.txHash, oracleHash: stage.oracleHash, chainId: stage.chainId, ledgerSequence: entry.sequence };
+    const record: StageRecord = {
+      stage: STAGE_OF[to],
+      at,
+      txHash: stage.txHash,
+      oracleHash: stage.oracleHash,
+      chainId: stage.chainId,
+      ledgerSequence: entry.sequence,
+    };
     this.deps.orders.addStage(order.id, record);
     if (to === 'Claimed' || to === 'Refunded') {
       const workspaceId = order.workspaceId;
       const data = to === 'Claimed' ? this.payloads.settled(next, at) : this.payloads.failed(next, at, stage.txHash);
-      this.deps.outbox.append({ workspaceId, type: to === 'Claimed' ? 'order.settled' : 'order.failed', generation: 'A', orderId: order.id, data, at });
+      this.deps.outbox.append({
+        workspaceId,
+        type: to === 'Claimed' ? 'order.settled' : 'order.failed',
+        generation: 'A',
+        orderId: order.id,
+        data,
+        at,
+      });
       // The spec's sequences end with a compliance.event: the settlement audit of the order's outcome.
       this.deps.compliance.record(
         {
@@ -462,7 +524,13 @@ export class OrderLifecycle implements SettlementListener {
 }
 
 const ORDER_STATUS_ABI = [
-  { type: 'function', name: 'orderStatus', stateMutability: 'view', inputs: [{ name: 'orderId', type: 'bytes32' }], outputs: [{ name: '', type: 'uint8' }] },
+  {
+    type: 'function',
+    name: 'orderStatus',
+    stateMutability: 'view',
+    inputs: [{ name: 'orderId', type: 'bytes32' }],
+    outputs: [{ name: '', type: 'uint8' }],
+  },
 ] as const;
 
 const HAS_CONSUMED_ABI = [

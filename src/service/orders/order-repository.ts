@@ -147,7 +147,17 @@ function nonceKey(nonce: bigint): string {
 }
 
 export type OrderUpdate = Partial<
-  Pick<OrderRecord, 'status' | 'originTxHash' | 'destinationTxHash' | 'oracleAttestationHash' | 'claimTxHash' | 'refundTxHash' | 'rejectReason' | 'settledAt'>
+  Pick<
+    OrderRecord,
+    | 'status'
+    | 'originTxHash'
+    | 'destinationTxHash'
+    | 'oracleAttestationHash'
+    | 'claimTxHash'
+    | 'refundTxHash'
+    | 'rejectReason'
+    | 'settledAt'
+  >
 >;
 
 const COLUMNS: Record<keyof OrderUpdate, string> = {
@@ -174,47 +184,49 @@ export class OrderRepository {
 
   insert(order: OrderRecord): void {
     this.sql(
-        `INSERT INTO orders (id, workspace_id, quote_id, rfq_id, solver_id, user_address, nonce, lock_type, settlement_path, corridor,
+      `INSERT INTO orders (id, workspace_id, quote_id, rfq_id, solver_id, user_address, nonce, lock_type, settlement_path, corridor,
            origin_chain_id, destination_chain_id, input_token, output_token, input_amount, output_amount, fill_deadline, expires,
            onchain_order_id, standard_order, signature, status, screening, origin_tx_hash, quote_created_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        order.id,
-        order.workspaceId,
-        order.quoteId,
-        order.rfqId,
-        order.solverId,
-        order.user,
-        order.nonce.toString(),
-        order.lockType,
-        order.settlementPath,
-        order.corridor,
-        order.originChainId,
-        order.destinationChainId,
-        order.inputToken,
-        order.outputToken,
-        order.inputAmount,
-        order.outputAmount,
-        order.fillDeadline,
-        order.expires,
-        order.onchainOrderId.toLowerCase(),
-        JSON.stringify(standardOrderToJson(order.standardOrder)),
-        order.signature,
-        order.status,
-        JSON.stringify(order.screening),
-        order.originTxHash,
-        order.quoteCreatedAt,
-        order.createdAt,
-        order.updatedAt,
-      );
+    ).run(
+      order.id,
+      order.workspaceId,
+      order.quoteId,
+      order.rfqId,
+      order.solverId,
+      order.user,
+      order.nonce.toString(),
+      order.lockType,
+      order.settlementPath,
+      order.corridor,
+      order.originChainId,
+      order.destinationChainId,
+      order.inputToken,
+      order.outputToken,
+      order.inputAmount,
+      order.outputAmount,
+      order.fillDeadline,
+      order.expires,
+      order.onchainOrderId.toLowerCase(),
+      JSON.stringify(standardOrderToJson(order.standardOrder)),
+      order.signature,
+      order.status,
+      JSON.stringify(order.screening),
+      order.originTxHash,
+      order.quoteCreatedAt,
+      order.createdAt,
+      order.updatedAt,
+    );
   }
 
   update(orderId: string, update: OrderUpdate, at: number): void {
     const entries = Object.entries(update).filter(([, value]) => value !== undefined) as [keyof OrderUpdate, unknown][];
     const sets = entries.map(([key]) => `${COLUMNS[key]} = ?`);
-    this.sql(`UPDATE orders SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`)
-      .run(...entries.map(([, value]) => value), at, orderId);
+    this.sql(`UPDATE orders SET ${[...sets, 'updated_at = ?'].join(', ')} WHERE id = ?`).run(
+      ...entries.map(([, value]) => value),
+      at,
+      orderId,
+    );
   }
 
   get(orderId: string): OrderRecord | undefined {
@@ -234,16 +246,17 @@ export class OrderRepository {
 
   withStatus(...statuses: StoredStatus[]): OrderRecord[] {
     const marks = statuses.map(() => '?').join(', ');
-    return (this.sql(`SELECT * FROM orders WHERE status IN (${marks}) ORDER BY created_at, id`).all(...statuses) as OrderRow[]).map(fromRow);
+    return (this.sql(`SELECT * FROM orders WHERE status IN (${marks}) ORDER BY created_at, id`).all(...statuses) as OrderRow[]).map(
+      fromRow,
+    );
   }
 
   /** Sum of inputs that open ResourceLock orders of `user` commit from one lock id (not claimed or expired yet). */
   committedLockAmount(user: Address, originChainId: number, inputToken: Address): bigint {
     const rows = this.sql(
-        `SELECT input_amount FROM orders WHERE user_address = ? AND origin_chain_id = ? AND input_token = ? AND lock_type = 'ResourceLock'
+      `SELECT input_amount FROM orders WHERE user_address = ? AND origin_chain_id = ? AND input_token = ? AND lock_type = 'ResourceLock'
            AND status IN ('Deposited', 'Filled', 'Attested')`,
-      )
-      .all(user, originChainId, inputToken) as { input_amount: string }[];
+    ).all(user, originChainId, inputToken) as { input_amount: string }[];
     return rows.reduce((sum, row) => sum + BigInt(row.input_amount), 0n);
   }
 
@@ -251,9 +264,8 @@ export class OrderRepository {
   lockNonceInUse(originChainId: number, nonce: bigint): boolean {
     return (
       this.sql(
-          `SELECT 1 FROM orders WHERE origin_chain_id = ? AND lock_type = 'ResourceLock' AND nonce = ? AND status NOT IN ('Rejected', 'Refunded') LIMIT 1`,
-        )
-        .get(originChainId, nonce.toString()) !== undefined
+        `SELECT 1 FROM orders WHERE origin_chain_id = ? AND lock_type = 'ResourceLock' AND nonce = ? AND status NOT IN ('Rejected', 'Refunded') LIMIT 1`,
+      ).get(originChainId, nonce.toString()) !== undefined
     );
   }
 
@@ -281,11 +293,10 @@ export class OrderRepository {
   /** Spends `nonce` for `user`; false when it is not above the last one spent (a replay). */
   spendNonce(user: Address, nonce: bigint, orderId: string): boolean {
     const result = this.sql(
-        `INSERT INTO user_nonces (user_address, last_nonce, order_id) VALUES (?, ?, ?)
+      `INSERT INTO user_nonces (user_address, last_nonce, order_id) VALUES (?, ?, ?)
          ON CONFLICT (user_address) DO UPDATE SET last_nonce = excluded.last_nonce, order_id = excluded.order_id
          WHERE excluded.last_nonce > user_nonces.last_nonce`,
-      )
-      .run(user, nonceKey(nonce), orderId);
+    ).run(user, nonceKey(nonce), orderId);
     return result.changes > 0;
   }
 
@@ -297,9 +308,8 @@ export class OrderRepository {
 
   addStage(orderId: string, stage: StageRecord): boolean {
     const result = this.sql(
-        'INSERT INTO order_stages (order_id, stage, at, tx_hash, oracle_hash, chain_id, ledger_sequence) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
-      )
-      .run(orderId, stage.stage, stage.at, stage.txHash, stage.oracleHash, stage.chainId, stage.ledgerSequence);
+      'INSERT INTO order_stages (order_id, stage, at, tx_hash, oracle_hash, chain_id, ledger_sequence) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    ).run(orderId, stage.stage, stage.at, stage.txHash, stage.oracleHash, stage.chainId, stage.ledgerSequence);
     return result.changes > 0;
   }
 

@@ -73,7 +73,12 @@ export function mountOrderRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps:
     handler: ({ params, auth }) => {
       const order = deps.orders.get(params.orderId);
       // Another workspace's order does not exist for this caller.
-      if (!isVisible(order) || order.workspaceId === null || order.workspaceId !== params.workspaceId || auth?.workspaceId !== params.workspaceId) {
+      if (
+        !isVisible(order) ||
+        order.workspaceId === null ||
+        order.workspaceId !== params.workspaceId ||
+        auth?.workspaceId !== params.workspaceId
+      ) {
         throw notFound('orderId', `settlement of ${params.orderId} in workspace ${params.workspaceId}`);
       }
       return { status: 200, body: deps.views.settlement({ ...order, workspaceId: order.workspaceId }) };

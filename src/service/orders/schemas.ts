@@ -14,7 +14,10 @@ const Nonce = z
 export const CreateOrderRequest = z
   .object({
     quoteId: z.string().min(1).max(100).meta({ description: 'From the quote response.' }),
-    signature: HexBytes.refine((s) => s.length >= 130 && s.length <= 8_194, 'must be a 64- or 65-byte signature (or an ERC-1271 blob)').meta({
+    signature: HexBytes.refine(
+      (s) => s.length >= 130 && s.length <= 8_194,
+      'must be a 64- or 65-byte signature (or an ERC-1271 blob)',
+    ).meta({
       description: "EIP-712 signature over the quote's typed data (Permit2 witness, ERC-3009 authorization or BatchCompact).",
     }),
     nonce: Nonce,
@@ -30,7 +33,9 @@ export const OrderCreated = z.object({
   settlementPath: SettlementPath,
   lockType: LockType,
   onchainOrderId: Hash.meta({ description: 'bytes32 order id on the origin chain.' }),
-  originTxHash: Hash.meta({ description: 'The relayed openFor; for ResourceLock the EIP-712 digest of the signed compact (nothing is sent).' }),
+  originTxHash: Hash.meta({
+    description: 'The relayed openFor; for ResourceLock the EIP-712 digest of the signed compact (nothing is sent).',
+  }),
   destinationTxHash: Hash.nullable(),
   createdAt: IsoTimestamp,
   fillDeadline: IsoTimestamp,

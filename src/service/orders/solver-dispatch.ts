@@ -40,10 +40,13 @@ export class SolverDispatch {
       if (delivered === 0) this.logger.warn({ solverId, orderId: key, type: message.type }, 'solver never took the message');
       return;
     }
-    const timer = setTimeout(() => {
-      this.pending.delete(key);
-      this.send(solverId, message, attempt + 1);
-    }, RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)]);
+    const timer = setTimeout(
+      () => {
+        this.pending.delete(key);
+        this.send(solverId, message, attempt + 1);
+      },
+      RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)],
+    );
     timer.unref();
     this.pending.set(key, { timer });
   }

@@ -27,20 +27,36 @@ let receiver: TestReceiver;
 let webhookSecret: string;
 const messages: StreamMessage[] = [];
 const CHANNELS = ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'];
-const B_TYPES = new Set(['rfq.created', 'quote.received', 'quote.accepted', 'settlement.pending', 'settlement.complete', 'settlement.failed', 'audit.recorded']);
+const B_TYPES = new Set([
+  'rfq.created',
+  'quote.received',
+  'quote.accepted',
+  'settlement.pending',
+  'settlement.complete',
+  'settlement.failed',
+  'audit.recorded',
+]);
 
 interface Answer {
   status: number;
   body: any;
 }
 
-async function call(method: string, path: string, options: { body?: unknown; key?: string | null; attestation?: string } = {}): Promise<Answer> {
+async function call(
+  method: string,
+  path: string,
+  options: { body?: unknown; key?: string | null; attestation?: string } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = {};
   const key = options.key === undefined ? h.apiKey : options.key;
   if (key !== null) headers.Authorization = `Bearer ${key}`;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.attestation !== undefined) headers['X-Service-Attestation'] = options.attestation;
-  const response = await fetch(`${h.service.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const response = await fetch(`${h.service.url}${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
   const text = await response.text();
   return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }
@@ -60,10 +76,20 @@ function streamEvents(ids: readonly string[]): StreamMessage[] {
 }
 
 function webhookEvents(ids: readonly string[]): Array<{ type: string; id: string; [key: string]: unknown }> {
-  return receiver.requests
-    // Signed with the sandbox clock's time when sent: judge their age by the clock when they arrived.
-    .map((request) => verifyWebhook({ secret: webhookSecret, rawBody: request.body, headers: request.headers, nowSeconds: Math.floor(request.at / 1000) }).event)
-    .filter((event) => ids.some((id) => JSON.stringify(event).includes(id)));
+  return (
+    receiver.requests
+      // Signed with the sandbox clock's time when sent: judge their age by the clock when they arrived.
+      .map(
+        (request) =>
+          verifyWebhook({
+            secret: webhookSecret,
+            rawBody: request.body,
+            headers: request.headers,
+            nowSeconds: Math.floor(request.at / 1000),
+          }).event,
+      )
+      .filter((event) => ids.some((id) => JSON.stringify(event).includes(id)))
+  );
 }
 
 interface Flow {
@@ -83,14 +109,24 @@ async function rfqAndSign(takerIndex: number, extra: Record<string, unknown> = {
   expect(rfq.status, JSON.stringify(rfq.body)).toBe(200);
   const quote = rfq.body.quotes[0];
   const signature = await taker.signTypedData(typedDataFromJson(quote.typedData) as Parameters<typeof taker.signTypedData>[0]);
-  return { taker, rfq: rfq.body, quote, signature, acceptBody: { rfqId: rfq.body.rfqId, quoteId: quote.quoteId, signature, nonce: Number(quote.nonce), user: taker.address } };
+  return {
+    taker,
+    rfq: rfq.body,
+    quote,
+    signature,
+    acceptBody: { rfqId: rfq.body.rfqId, quoteId: quote.quoteId, signature, nonce: Number(quote.nonce), user: taker.address },
+  };
 }
 
 async function settlementWhen(id: string, status: string): Promise<any> {
-  return eventually(async () => {
-    const answer = await call('GET', `/api/v1/settlements/${id}`);
-    return answer.body?.status === status ? answer.body : undefined;
-  }, 20_000, `settlement ${id} ${status}`);
+  return eventually(
+    async () => {
+      const answer = await call('GET', `/api/v1/settlements/${id}`);
+      return answer.body?.status === status ? answer.body : undefined;
+    },
+    20_000,
+    `settlement ${id} ${status}`,
+  );
 }
 
 beforeAll(async () => {
@@ -100,7 +136,9 @@ beforeAll(async () => {
     count: 3,
   });
   receiver = await TestReceiver.start(() => h.clock.now());
-  const webhook = await call('POST', '/api/v1/webhooks', { body: { url: receiver.url, events: ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'] } });
+  const webhook = await call('POST', '/api/v1/webhooks', {
+    body: { url: receiver.url, events: ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'] },
+  });
   expect(webhook.status).toBe(201);
   webhookSecret = webhook.body.signingKey;
   stream = await TakerStreamClient.connect({ url: h.service.wsUrl, token: h.apiKey });
@@ -125,11 +163,14 @@ describe('Reference B on real chains', () => {
   it('success: rfq.created, quote.received ×3, quote.accepted, settlement.pending, settlement.complete, audit.recorded on the WebSocket and on webhooks', async () => {
     const flow = await rfqAndSign(0);
     expect(flow.rfq.quotes).toHaveLength(3);
-    for (const quote of flow.rfq.quotes) expect(quote).toMatchObject({ price: expect.stringMatching(/^0\.99\d*$/), ttl: 30, nonce: flow.quote.nonce });
+    for (const quote of flow.rfq.quotes)
+      expect(quote).toMatchObject({ price: expect.stringMatching(/^0\.99\d*$/), ttl: 30, nonce: flow.quote.nonce });
 
     const responses = await call('GET', `/api/v1/quotes/${flow.rfq.rfqId}`, { key: null });
     expect(responses.body.responses).toHaveLength(3);
-    expect(responses.body.responses.map((r: { quoteId: string }) => r.quoteId)).toEqual(flow.rfq.quotes.map((q: { quoteId: string }) => q.quoteId));
+    expect(responses.body.responses.map((r: { quoteId: string }) => r.quoteId)).toEqual(
+      flow.rfq.quotes.map((q: { quoteId: string }) => q.quoteId),
+    );
 
     const accepted = await call('POST', '/api/v1/accept', { body: flow.acceptBody });
     expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
@@ -140,13 +181,24 @@ describe('Reference B on real chains', () => {
       quoteId: flow.quote.quoteId,
       status: 'pending',
       price: flow.quote.price,
-      escrow: { status: 'locked', chainId: h.manifest.chains[0]!.chainId, lockType: 'Permit2Escrow', depositTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+      escrow: {
+        status: 'locked',
+        chainId: h.manifest.chains[0]!.chainId,
+        lockType: 'Permit2Escrow',
+        depositTxHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      },
     });
     // Accepting twice, or a sibling quote of the same RFQ: the RFQ is taken.
     expectError(await call('POST', '/api/v1/accept', { body: flow.acceptBody }), 409, 'ALREADY_ACCEPTED');
     const sibling = flow.rfq.quotes[1];
     expectError(
-      await call('POST', '/api/v1/accept', { body: { ...flow.acceptBody, quoteId: sibling.quoteId, signature: await flow.taker.signTypedData(typedDataFromJson(sibling.typedData) as never) } }),
+      await call('POST', '/api/v1/accept', {
+        body: {
+          ...flow.acceptBody,
+          quoteId: sibling.quoteId,
+          signature: await flow.taker.signTypedData(typedDataFromJson(sibling.typedData) as never),
+        },
+      }),
       409,
       'ALREADY_ACCEPTED',
     );
@@ -157,7 +209,12 @@ describe('Reference B on real chains', () => {
       settlementId,
       orderId,
       orderStatus: 'Claimed',
-      escrow: { status: 'released', depositTxHash: accepted.body.escrow.depositTxHash, releaseTxHash: order.claimTxHash, refundTxHash: null },
+      escrow: {
+        status: 'released',
+        depositTxHash: accepted.body.escrow.depositTxHash,
+        releaseTxHash: order.claimTxHash,
+        refundTxHash: null,
+      },
       proof: { status: 'verified', verified: true, fillTxHash: order.destinationTxHash, attestationTxHash: order.oracleAttestationHash },
       settlementHash: order.claimTxHash,
       error: null,
@@ -179,11 +236,21 @@ describe('Reference B on real chains', () => {
       'audit.recorded',
     ]);
     const byType = (type: string) => events.find((e) => e.type === type)! as Record<string, any>;
-    expect(byType('rfq.created').rfq).toMatchObject({ id: flow.rfq.rfqId, pair: 'USDC/USDC', side: 'sell', amount: '20000', corridor: corridor() });
-    for (const received of events.filter((e) => e.type === 'quote.received')) expect(received.quote).toMatchObject({ rfqId: flow.rfq.rfqId, corridor: corridor() });
-    expect(events.filter((e) => e.type === 'quote.received').map((e) => (e.quote as { id: string }).id).sort()).toEqual(
-      flow.rfq.quotes.map((q: { quoteId: string }) => q.quoteId).sort(),
-    );
+    expect(byType('rfq.created').rfq).toMatchObject({
+      id: flow.rfq.rfqId,
+      pair: 'USDC/USDC',
+      side: 'sell',
+      amount: '20000',
+      corridor: corridor(),
+    });
+    for (const received of events.filter((e) => e.type === 'quote.received'))
+      expect(received.quote).toMatchObject({ rfqId: flow.rfq.rfqId, corridor: corridor() });
+    expect(
+      events
+        .filter((e) => e.type === 'quote.received')
+        .map((e) => (e.quote as { id: string }).id)
+        .sort(),
+    ).toEqual(flow.rfq.quotes.map((q: { quoteId: string }) => q.quoteId).sort());
     expect(byType('quote.accepted')).toMatchObject({
       quote: { id: flow.quote.quoteId, price: flow.quote.price, rfqId: flow.rfq.rfqId },
       settlement: { id: settlementId, status: 'pending', corridor: corridor() },
@@ -218,7 +285,15 @@ describe('Reference B on real chains', () => {
     expect(trail.status).toBe(200);
     expect(trail.body).toMatchObject({ tradeId: orderId, settlementId, orderId, rfqId: flow.rfq.rfqId });
     const entries = trail.body.entries as Array<LedgerEntry & { neighbours: { next: { prevHash: string } | null } }>;
-    expect(entries.map((e) => e.type)).toEqual(['rfq.created', 'quotes.collected', 'order.created', 'order.transition', 'order.transition', 'order.transition', 'compliance.check']);
+    expect(entries.map((e) => e.type)).toEqual([
+      'rfq.created',
+      'quotes.collected',
+      'order.created',
+      'order.transition',
+      'order.transition',
+      'order.transition',
+      'compliance.check',
+    ]);
     const bare = entries.map(({ neighbours: _n, ...entry }) => entry as LedgerEntry);
     expect(verifyEntries(bare)).toEqual({ ok: true, invalid: [] });
     const ledger = h.service.module<EvidenceModule>('evidence').ledger;
@@ -228,11 +303,15 @@ describe('Reference B on real chains', () => {
     expect(trail.body.verification).toMatchObject({ algorithm: 'sha256', selfCheck: { ok: true, invalid: [] } });
     expect(verifyChain(ledger.iterate()).ok).toBe(true);
     // Tampering with any entry is caught by the client's own recomputation.
-    const tampered = bare.map((entry, index) => (index === 3 ? { ...entry, payload: { ...entry.payload, txHash: `0x${'00'.repeat(32)}` } } : entry));
+    const tampered = bare.map((entry, index) =>
+      index === 3 ? { ...entry, payload: { ...entry.payload, txHash: `0x${'00'.repeat(32)}` } } : entry,
+    );
     expect(verifyEntries(tampered)).toEqual({ ok: false, invalid: [bare[3]!.sequence] });
     // Any id of the trade names the same trail; another workspace sees none of it.
     for (const id of [orderId, flow.rfq.rfqId, flow.quote.quoteId, sibling.quoteId]) {
-      expect((await call('GET', `/api/v1/audit/${id}`)).body.entries).toEqual(entries.map((e) => ({ ...e, neighbours: expect.anything() })));
+      expect((await call('GET', `/api/v1/audit/${id}`)).body.entries).toEqual(
+        entries.map((e) => ({ ...e, neighbours: expect.anything() })),
+      );
     }
     const other = h.service.bootstrapWorkspace('Someone else');
     expectError(await call('GET', `/api/v1/audit/${settlementId}`, { key: other.apiKey }), 404, 'NOT_FOUND');
@@ -246,16 +325,29 @@ describe('Reference B on real chains', () => {
       const accepted = await call('POST', '/api/v1/accept', { body: flow.acceptBody });
       expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
       const { settlementId, orderId } = accepted.body;
-      expect((await call('GET', `/api/v1/settlements/${settlementId}`)).body).toMatchObject({ status: 'pending', escrow: { status: 'locked' }, proof: { status: 'awaiting_fill', verified: false } });
+      expect((await call('GET', `/api/v1/settlements/${settlementId}`)).body).toMatchObject({
+        status: 'pending',
+        escrow: { status: 'locked' },
+        proof: { status: 'awaiting_fill', verified: false },
+      });
 
       await h.clock.advanceTo((accepted.body.expires + 1) * 1_000);
       const failed = await settlementWhen(settlementId, 'failed');
       const order = await h.rest.getOrder(orderId);
       expect(order.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-      expect(failed).toMatchObject({ orderStatus: 'Refunded', escrow: { status: 'refunded', refundTxHash: order.refundTxHash }, settlementHash: order.refundTxHash, error: 'fill_deadline_expired' });
+      expect(failed).toMatchObject({
+        orderStatus: 'Refunded',
+        escrow: { status: 'refunded', refundTxHash: order.refundTxHash },
+        settlementHash: order.refundTxHash,
+        error: 'fill_deadline_expired',
+      });
 
       const ids = [flow.rfq.rfqId, settlementId];
-      await eventually(() => streamEvents(ids).some((e) => e.type === 'audit.recorded') || undefined, 10_000, 'audit.recorded on the stream');
+      await eventually(
+        () => streamEvents(ids).some((e) => e.type === 'audit.recorded') || undefined,
+        10_000,
+        'audit.recorded on the stream',
+      );
       const events = streamEvents(ids);
       expect(events.map((e) => e.type)).toEqual([
         'rfq.created',
@@ -268,7 +360,13 @@ describe('Reference B on real chains', () => {
         'audit.recorded',
       ]);
       expect(events.find((e) => e.type === 'settlement.failed')).toMatchObject({
-        settlement: { id: settlementId, status: 'failed', error: 'fill_deadline_expired', refundTxHash: order.refundTxHash, refundedAt: expect.any(String) },
+        settlement: {
+          id: settlementId,
+          status: 'failed',
+          error: 'fill_deadline_expired',
+          refundTxHash: order.refundTxHash,
+          refundedAt: expect.any(String),
+        },
       });
       const audit = events.at(-1)!.audit as { hash: string; tradeId: string };
       expect(audit.tradeId).toBe(orderId);
@@ -276,8 +374,16 @@ describe('Reference B on real chains', () => {
       expect(new Set(webhookEvents(ids).map((e) => e.id))).toEqual(new Set(events.map((e) => e.id)));
 
       const trail = await call('GET', `/api/v1/audit/${orderId}`);
-      const entries = (trail.body.entries as Array<LedgerEntry & { neighbours: unknown }>).map(({ neighbours: _n, ...entry }) => entry as LedgerEntry);
-      expect(entries.map((e) => e.type)).toEqual(['rfq.created', 'quotes.collected', 'order.created', 'order.transition', 'compliance.check']);
+      const entries = (trail.body.entries as Array<LedgerEntry & { neighbours: unknown }>).map(
+        ({ neighbours: _n, ...entry }) => entry as LedgerEntry,
+      );
+      expect(entries.map((e) => e.type)).toEqual([
+        'rfq.created',
+        'quotes.collected',
+        'order.created',
+        'order.transition',
+        'compliance.check',
+      ]);
       expect(entries.at(-1)).toMatchObject({ hash: audit.hash, payload: { checkType: 'settlement_audit', result: 'refunded' } });
       expect(verifyEntries(entries).ok).toBe(true);
     } finally {
@@ -324,7 +430,11 @@ describe('Reference B on real chains', () => {
     expect(flow.quote.settlementPath).toBe('compliant');
     expectError(await call('POST', '/api/v1/accept', { body: flow.acceptBody }), 403, 'ATTESTATION_EXPIRED');
     const someoneElse = await call('GET', `/api/v1/compliance/status?address=${h.manifest.accounts.takers[4]!.address}`);
-    expectError(await call('POST', '/api/v1/accept', { body: flow.acceptBody, attestation: someoneElse.body.attestation.hash }), 403, 'ATTESTATION_EXPIRED');
+    expectError(
+      await call('POST', '/api/v1/accept', { body: flow.acceptBody, attestation: someoneElse.body.attestation.hash }),
+      403,
+      'ATTESTATION_EXPIRED',
+    );
     const status = await call('GET', `/api/v1/compliance/status?address=${flow.taker.address}`);
     expect(status.body).toMatchObject({ kyc: 'approved', sanctions: 'clear', travelRule: 'ready', mocked: true });
     const accepted = await call('POST', '/api/v1/accept', { body: flow.acceptBody, attestation: status.body.attestation.hash });

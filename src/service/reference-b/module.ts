@@ -84,7 +84,8 @@ export class ReferenceBModule implements ServiceModule {
       acceptance: new QuoteAcceptance({
         intake,
         quoteBook: () => auction.quoteBook,
-        acceptedQuoteOf: (rfqId) => auction.quotes.rfqView(rfqId, () => null).responses.find((r) => r.quoteStatus === 'accepted')?.quoteId ?? undefined,
+        acceptedQuoteOf: (rfqId) =>
+          auction.quotes.rfqView(rfqId, () => null).responses.find((r) => r.quoteStatus === 'accepted')?.quoteId ?? undefined,
         chains: config.chains,
       }),
       trades: new TradeLookup({ ledger: evidence.ledger, orders: () => orders.orders, quoteBook: () => auction.quoteBook }),

@@ -44,10 +44,12 @@ export class QuoteAcceptance {
         message: `RFQ ${body.rfqId} was already accepted with quote ${taken}; request a new quote.`,
       });
     }
-    const order = await this.deps.intake().create(
-      { quoteId: body.quoteId, signature: body.signature as Hex, nonce: BigInt(body.nonce), user: body.user as Address | undefined },
-      context,
-    );
+    const order = await this.deps
+      .intake()
+      .create(
+        { quoteId: body.quoteId, signature: body.signature as Hex, nonce: BigInt(body.nonce), user: body.user as Address | undefined },
+        context,
+      );
     if (order.originTxHash === null) throw new Error(`order ${order.id} has no deposit after intake`);
     const origin = this.deps.chains.find((chain) => chain.chainId === order.originChainId);
     return {

@@ -41,19 +41,43 @@ describe('Format B errors', () => {
   it('400 MISSING_FIELD for a missing field, INVALID_REQUEST for wrong types, unknown fields and broken JSON', async () => {
     expectFormatB(await t.request('POST', '/api/v1/rfq', { body: {} }), 400, 'MISSING_FIELD');
     expectFormatB(await t.request('POST', '/api/v1/accept', { body: { rfqId: 'rfq_x', quoteId: 'qt_x', nonce: 1 } }), 400, 'MISSING_FIELD');
-    expectFormatB(await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sideways', amount: '20000' } }), 400, 'INVALID_REQUEST');
-    expectFormatB(await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: 20000 } }), 400, 'INVALID_REQUEST');
     expectFormatB(
-      await t.request('POST', '/api/v1/accept', { body: { rfqId: 'rfq_x', quoteId: 'qt_x', signature: `0x${'11'.repeat(65)}`, nonce: 1, extra: true } }),
+      await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sideways', amount: '20000' } }),
       400,
       'INVALID_REQUEST',
     );
-    expectFormatB(await t.request('POST', '/api/v1/accept', { raw: '{"rfqId":', headers: { 'Content-Type': 'application/json' } }), 400, 'INVALID_REQUEST');
+    expectFormatB(
+      await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: 20000 } }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectFormatB(
+      await t.request('POST', '/api/v1/accept', {
+        body: { rfqId: 'rfq_x', quoteId: 'qt_x', signature: `0x${'11'.repeat(65)}`, nonce: 1, extra: true },
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectFormatB(
+      await t.request('POST', '/api/v1/accept', { raw: '{"rfqId":', headers: { 'Content-Type': 'application/json' } }),
+      400,
+      'INVALID_REQUEST',
+    );
     expectFormatB(await t.request('GET', '/api/v1/quotes/rfq_NOT-AN-ID'), 400, 'INVALID_REQUEST');
     expectFormatB(await t.request('GET', '/api/v1/compliance/status?address=0x12'), 400, 'INVALID_REQUEST');
     expectFormatB(await t.request('GET', '/api/v1/compliance/status'), 400, 'MISSING_FIELD');
-    expectFormatB(await t.request('POST', '/api/v1/solver/register', { body: registration({ kyb: { legalName: 'X', jurisdiction: 'Great Britain' } }) }), 400, 'INVALID_REQUEST');
-    expectFormatB(await t.request('POST', '/api/v1/solver/register', { body: registration({ corridors: ['nowhere:USDC-beta:USDC'] }) }), 400, 'INVALID_REQUEST');
+    expectFormatB(
+      await t.request('POST', '/api/v1/solver/register', {
+        body: registration({ kyb: { legalName: 'X', jurisdiction: 'Great Britain' } }),
+      }),
+      400,
+      'INVALID_REQUEST',
+    );
+    expectFormatB(
+      await t.request('POST', '/api/v1/solver/register', { body: registration({ corridors: ['nowhere:USDC-beta:USDC'] }) }),
+      400,
+      'INVALID_REQUEST',
+    );
   });
 
   it('401 UNAUTHORIZED without a key where one is required, INVALID_KEY for a bad or wrong-environment key', async () => {
@@ -72,9 +96,12 @@ describe('Format B errors', () => {
     expectFormatB(await t.request('GET', '/api/v1/quotes/rfq_unknown'), 404, 'NOT_FOUND');
     expectFormatB(await t.request('GET', '/api/v1/settlements/stl_unknown'), 404, 'NOT_FOUND');
     expectFormatB(await t.request('GET', '/api/v1/settlements/ord_unknown'), 404, 'NOT_FOUND');
-    for (const id of ['stl_unknown', 'ord_unknown', 'rfq_unknown', 'qt_unknown']) expectFormatB(await t.request('GET', `/api/v1/audit/${id}`), 404, 'NOT_FOUND');
+    for (const id of ['stl_unknown', 'ord_unknown', 'rfq_unknown', 'qt_unknown'])
+      expectFormatB(await t.request('GET', `/api/v1/audit/${id}`), 404, 'NOT_FOUND');
     expectFormatB(
-      await t.request('POST', '/api/v1/accept', { body: { rfqId: 'rfq_unknown', quoteId: 'qt_unknown', signature: `0x${'11'.repeat(65)}`, nonce: 1 } }),
+      await t.request('POST', '/api/v1/accept', {
+        body: { rfqId: 'rfq_unknown', quoteId: 'qt_unknown', signature: `0x${'11'.repeat(65)}`, nonce: 1 },
+      }),
       404,
       'NOT_FOUND',
     );
@@ -85,16 +112,30 @@ describe('Format B errors', () => {
   });
 
   it('422 VALIDATION_ERROR for a business rule: an RFQ below the minimum trade size or on an unknown chain', async () => {
-    expectFormatB(await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '5', chain: 'alpha' } }), 422, 'VALIDATION_ERROR');
-    expectFormatB(await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: 'gamma' } }), 422, 'VALIDATION_ERROR');
+    expectFormatB(
+      await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '5', chain: 'alpha' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
+    expectFormatB(
+      await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: 'gamma' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
     // No solver connected for the corridor.
-    expectFormatB(await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: 'alpha' } }), 422, 'VALIDATION_ERROR');
+    expectFormatB(
+      await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '20000', chain: 'alpha' } }),
+      422,
+      'VALIDATION_ERROR',
+    );
   });
 
   it('403 COMPLIANCE_FAILED when solver verification fails: the ZZ jurisdiction, or a sanctioned address', async () => {
     const evidence = t.service.module<EvidenceModule>('evidence');
     const before = evidence.ledger.count();
-    const zz = await t.request('POST', '/api/v1/solver/register', { body: registration({ kyb: { legalName: 'Nowhere Trading', jurisdiction: 'ZZ' } }) });
+    const zz = await t.request('POST', '/api/v1/solver/register', {
+      body: registration({ kyb: { legalName: 'Nowhere Trading', jurisdiction: 'ZZ' } }),
+    });
     expectFormatB(zz, 403, 'COMPLIANCE_FAILED');
     expect(zz.body.error.message).toMatch(/KYB \(jurisdiction ZZ cannot be verified\)/);
     const refusedId = /as (slv_[0-9a-z]+)/.exec(zz.body.error.message)![1]!;
@@ -115,8 +156,13 @@ describe('Format B errors', () => {
   });
 
   it('random bodies on every B route answer a Format B 4xx, never a 5xx', async () => {
-    const value = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.string({ maxLength: 300 }), fc.constantFrom(null, -1, 1.5, '', '0x', 'rfq_', 'qt_', 'ZZ'));
-    const body = (fields: string[]) => fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record(Object.fromEntries(fields.map((f) => [f, value])), { requiredKeys: [] }));
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.string({ maxLength: 300 }),
+      fc.constantFrom(null, -1, 1.5, '', '0x', 'rfq_', 'qt_', 'ZZ'),
+    );
+    const body = (fields: string[]) =>
+      fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.record(Object.fromEntries(fields.map((f) => [f, value])), { requiredKeys: [] }));
     const routes: Array<[string, string[]]> = [
       ['/api/v1/rfq', ['pair', 'side', 'amount', 'chain', 'destinationChain', 'user', 'lockType']],
       ['/api/v1/accept', ['rfqId', 'quoteId', 'signature', 'nonce', 'user']],
@@ -155,7 +201,9 @@ describe('solver registration and the RFQ on the solver stream', () => {
   });
 
   it('registers with KYB and pricing, records the verification, and hands out an sk_test_ key the solver stream accepts', async () => {
-    const response = await t.request('POST', '/api/v1/solver/register', { body: registration({ address: '0x00000000000000000000000000000000000000A5' }) });
+    const response = await t.request('POST', '/api/v1/solver/register', {
+      body: registration({ address: '0x00000000000000000000000000000000000000A5' }),
+    });
     expect(response.status).toBe(201);
     const body = response.body;
     expect(body).toMatchObject({
@@ -194,7 +242,11 @@ describe('solver registration and the RFQ on the solver stream', () => {
 
   it('POST /rfq answers the quotes of the window with price and ttl; GET /quotes/{rfqId} lists every response', async () => {
     solver!.onRfq((rfq) => {
-      void solver!.quote({ rfqId: rfq.rfq.id, outputAmount: ((BigInt(rfq.rfq.inputAmount!) * 9_990n) / 10_000n).toString(), confidence: 0.9 });
+      void solver!.quote({
+        rfqId: rfq.rfq.id,
+        outputAmount: ((BigInt(rfq.rfq.inputAmount!) * 9_990n) / 10_000n).toString(),
+        confidence: 0.9,
+      });
     });
     const rfq = await t.request('POST', '/api/v1/rfq', { body: { pair: 'USDC/USDC', side: 'sell', amount: '20000.5', chain: 'alpha' } });
     expect(rfq.status).toBe(200);
@@ -209,7 +261,14 @@ describe('solver registration and the RFQ on the solver stream', () => {
     const view = await t.request('GET', `/api/v1/quotes/${rfq.body.rfqId}`);
     expect(view.status).toBe(200);
     expect(view.body.responses).toEqual([
-      expect.objectContaining({ solverId: solver!.solverId, outcome: 'quoted', quoteId: rfq.body.quotes[0].quoteId, price: '0.999', fillRate: null, quoteStatus: 'open' }),
+      expect.objectContaining({
+        solverId: solver!.solverId,
+        outcome: 'quoted',
+        quoteId: rfq.body.quotes[0].quoteId,
+        price: '0.999',
+        fillRate: null,
+        quoteStatus: 'open',
+      }),
     ]);
     expect(view.body.responses[0].latencyMs).toBeGreaterThanOrEqual(0);
 
@@ -218,10 +277,22 @@ describe('solver registration and the RFQ on the solver stream', () => {
     const quoteId = rfq.body.quotes[0].quoteId as string;
     const signature = `0x${'11'.repeat(65)}`;
     const user = '0x00000000000000000000000000000000000000C0';
-    expectFormatB(await t.request('POST', '/api/v1/accept', { body: { rfqId: 'rfq_other', quoteId, signature, nonce: 1, user } }), 404, 'NOT_FOUND');
-    expectFormatB(await t.request('POST', '/api/v1/accept', { body: { rfqId: rfq.body.rfqId, quoteId, signature, nonce: 1, user } }), 503, 'MAINTENANCE');
+    expectFormatB(
+      await t.request('POST', '/api/v1/accept', { body: { rfqId: 'rfq_other', quoteId, signature, nonce: 1, user } }),
+      404,
+      'NOT_FOUND',
+    );
+    expectFormatB(
+      await t.request('POST', '/api/v1/accept', { body: { rfqId: rfq.body.rfqId, quoteId, signature, nonce: 1, user } }),
+      503,
+      'MAINTENANCE',
+    );
     await t.clock.advance(30_000);
-    expectFormatB(await t.request('POST', '/api/v1/accept', { body: { rfqId: rfq.body.rfqId, quoteId, signature, nonce: 1, user } }), 409, 'QUOTE_EXPIRED');
+    expectFormatB(
+      await t.request('POST', '/api/v1/accept', { body: { rfqId: rfq.body.rfqId, quoteId, signature, nonce: 1, user } }),
+      409,
+      'QUOTE_EXPIRED',
+    );
 
     // The audit of an RFQ that never became an order: its request and collected quotes.
     const audit = await t.request('GET', `/api/v1/audit/${rfq.body.rfqId}`);

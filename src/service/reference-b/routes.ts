@@ -81,7 +81,11 @@ export function mountReferenceBRoutes(api: ApiRouter, openapi: OpenApiRegistry, 
     responses: { 200: { description: 'The RFQ and its quotes, best first.', schema: RfqResponse } },
     handler: async ({ body, auth, req }) => {
       const attestation = header(req.headers[ATTESTATION_HEADER]);
-      const answer = await deps.desk.open(body, { workspaceId: auth?.workspaceId ?? null, requestId: req.requestId, attestation: attestation ?? null });
+      const answer = await deps.desk.open(body, {
+        workspaceId: auth?.workspaceId ?? null,
+        requestId: req.requestId,
+        attestation: attestation ?? null,
+      });
       return { status: 200, body: answer };
     },
   });
@@ -91,7 +95,8 @@ export function mountReferenceBRoutes(api: ApiRouter, openapi: OpenApiRegistry, 
     path: '/quotes/rfq_:rfqIdSuffix',
     operationId: 'getRfqResponses',
     summary: 'Reference B: every solver response to an RFQ (rfq_…), with pricing, fill rate and latency.',
-    description: 'Shares its path with the quote detail of Reference A: an `rfq_` id is answered here (Format B errors), a `qt_` id by getQuote.',
+    description:
+      'Shares its path with the quote detail of Reference A: an `rfq_` id is answered here (Format B errors), a `qt_` id by getQuote.',
     tags: ['Reference B'],
     auth: 'public',
     params: RfqSuffixParams,

@@ -47,7 +47,10 @@ export const AcceptRequest = z
   .strictObject({
     rfqId: z.string().min(1).max(100).meta({ description: 'The RFQ the quote answers.' }),
     quoteId: z.string().min(1).max(100).meta({ description: "The solver's quote to accept (one of the RFQ's)." }),
-    signature: HexBytes.refine((s) => s.length >= 130 && s.length <= 8_194, 'must be a 64- or 65-byte signature (or an ERC-1271 blob)').meta({
+    signature: HexBytes.refine(
+      (s) => s.length >= 130 && s.length <= 8_194,
+      'must be a 64- or 65-byte signature (or an ERC-1271 blob)',
+    ).meta({
       description: "EIP-712 signature over the quote's typed data (GET /api/v1/quotes/{quoteId}?user=…).",
     }),
     nonce: Nonce,
@@ -171,11 +174,13 @@ export const AuditResponse = z.object({
     preimage: z.string(),
     link: z.string(),
     genesisHash: Hash,
-    selfCheck: z.object({
-      ok: z.boolean(),
-      invalid: z.array(z.number().int()),
-      linkedPairs: z.number().int().nonnegative(),
-    }).meta({ description: "The service's own recomputation; clients recompute themselves." }),
+    selfCheck: z
+      .object({
+        ok: z.boolean(),
+        invalid: z.array(z.number().int()),
+        linkedPairs: z.number().int().nonnegative(),
+      })
+      .meta({ description: "The service's own recomputation; clients recompute themselves." }),
   }),
 });
 
@@ -208,7 +213,9 @@ export const SolverRegistrationRequestB = z
         parameters: z.record(z.string().max(64), z.union([z.string().max(500), z.number(), z.boolean()])).optional(),
       })
       .meta({ description: 'Pricing-engine configuration, kept with the registration; the solver prices on its stream.' }),
-    address: Address.optional().meta({ description: 'EVM address the solver fills and claims with; screened for sanctions (needed in production).' }),
+    address: Address.optional().meta({
+      description: 'EVM address the solver fills and claims with; screened for sanctions (needed in production).',
+    }),
     callbackUrl: z.string().url().max(2048).optional(),
   })
   .meta({ description: 'Reference B solver registration.' });
@@ -218,7 +225,9 @@ export const SolverRegistrationResponseB = z.object({
   solverId: z.string(),
   name: z.string(),
   corridors: z.array(z.string()),
-  solverKey: z.string().meta({ description: 'Solver key (`sk_test_…` / `sk_live_…`), shown once: send it in the solver stream `auth` message.' }),
+  solverKey: z
+    .string()
+    .meta({ description: 'Solver key (`sk_test_…` / `sk_live_…`), shown once: send it in the solver stream `auth` message.' }),
   wsUrl: z.string(),
   kyb: SolverRegistrationRequestB.shape.kyb,
   pricing: SolverRegistrationRequestB.shape.pricing,

@@ -60,7 +60,10 @@ interface Check {
 export class SolverOnboarding {
   constructor(private readonly deps: OnboardingDeps) {}
 
-  register(workspaceId: string, input: SolverRegistrationInput): { solver: SolverRecord; registration: SolverRegistrationRecord; solverKey: string } {
+  register(
+    workspaceId: string,
+    input: SolverRegistrationInput,
+  ): { solver: SolverRecord; registration: SolverRegistrationRecord; solverKey: string } {
     this.checkCorridors(input.corridors);
     const checks = this.verify(input);
     const approved = checks.every((check) => check.result === 'approved');
@@ -119,7 +122,11 @@ export class SolverOnboarding {
       kyb = { checkType: 'kyc', result: 'rejected', reason: 'production KYB needs the solver’s settlement `address`' };
     } else {
       const found = screened.find((check) => check.checkType === 'kyc')!;
-      kyb = { checkType: 'kyc', result: found.result, reason: found.result === 'approved' ? 'KYB on file (allow list)' : 'no KYB on file (not on the allow list)' };
+      kyb = {
+        checkType: 'kyc',
+        result: found.result,
+        reason: found.result === 'approved' ? 'KYB on file (allow list)' : 'no KYB on file (not on the allow list)',
+      };
     }
     const sanctionsFound = screened?.find((check) => check.checkType === 'sanctions');
     const sanctions: Check = sanctionsFound ?? {

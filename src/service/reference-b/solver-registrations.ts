@@ -109,12 +109,16 @@ export class SolverRegistrations {
   }
 
   get(solverId: string): SolverRegistrationRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM reference_b_solver_registrations WHERE solver_id = ?').get(solverId) as Row | undefined;
+    const row = this.store.db.prepare('SELECT * FROM reference_b_solver_registrations WHERE solver_id = ?').get(solverId) as
+      | Row
+      | undefined;
     return row === undefined ? undefined : fromRow(row);
   }
 
   byKey(key: string): SolverRegistrationRecord | undefined {
-    const row = this.store.db.prepare('SELECT * FROM reference_b_solver_registrations WHERE key_hash = ?').get(hashKey(key)) as Row | undefined;
+    const row = this.store.db.prepare('SELECT * FROM reference_b_solver_registrations WHERE key_hash = ?').get(hashKey(key)) as
+      | Row
+      | undefined;
     return row === undefined ? undefined : fromRow(row);
   }
 

@@ -48,7 +48,9 @@ export class TradeLookup {
     if (opened === undefined && known === undefined) return undefined;
     const collected = rfqEntries.find((entry) => entry.type === 'quotes.collected');
     const quoteIds = Array.isArray(collected?.payload.quotes)
-      ? collected.payload.quotes.flatMap((quote) => (quote !== null && typeof quote === 'object' && 'quoteId' in quote && typeof quote.quoteId === 'string' ? [quote.quoteId] : []))
+      ? collected.payload.quotes.flatMap((quote) =>
+          quote !== null && typeof quote === 'object' && 'quoteId' in quote && typeof quote.quoteId === 'string' ? [quote.quoteId] : [],
+        )
       : [];
     const order = known ?? this.orderOf(quoteIds);
     const rfqWorkspace = typeof opened?.payload.workspaceId === 'string' ? opened.payload.workspaceId : null;

@@ -84,7 +84,13 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
         case 'Refunded':
           return { ...base, kind: 'refunded', onchainOrderId: event.args.orderId };
         case 'Finalised':
-          return { ...base, kind: 'finalised', onchainOrderId: event.args.orderId, solver: event.args.solver, destination: event.args.destination };
+          return {
+            ...base,
+            kind: 'finalised',
+            onchainOrderId: event.args.orderId,
+            solver: event.args.solver,
+            destination: event.args.destination,
+          };
       }
     }
     if (address === c.outputSettler) {
@@ -93,7 +99,15 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       const event = decodeEventLog({ abi, ...raw });
       if (event.eventName !== 'OutputFilled') return undefined;
       const { orderId, solver, timestamp, output, finalAmount } = event.args;
-      return { ...base, kind: 'filled', onchainOrderId: orderId, solver, timestamp, output: { ...output }, finalAmount: finalAmount.toString() };
+      return {
+        ...base,
+        kind: 'filled',
+        onchainOrderId: orderId,
+        solver,
+        timestamp,
+        output: { ...output },
+        finalAmount: finalAmount.toString(),
+      };
     }
     if (address === c.outputOracle) {
       const abi = OUTPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
@@ -111,7 +125,15 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       const event = decodeEventLog({ abi, ...raw });
       if (event.eventName !== 'AttestationRecorded') return undefined;
       const { remoteChainId, application, orderId, remoteOracle, dataHash } = event.args;
-      return { ...base, kind: 'attested', onchainOrderId: orderId, remoteChainId: Number(remoteChainId), application, remoteOracle, dataHash };
+      return {
+        ...base,
+        kind: 'attested',
+        onchainOrderId: orderId,
+        remoteChainId: Number(remoteChainId),
+        application,
+        remoteOracle,
+        dataHash,
+      };
     }
   } catch {
     return undefined;
@@ -148,22 +170,28 @@ export class ChainFactRepository {
     const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId, ...data } = fact;
     const encoded = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_TAG}${v}` : v));
     const result = this.sql(
-        `INSERT INTO processed_logs (chain_id, tx_hash, log_index, block_number, address, kind, onchain_order_id, data, processed_at)
+      `INSERT INTO processed_logs (chain_id, tx_hash, log_index, block_number, address, kind, onchain_order_id, data, processed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      )
-      .run(chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId.toLowerCase(), encoded, at);
+    ).run(chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId.toLowerCase(), encoded, at);
     return result.changes > 0;
   }
 
   /** Whether this log was processed already (a cheap look before opening a transaction). */
   has(fact: Pick<ChainFact, 'chainId' | 'txHash' | 'logIndex'>): boolean {
-    return this.sql('SELECT 1 FROM processed_logs WHERE chain_id = ? AND tx_hash = ? AND log_index = ?').get(fact.chainId, fact.txHash, fact.logIndex) !== undefined;
+    return (
+      this.sql('SELECT 1 FROM processed_logs WHERE chain_id = ? AND tx_hash = ? AND log_index = ?').get(
+        fact.chainId,
+        fact.txHash,
+        fact.logIndex,
+      ) !== undefined
+    );
   }
 
   /** Every fact about one on-chain order id, in chain order per chain. */
   forOrder(onchainOrderId: Hex): ChainFact[] {
-    const rows = this.sql('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index')
-      .all(onchainOrderId.toLowerCase()) as FactRow[];
+    const rows = this.sql('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index').all(
+      onchainOrderId.toLowerCase(),
+    ) as FactRow[];
     return rows.map((row) => {
       const data = JSON.parse(row.data, (_k, v: unknown) =>
         typeof v === 'string' && v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v,
@@ -201,9 +229,8 @@ export class ChainCursorRepository {
 
   set(chainId: number, nextBlock: number, at: number): void {
     this.sql(
-        `INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (?, ?, ?)
+      `INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (?, ?, ?)
          ON CONFLICT (chain_id) DO UPDATE SET next_block = MAX(next_block, excluded.next_block), updated_at = excluded.updated_at`,
-      )
-      .run(chainId, nextBlock, at);
+    ).run(chainId, nextBlock, at);
   }
 }

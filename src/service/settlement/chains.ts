@@ -61,7 +61,9 @@ export function settlementChains(infos: readonly ChainInfo[]): SettlementChain[]
  * now is checked against. Blocks never go back in time, so once it is past a deadline, every later block is too.
  */
 export async function nextBlockTime(chain: SettlementChain): Promise<number> {
-  const pending = (await chain.client.request({ method: 'eth_getBlockByNumber', params: ['pending', false] })) as { timestamp: string } | null;
+  const pending = (await chain.client.request({ method: 'eth_getBlockByNumber', params: ['pending', false] })) as {
+    timestamp: string;
+  } | null;
   if (pending !== null) return Number(pending.timestamp);
   const latest = await chain.client.getBlock({ blockTag: 'latest' });
   return Number(latest.timestamp) + 1;

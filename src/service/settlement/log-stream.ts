@@ -97,7 +97,13 @@ export class LogStream {
       );
     });
     socket.on('message', (raw) => {
-      let message: { id?: number; result?: unknown; error?: { message?: string }; method?: string; params?: { subscription?: string; result?: RpcLog } };
+      let message: {
+        id?: number;
+        result?: unknown;
+        error?: { message?: string };
+        method?: string;
+        params?: { subscription?: string; result?: RpcLog };
+      };
       try {
         message = JSON.parse(raw.toString());
       } catch {

@@ -6,7 +6,13 @@ import { lockId } from '../../contracts/typed-data.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { compactLockTag } from '../orders/standard-order.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
-import { type ReferenceSolver, type ReferenceSolvers, type SolverEvent, startReferenceSolvers, TransactionRevertedError } from '../../solvers/index.js';
+import {
+  type ReferenceSolver,
+  type ReferenceSolvers,
+  type SolverEvent,
+  startReferenceSolvers,
+  TransactionRevertedError,
+} from '../../solvers/index.js';
 import type { ChainFact } from './chain-facts.js';
 import { SerialSender } from '../../../test/support/settlement/serial-sender.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
@@ -38,12 +44,14 @@ afterAll(async () => {
 
 beforeEach(() => solver.setBehaviour({}));
 
-const saw = (type: SolverEvent['type'], orderId: string) => () => events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
+const saw = (type: SolverEvent['type'], orderId: string) => () =>
+  events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
 
 const AMOUNT = 12_000_000_000n;
 const alpha = () => h.manifest.chains[0]!;
 const beta = () => h.manifest.chains[1]!;
-const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) => chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
+  chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 const client = () => createPublicClient({ transport: http(alpha().rpcUrl) });
 
 async function inputBalance(owner: Address): Promise<bigint> {
@@ -62,49 +70,68 @@ async function order(taker: TestTaker, lockType: LockType) {
     settlementPath: 'direct',
   });
   const quote = response.quotes[0]!;
-  const created = await h.rest.createOrder({ quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address });
+  const created = await h.rest.createOrder({
+    quoteId: quote.quoteId,
+    signature: await taker.sign(quote.typedData),
+    nonce: quote.nonce!,
+    user: taker.address,
+  });
   await eventually(saw('assigned', created.orderId), 5_000, 'assignment');
   return { created, fillDeadline: response.fillDeadline, expires: response.expires };
 }
 
 function eventsOf(orderId: string): string[] {
-  return h.service.module<EvidenceModule>('evidence').outbox.forOrder(orderId).map((e) => e.envelope.type);
+  return h.service
+    .module<EvidenceModule>('evidence')
+    .outbox.forOrder(orderId)
+    .map((e) => e.envelope.type);
 }
 
 describe('refunds', () => {
-  it.each<LockType>(['Permit2Escrow', 'EIP3009Escrow'])('%s: the keeper refunds at expires + 1 s by the clock, not a second earlier', async (lockType) => {
-    solver.setBehaviour({ fill: 'never' });
-    const taker = new TestTaker(h.manifest.accounts.takers[lockType === 'Permit2Escrow' ? 0 : 1]!.privateKey, h.rest, h.manifest.chains);
-    const before = await inputBalance(taker.address);
-    const { created, expires } = await order(taker, lockType);
-    expect(await inputBalance(taker.address)).toBe(before - AMOUNT);
+  it.each<LockType>(['Permit2Escrow', 'EIP3009Escrow'])(
+    '%s: the keeper refunds at expires + 1 s by the clock, not a second earlier',
+    async (lockType) => {
+      solver.setBehaviour({ fill: 'never' });
+      const taker = new TestTaker(h.manifest.accounts.takers[lockType === 'Permit2Escrow' ? 0 : 1]!.privateKey, h.rest, h.manifest.chains);
+      const before = await inputBalance(taker.address);
+      const { created, expires } = await order(taker, lockType);
+      expect(await inputBalance(taker.address)).toBe(before - AMOUNT);
 
-    await h.clock.advanceTo(expires * 1_000 + 999);
-    await h.settlement().engine!.idle();
-    expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
+      await h.clock.advanceTo(expires * 1_000 + 999);
+      await h.settlement().engine!.idle();
+      expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
 
-    await h.clock.advanceTo((expires + 1) * 1_000);
-    const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
-    // Sent once, when the chain's next block was past expires: no refund reverted for being early.
-    expect(h.settlement().engine!.relays.forOrder(created.orderId).map((r) => [r.kind, r.status])).toEqual([
-      ['open', 'mined'],
-      ['refund', 'mined'],
-    ]);
-    expect(refunded.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
-    expect(await inputBalance(taker.address)).toBe(before);
-    expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
-    const failed = h.service.module<EvidenceModule>('evidence').outbox.forOrder(created.orderId)[1]!.envelope;
-    expect(failed).toMatchObject({ order: { id: created.orderId, status: 'failed', reason: 'fill_deadline_expired', refundTxHash: refunded.refundTxHash } });
-    await eventually(saw('refunded', created.orderId), 5_000, 'order.refunded at the solver');
+      await h.clock.advanceTo((expires + 1) * 1_000);
+      const refunded = await waitForStatus(h.rest, created.orderId, 'Refunded');
+      // Sent once, when the chain's next block was past expires: no refund reverted for being early.
+      expect(
+        h
+          .settlement()
+          .engine!.relays.forOrder(created.orderId)
+          .map((r) => [r.kind, r.status]),
+      ).toEqual([
+        ['open', 'mined'],
+        ['refund', 'mined'],
+      ]);
+      expect(refunded.refundTxHash).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(await inputBalance(taker.address)).toBe(before);
+      expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
+      const failed = h.service.module<EvidenceModule>('evidence').outbox.forOrder(created.orderId)[1]!.envelope;
+      expect(failed).toMatchObject({
+        order: { id: created.orderId, status: 'failed', reason: 'fill_deadline_expired', refundTxHash: refunded.refundTxHash },
+      });
+      await eventually(saw('refunded', created.orderId), 5_000, 'order.refunded at the solver');
 
-    const settlement = await h.rest.request<{ state: string; timeline: { stage: string; txHash?: string }[] }>(
-      'GET',
-      `/api/v1/workspaces/${h.workspaceId}/settlements/${created.orderId}`,
-    );
-    expect(settlement.state).toBe('Refunded');
-    expect(settlement.timeline.map((s) => s.stage)).toEqual(['rfq', 'deposited', 'refunded']);
-    expect(settlement.timeline[2]!.txHash).toBe(refunded.refundTxHash);
-  }, 30_000);
+      const settlement = await h.rest.request<{ state: string; timeline: { stage: string; txHash?: string }[] }>(
+        'GET',
+        `/api/v1/workspaces/${h.workspaceId}/settlements/${created.orderId}`,
+      );
+      expect(settlement.state).toBe('Refunded');
+      expect(settlement.timeline.map((s) => s.stage)).toEqual(['rfq', 'deposited', 'refunded']);
+      expect(settlement.timeline[2]!.txHash).toBe(refunded.refundTxHash);
+    },
+    30_000,
+  );
 
   it('ResourceLock: an unclaimed compact is Refunded at expiry without a transaction; the taker withdraws by force', async () => {
     solver.setBehaviour({ fill: 'never' });
@@ -121,13 +148,24 @@ describe('refunds', () => {
     const id = lockId(compactLockTag(alpha().contracts.AlwaysOkAllocator!), usdcOf(alpha()));
     const sender = new SerialSender(taker.privateKey, alpha().chainId, alpha().rpcUrl);
     const lock = alpha().contracts.ResourceLock!;
-    const held = await client().readContract({ address: lock, abi: ResourceLockArtifact.abi, functionName: 'balanceOf', args: [taker.address, id] });
+    const held = await client().readContract({
+      address: lock,
+      abi: ResourceLockArtifact.abi,
+      functionName: 'balanceOf',
+      args: [taker.address, id],
+    });
     expect(held).toBeGreaterThanOrEqual(AMOUNT);
     const before = await inputBalance(taker.address);
-    expect((await sender.send(lock, encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'enableForcedWithdrawal', args: [id] }))).status).toBe('success');
+    expect(
+      (await sender.send(lock, encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'enableForcedWithdrawal', args: [id] })))
+        .status,
+    ).toBe('success');
     // The reset period is 600 s; chains trail the clock by up to a second.
     await h.clock.advance(602_000);
-    const withdrawal = await sender.send(lock, encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'forcedWithdrawal', args: [id, taker.address, held] }));
+    const withdrawal = await sender.send(
+      lock,
+      encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'forcedWithdrawal', args: [id, taker.address, held] }),
+    );
     expect(withdrawal.status).toBe('success');
     expect(await inputBalance(taker.address)).toBe(before + held);
   }, 30_000);
@@ -142,16 +180,28 @@ describe('refunds', () => {
     await h.clock.advanceTo((fillDeadline + 3) * 1_000);
     const filled = (await eventually(saw('filled', created.orderId), 10_000, 'the late fill')) as Extract<SolverEvent, { type: 'filled' }>;
     expect(filled.timestamp).toBeGreaterThan(fillDeadline);
-    await eventually(() => h.service.store.db.prepare("SELECT 1 FROM processed_logs WHERE kind = 'filled' AND tx_hash = ?").get(filled.txHash), 5_000, 'the late fill to be seen');
+    await eventually(
+      () => h.service.store.db.prepare("SELECT 1 FROM processed_logs WHERE kind = 'filled' AND tx_hash = ?").get(filled.txHash),
+      5_000,
+      'the late fill to be seen',
+    );
     await h.settlement().engine!.idle();
     expect((await h.rest.getOrder(created.orderId)).status).toBe('Deposited');
-    expect(h.settlement().engine!.relays.forOrder(created.orderId).map((r) => r.kind)).toEqual(['open']);
+    expect(
+      h
+        .settlement()
+        .engine!.relays.forOrder(created.orderId)
+        .map((r) => r.kind),
+    ).toEqual(['open']);
 
     await h.clock.advanceTo((expires + 1) * 1_000);
     await waitForStatus(h.rest, created.orderId, 'Refunded');
     expect(await inputBalance(taker.address)).toBe(before);
     expect(events.some((e) => e.type === 'claimed' && e.orderId === created.orderId)).toBe(false);
-    const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
+    const transitions = h.service
+      .module<EvidenceModule>('evidence')
+      .ledger.forTrade(created.orderId)
+      .filter((e) => e.type === 'order.transition');
     expect(transitions.map((e) => e.payload.to)).toEqual(['Refunded']);
   }, 30_000);
 
@@ -164,14 +214,20 @@ describe('refunds', () => {
     await waitForStatus(h.rest, created.orderId, 'Refunded');
     // The solver claims now, with the fill record the chains hold: the escrow refuses, the order is refunded already.
     const stored = h.orders().orders.get(created.orderId)!;
-    const fill = h.settlement().engine!.facts.forOrder(stored.onchainOrderId).find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
-    await expect(solver.wallet.finalise(stored.standardOrder, 'Permit2Escrow', [{ timestamp: fill.timestamp, solver: fill.solver }])).rejects.toBeInstanceOf(
-      TransactionRevertedError,
-    );
+    const fill = h
+      .settlement()
+      .engine!.facts.forOrder(stored.onchainOrderId)
+      .find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
+    await expect(
+      solver.wallet.finalise(stored.standardOrder, 'Permit2Escrow', [{ timestamp: fill.timestamp, solver: fill.solver }]),
+    ).rejects.toBeInstanceOf(TransactionRevertedError);
     await h.settlement().engine!.idle();
     expect((await h.rest.getOrder(created.orderId)).status).toBe('Refunded');
     expect(eventsOf(created.orderId)).toEqual(['order.created', 'order.failed', 'compliance.event']);
-    const transitions = h.service.module<EvidenceModule>('evidence').ledger.forTrade(created.orderId).filter((e) => e.type === 'order.transition');
+    const transitions = h.service
+      .module<EvidenceModule>('evidence')
+      .ledger.forTrade(created.orderId)
+      .filter((e) => e.type === 'order.transition');
     expect(transitions.map((e) => e.payload.to)).toEqual(['Filled', 'Attested', 'Refunded']);
   }, 30_000);
 });

@@ -102,25 +102,24 @@ export class RelayRepository {
    */
   enqueue(request: RelayRequest, at: number, signed?: SignedRelay): { relay: RelayRecord; created: boolean } {
     const result = this.sql(
-        `INSERT INTO relays (kind, key, order_id, chain_id, account, to_address, data, gas, status, nonce, raw_tx, tx_hash, created_at, updated_at)
+      `INSERT INTO relays (kind, key, order_id, chain_id, account, to_address, data, gas, status, nonce, raw_tx, tx_hash, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO NOTHING`,
-      )
-      .run(
-        request.kind,
-        request.key,
-        request.orderId ?? null,
-        request.chainId,
-        request.account,
-        request.to,
-        request.data,
-        request.gas.toString(),
-        signed === undefined ? 'queued' : 'sent',
-        signed?.nonce ?? null,
-        signed?.rawTx ?? null,
-        signed?.txHash ?? null,
-        at,
-        at,
-      );
+    ).run(
+      request.kind,
+      request.key,
+      request.orderId ?? null,
+      request.chainId,
+      request.account,
+      request.to,
+      request.data,
+      request.gas.toString(),
+      signed === undefined ? 'queued' : 'sent',
+      signed?.nonce ?? null,
+      signed?.rawTx ?? null,
+      signed?.txHash ?? null,
+      at,
+      at,
+    );
     return { relay: this.byKey(request.kind, request.key)!, created: result.changes > 0 };
   }
 
@@ -145,22 +144,31 @@ export class RelayRepository {
   /** Intents of one sender waiting to be signed, oldest first. */
   queued(chainId: number, account: Address): RelayRecord[] {
     return (
-      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'queued' ORDER BY id")
-        .all(chainId, account) as RelayRow[]
+      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'queued' ORDER BY id").all(
+        chainId,
+        account,
+      ) as RelayRow[]
     ).map(fromRow);
   }
 
   /** Signed transactions of one sender whose outcome is not known yet, in nonce order. */
   unsettled(chainId: number, account: Address): RelayRecord[] {
     return (
-      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'sent' ORDER BY nonce, id")
-        .all(chainId, account) as RelayRow[]
+      this.sql("SELECT * FROM relays WHERE chain_id = ? AND account = ? AND status = 'sent' ORDER BY nonce, id").all(
+        chainId,
+        account,
+      ) as RelayRow[]
     ).map(fromRow);
   }
 
   markSent(id: number, signed: SignedRelay, at: number): void {
-    this.sql("UPDATE relays SET status = 'sent', nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?")
-      .run(signed.nonce, signed.rawTx, signed.txHash, at, id);
+    this.sql("UPDATE relays SET status = 'sent', nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?").run(
+      signed.nonce,
+      signed.rawTx,
+      signed.txHash,
+      at,
+      id,
+    );
   }
 
   /** The outcome; `signed` records the transaction of an intent that was not recorded before it was sent. */
@@ -171,7 +179,9 @@ export class RelayRepository {
     details: { blockNumber?: number; error?: string; signed?: SignedRelay } = {},
   ): void {
     if (details.signed !== undefined) {
-      this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?').run(
+      this.sql(
+        'UPDATE relays SET status = ?, block_number = ?, error = ?, nonce = ?, raw_tx = ?, tx_hash = ?, updated_at = ? WHERE id = ?',
+      ).run(
         status,
         details.blockNumber ?? null,
         details.error ?? null,
@@ -183,7 +193,12 @@ export class RelayRepository {
       );
       return;
     }
-    this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?').run(status, details.blockNumber ?? null, details.error ?? null, at, id);
+    this.sql('UPDATE relays SET status = ?, block_number = ?, error = ?, updated_at = ? WHERE id = ?').run(
+      status,
+      details.blockNumber ?? null,
+      details.error ?? null,
+      at,
+      id,
+    );
   }
-
 }

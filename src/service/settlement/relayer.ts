@@ -228,10 +228,15 @@ export class AccountRelayer {
         ...(outcome.error === undefined ? {} : { error: outcome.error }),
         ...(signed === undefined ? {} : { signed: { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash } }),
       });
-      const settled = { ...current, status: outcome.status, ...(signed === undefined ? {} : { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash }) };
+      const settled = {
+        ...current,
+        status: outcome.status,
+        ...(signed === undefined ? {} : { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash }),
+      };
       return this.deps.onOutcome(settled, outcome, logs);
     });
-    if (outcome.status === 'reverted') this.deps.logger.warn({ relay: relay.id, kind: relay.kind, key: relay.key }, 'relayed transaction reverted');
+    if (outcome.status === 'reverted')
+      this.deps.logger.warn({ relay: relay.id, kind: relay.kind, key: relay.key }, 'relayed transaction reverted');
     for (const effect of effects) {
       void Promise.resolve()
         .then(effect)

@@ -35,13 +35,15 @@ afterAll(async () => {
 
 beforeEach(() => solver.setBehaviour({}));
 
-const saw = (type: SolverEvent['type'], orderId: string) => () => events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
+const saw = (type: SolverEvent['type'], orderId: string) => () =>
+  events.find((e) => e.type === type && 'orderId' in e && e.orderId === orderId);
 
 const AMOUNT = 11_000_000_000n;
 let takerIndex = 0;
 const alpha = () => h.manifest.chains[0]!;
 const beta = () => h.manifest.chains[1]!;
-const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) => chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
+  chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 
 async function signedOrder() {
   const taker = new TestTaker(h.manifest.accounts.takers[takerIndex++ % 5]!.privateKey, h.rest, h.manifest.chains);
@@ -62,7 +64,10 @@ async function signedOrder() {
 /** The order and its fill record as the service knows them (what `order.attested` tells the solver). */
 function claimInputs(orderId: string) {
   const stored = h.orders().orders.get(orderId)!;
-  const fill = h.settlement().engine!.facts.forOrder(stored.onchainOrderId).find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
+  const fill = h
+    .settlement()
+    .engine!.facts.forOrder(stored.onchainOrderId)
+    .find((f): f is Extract<ChainFact, { kind: 'filled' }> => f.kind === 'filled')!;
   return { order: stored.standardOrder, solveParams: [{ timestamp: fill.timestamp, solver: fill.solver }] };
 }
 
@@ -71,13 +76,18 @@ function assertExactlyOnce(orderId: string, terminal: Extract<OrderStatus, 'Clai
   const events = evidence.outbox.forOrder(orderId).map((e) => e.envelope.type);
   const last = terminal === 'Claimed' ? 'order.settled' : 'order.failed';
   expect(events).toEqual(['order.created', last, 'compliance.event']);
-  const transitions = evidence.ledger.forTrade(orderId).filter((e) => e.type === 'order.transition').map((e) => e.payload.to);
+  const transitions = evidence.ledger
+    .forTrade(orderId)
+    .filter((e) => e.type === 'order.transition')
+    .map((e) => e.payload.to);
   expect(transitions.filter((to) => to === terminal)).toHaveLength(1);
   expect(new Set(transitions).size).toBe(transitions.length);
   const engine = h.settlement().engine!;
   expect(engine.relays.forOrder(orderId).filter((r) => r.kind === 'open')).toHaveLength(1);
   const order = h.orders().orders.get(orderId)!;
-  const opens = h.service.store.db.prepare("SELECT COUNT(*) AS n FROM processed_logs WHERE kind = 'opened' AND onchain_order_id = ?").get(order.onchainOrderId.toLowerCase()) as {
+  const opens = h.service.store.db
+    .prepare("SELECT COUNT(*) AS n FROM processed_logs WHERE kind = 'opened' AND onchain_order_id = ?")
+    .get(order.onchainOrderId.toLowerCase()) as {
     n: number;
   };
   expect(opens.n).toBe(1);
@@ -141,7 +151,10 @@ describe('restarts between steps', () => {
     await rpc.request({ method: 'evm_setAutomine' as 'eth_chainId', params: [false] as unknown as undefined });
     const answer = h.rest.createOrder(body).catch((error: Error) => error);
     const relay = await eventually(
-      () => h.service.store.db.prepare("SELECT order_id, tx_hash FROM relays WHERE kind = 'open' AND status = 'sent'").get() as { order_id: string; tx_hash: string } | undefined,
+      () =>
+        h.service.store.db.prepare("SELECT order_id, tx_hash FROM relays WHERE kind = 'open' AND status = 'sent'").get() as
+          | { order_id: string; tx_hash: string }
+          | undefined,
       5_000,
       'the signed deposit to be recorded',
     );
@@ -161,7 +174,10 @@ describe('restarts between steps', () => {
     await rpc.request({ method: 'evm_setAutomine' as 'eth_chainId', params: [false] as unknown as undefined });
     const answer = h.rest.createOrder(body).catch((error: Error) => error);
     const relay = await eventually(
-      () => h.service.store.db.prepare("SELECT order_id, tx_hash FROM relays WHERE kind = 'open' AND status = 'sent'").get() as { order_id: string; tx_hash: string } | undefined,
+      () =>
+        h.service.store.db.prepare("SELECT order_id, tx_hash FROM relays WHERE kind = 'open' AND status = 'sent'").get() as
+          | { order_id: string; tx_hash: string }
+          | undefined,
       5_000,
       'the signed deposit to be recorded',
     );

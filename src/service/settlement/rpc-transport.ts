@@ -18,10 +18,15 @@ class ProviderRpcError extends Error {
  * per order on its hot path; `fetch` (undici, web streams) costs several times more CPU per call than a plain
  * `http.request`, and the service shares one core with everything else in a sandbox.
  */
-export function keepAliveTransport(url: string, options: { timeoutMs?: number; sockets?: number } = {}): { transport: Transport; close(): void } {
+export function keepAliveTransport(
+  url: string,
+  options: { timeoutMs?: number; sockets?: number } = {},
+): { transport: Transport; close(): void } {
   const target = new URL(url);
   const secure = target.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true, maxSockets: options.sockets ?? 16 }) : new Agent({ keepAlive: true, maxSockets: options.sockets ?? 16 });
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, maxSockets: options.sockets ?? 16 })
+    : new Agent({ keepAlive: true, maxSockets: options.sockets ?? 16 });
   const send = secure ? httpsRequest : request;
   let nextId = 1;
 

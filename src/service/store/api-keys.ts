@@ -82,9 +82,7 @@ export class ApiKeyRepository {
 
   /** Marks a key as replaced; it stays valid until `expiresAt` (the rotation grace). */
   markRotated(id: string, replacedBy: string, expiresAt: number): void {
-    this.store.db
-      .prepare('UPDATE api_keys SET replaced_by = ?, expires_at = ? WHERE id = ?')
-      .run(replacedBy, expiresAt, id);
+    this.store.db.prepare('UPDATE api_keys SET replaced_by = ?, expires_at = ? WHERE id = ?').run(replacedBy, expiresAt, id);
   }
 
   touch(id: string, at: number): void {

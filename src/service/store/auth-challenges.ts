@@ -24,9 +24,7 @@ export class AuthChallengeRepository {
 
   insert(challenge: AuthChallenge): void {
     this.store.db
-      .prepare(
-        'INSERT INTO auth_challenges (nonce, address, chain_id, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-      )
+      .prepare('INSERT INTO auth_challenges (nonce, address, chain_id, message, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)')
       .run(
         challenge.nonce,
         challenge.address.toLowerCase(),

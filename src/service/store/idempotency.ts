@@ -35,9 +35,9 @@ export class IdempotencyRepository {
 
   /** The live record for (owner, key), ignoring and removing an expired one. */
   get(owner: string, keyHash: Buffer, now: number): IdempotencyRecord | undefined {
-    const row = this.store.db
-      .prepare('SELECT * FROM idempotency_records WHERE owner = ? AND key_hash = ?')
-      .get(owner, keyHash) as IdempotencyRow | undefined;
+    const row = this.store.db.prepare('SELECT * FROM idempotency_records WHERE owner = ? AND key_hash = ?').get(owner, keyHash) as
+      | IdempotencyRow
+      | undefined;
     if (row === undefined) return undefined;
     if (row.expires_at <= now) {
       this.store.db
@@ -86,9 +86,7 @@ export class IdempotencyRepository {
 
   /** Drops an in-flight claim whose request never produced a response (client gone, crash). */
   release(owner: string, keyHash: Buffer): void {
-    this.store.db
-      .prepare(`DELETE FROM idempotency_records WHERE owner = ? AND key_hash = ? AND state = 'in_flight'`)
-      .run(owner, keyHash);
+    this.store.db.prepare(`DELETE FROM idempotency_records WHERE owner = ? AND key_hash = ? AND state = 'in_flight'`).run(owner, keyHash);
   }
 
   /**

@@ -4,9 +4,7 @@ import { randomBytes } from 'node:crypto';
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 /** Resource prefixes of the interface spec, plus the platform's own. */
-export type IdPrefix =
-  | 'ws' | 'qt' | 'ord' | 'slv' | 'wh' | 'req' | 'evt' | 'rfq' | 'stl'
-  | 'usr' | 'ses' | (string & {});
+export type IdPrefix = 'ws' | 'qt' | 'ord' | 'slv' | 'wh' | 'req' | 'evt' | 'rfq' | 'stl' | 'usr' | 'ses' | (string & {});
 
 function randomText(length: number): string {
   const bytes = randomBytes(length);

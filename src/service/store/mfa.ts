@@ -62,9 +62,7 @@ export class MfaRepository {
 
   replaceRecoveryCodes(userId: string, codeHashes: readonly Buffer[], at: number): void {
     const remove = this.store.db.prepare('DELETE FROM mfa_recovery_codes WHERE user_id = ?');
-    const insert = this.store.db.prepare(
-      'INSERT INTO mfa_recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?)',
-    );
+    const insert = this.store.db.prepare('INSERT INTO mfa_recovery_codes (user_id, code_hash, created_at) VALUES (?, ?, ?)');
     this.store.transaction(() => {
       remove.run(userId);
       for (const hash of codeHashes) insert.run(userId, hash, at);
@@ -82,9 +80,9 @@ export class MfaRepository {
 
   remainingRecoveryCodes(userId: string): number {
     return (
-      this.store.db
-        .prepare('SELECT COUNT(*) AS n FROM mfa_recovery_codes WHERE user_id = ? AND used_at IS NULL')
-        .get(userId) as { n: number }
+      this.store.db.prepare('SELECT COUNT(*) AS n FROM mfa_recovery_codes WHERE user_id = ? AND used_at IS NULL').get(userId) as {
+        n: number;
+      }
     ).n;
   }
 }

@@ -36,9 +36,7 @@ export function runMigrations(db: Database.Database, sets: readonly MigrationSet
       known.add(id);
     }
   }
-  const applied = new Set(
-    (db.prepare('SELECT id FROM schema_migrations').all() as Array<{ id: string }>).map((row) => row.id),
-  );
+  const applied = new Set((db.prepare('SELECT id FROM schema_migrations').all() as Array<{ id: string }>).map((row) => row.id));
   const unknown = [...applied].filter((id) => !known.has(id));
   if (unknown.length > 0) {
     throw new MigrationError(

@@ -83,8 +83,6 @@ export function keysetPage<Row>(db: Database.Database, query: KeysetQuery<Row>):
       ? { position: query.position(items[0]!), side: 'before' }
       : { position: query.position(items[items.length - 1]!), side: 'after' };
   }
-  const total = (
-    db.prepare(`SELECT COUNT(*) AS n FROM ${query.from} WHERE ${query.where}`).get(...query.params) as { n: number }
-  ).n;
+  const total = (db.prepare(`SELECT COUNT(*) AS n FROM ${query.from} WHERE ${query.where}`).get(...query.params) as { n: number }).n;
   return { items, hasMore, next, total };
 }

@@ -8,7 +8,6 @@ export class SecretRepository {
     this.store.db
       .prepare('INSERT INTO service_secrets (name, value, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
       .run(name, create(), at);
-    return (this.store.db.prepare('SELECT value FROM service_secrets WHERE name = ?').get(name) as { value: Buffer })
-      .value;
+    return (this.store.db.prepare('SELECT value FROM service_secrets WHERE name = ?').get(name) as { value: Buffer }).value;
   }
 }

@@ -8,9 +8,7 @@ import { Store } from './store.js';
 
 const notes: MigrationSet = {
   module: 'notes',
-  migrations: [
-    { name: '001_notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)') },
-  ],
+  migrations: [{ name: '001_notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)') }],
 };
 
 const dirs: string[] = [];
@@ -28,9 +26,7 @@ describe('Store', () => {
     const path = join(tempDir(), 'state', 'service.sqlite');
     const first = Store.open({ path, migrations: [platformMigrations, notes] });
     expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    const ids = (first.db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as Array<{ id: string }>).map(
-      (row) => row.id,
-    );
+    const ids = (first.db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as Array<{ id: string }>).map((row) => row.id);
     expect(ids).toEqual([
       'platform/001_workspaces_and_keys',
       'platform/002_wallet_users_and_sessions',
@@ -75,9 +71,7 @@ describe('Store', () => {
   it('refuses duplicate migration ids and bad module names', () => {
     const twice: MigrationSet = { module: 'notes', migrations: [notes.migrations[0]!, notes.migrations[0]!] };
     expect(() => Store.open({ path: ':memory:', migrations: [twice] })).toThrow(MigrationError);
-    expect(() => Store.open({ path: ':memory:', migrations: [{ module: 'Bad Name', migrations: [] }] })).toThrow(
-      MigrationError,
-    );
+    expect(() => Store.open({ path: ':memory:', migrations: [{ module: 'Bad Name', migrations: [] }] })).toThrow(MigrationError);
   });
 
   it('rolls a failing migration back entirely and records nothing', () => {

@@ -37,9 +37,7 @@ export class UserRepository {
   }
 
   findByAddress(address: string): User | undefined {
-    const row = this.store.db.prepare('SELECT * FROM users WHERE address = ?').get(address.toLowerCase()) as
-      | UserRow
-      | undefined;
+    const row = this.store.db.prepare('SELECT * FROM users WHERE address = ?').get(address.toLowerCase()) as UserRow | undefined;
     return row && toUser(row);
   }
 }

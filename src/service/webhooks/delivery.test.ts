@@ -27,7 +27,17 @@ function publish(service: Service, workspaceId: string, type = 'order.created', 
       type,
       generation: 'A',
       orderId,
-      data: { order: { id: orderId, pair: 'USDC/USDC', side: 'buy', amount: '25000.00', corridor: 'alpha:USDC-beta:USDC', fillDeadline: 1893456000, status: 'pending' } },
+      data: {
+        order: {
+          id: orderId,
+          pair: 'USDC/USDC',
+          side: 'buy',
+          amount: '25000.00',
+          corridor: 'alpha:USDC-beta:USDC',
+          fillDeadline: 1893456000,
+          status: 'pending',
+        },
+      },
       at: service.clock.now(),
     }),
   );
@@ -78,18 +88,41 @@ describe('webhook delivery (schedule A)', () => {
     expect(h['x-service-deliveryid']).toMatch(/^dlv_/);
     expect(h['x-service-timestamp']).toBe(String(Math.floor(TEST_EPOCH / 1000)));
     expect(h['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
-    expect(independentlyValid(created.signingKey, h['x-service-timestamp'] as string, request!.body, h['x-service-signature'] as string)).toBe(true);
+    expect(
+      independentlyValid(created.signingKey, h['x-service-timestamp'] as string, request!.body, h['x-service-signature'] as string),
+    ).toBe(true);
     // A tampered body or another key does not verify.
-    expect(independentlyValid(created.signingKey, h['x-service-timestamp'] as string, request!.body.replace('25000', '25001'), h['x-service-signature'] as string)).toBe(false);
-    expect(independentlyValid(`${created.signingKey}x`, h['x-service-timestamp'] as string, request!.body, h['x-service-signature'] as string)).toBe(false);
+    expect(
+      independentlyValid(
+        created.signingKey,
+        h['x-service-timestamp'] as string,
+        request!.body.replace('25000', '25001'),
+        h['x-service-signature'] as string,
+      ),
+    ).toBe(false);
+    expect(
+      independentlyValid(`${created.signingKey}x`, h['x-service-timestamp'] as string, request!.body, h['x-service-signature'] as string),
+    ).toBe(false);
 
-    const verified = verifyWebhook({ secret: created.signingKey, rawBody: request!.body, headers: h, nowSeconds: Math.floor(t.clock.now() / 1000) });
+    const verified = verifyWebhook({
+      secret: created.signingKey,
+      rawBody: request!.body,
+      headers: h,
+      nowSeconds: Math.floor(t.clock.now() / 1000),
+    });
     expect(verified.event).toMatchObject({ type: 'order.created', id: eventId, timestamp: new Date(TEST_EPOCH).toISOString() });
     expect(verified.event.order).toMatchObject({ id: 'ord_test1', amount: '25000.00' });
 
     const deliveries = await t.request('GET', `/api/v1/webhooks/${created.webhookId}/deliveries`);
     expect(deliveries.body.data).toEqual([
-      expect.objectContaining({ deliveryId: h['x-service-deliveryid'], eventId, attempt: 1, succeeded: true, statusCode: 200, nextAttemptAt: null }),
+      expect.objectContaining({
+        deliveryId: h['x-service-deliveryid'],
+        eventId,
+        attempt: 1,
+        succeeded: true,
+        statusCode: 200,
+        nextAttemptAt: null,
+      }),
     ]);
   });
 
@@ -103,7 +136,12 @@ describe('webhook delivery (schedule A)', () => {
     const wanted = publish(t.service, t.workspaceId, 'order.settled');
     await t.clock.idle();
     expect(receiver.events().map((e) => e.id)).toEqual([wanted]);
-    const verified = verifyWebhook({ secret, rawBody: receiver.requests[0]!.body, headers: receiver.requests[0]!.headers, nowSeconds: TEST_EPOCH / 1000 });
+    const verified = verifyWebhook({
+      secret,
+      rawBody: receiver.requests[0]!.body,
+      headers: receiver.requests[0]!.headers,
+      nowSeconds: TEST_EPOCH / 1000,
+    });
     expect(verified.event.id).toBe(wanted);
   });
 
@@ -128,7 +166,14 @@ describe('webhook delivery (schedule A)', () => {
     expect(receiver.requests).toHaveLength(4);
 
     const log = await t.request('GET', `/api/v1/webhooks/${webhookId}/deliveries`);
-    expect(log.body.data.map((d: { attempt: number; succeeded: boolean; statusCode: number; nextAttemptAt: string | null }) => [d.attempt, d.succeeded, d.statusCode, d.nextAttemptAt])).toEqual([
+    expect(
+      log.body.data.map((d: { attempt: number; succeeded: boolean; statusCode: number; nextAttemptAt: string | null }) => [
+        d.attempt,
+        d.succeeded,
+        d.statusCode,
+        d.nextAttemptAt,
+      ]),
+    ).toEqual([
       [4, true, 204, null],
       [3, false, 500, new Date(t0 + OFFSETS_A[3]!).toISOString()],
       [2, false, 500, new Date(t0 + OFFSETS_A[2]!).toISOString()],
@@ -173,7 +218,12 @@ describe('webhook delivery (schedule A)', () => {
     await t.clock.advance(S);
     expect(receiver.requests).toHaveLength(5 * 7);
     state = await t.request('GET', `/api/v1/webhooks/${webhookId}`);
-    expect(state.body).toMatchObject({ status: 'paused', active: false, failureStreak: 5, stoppedAt: new Date(t.clock.now()).toISOString() });
+    expect(state.body).toMatchObject({
+      status: 'paused',
+      active: false,
+      failureStreak: 5,
+      stoppedAt: new Date(t.clock.now()).toISOString(),
+    });
 
     const mail = await t.request('GET', '/api/v1/sandbox/mailbox');
     expect(mail.body.data).toHaveLength(1);
@@ -194,7 +244,9 @@ describe('webhook delivery (schedule A)', () => {
     expect(receiver.events().at(-1)!.id).toBe(fresh);
 
     // What it missed while paused comes back through replay.
-    const replay = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, { body: { since: new Date(t.clock.now() - 2 * H).toISOString() } });
+    const replay = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, {
+      body: { since: new Date(t.clock.now() - 2 * H).toISOString() },
+    });
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ replayed: 1, skipped: 1, eventIds: [missed] });
     await t.clock.idle();
@@ -228,7 +280,12 @@ describe('webhook delivery (schedule A)', () => {
     const response = await t.request('POST', `/api/v1/webhooks/${webhookId}/test`);
     expect(response.status).toBe(200);
     expect(response.body.delivery).toMatchObject({ attempt: 1, succeeded: false, statusCode: 418, error: 'HTTP 418', nextAttemptAt: null });
-    const verified = verifyWebhook({ secret: signingKey, rawBody: receiver.requests[0]!.body, headers: receiver.requests[0]!.headers, nowSeconds: TEST_EPOCH / 1000 });
+    const verified = verifyWebhook({
+      secret: signingKey,
+      rawBody: receiver.requests[0]!.body,
+      headers: receiver.requests[0]!.headers,
+      nowSeconds: TEST_EPOCH / 1000,
+    });
     expect(verified.event).toMatchObject({ type: 'webhook.test', id: response.body.eventId, webhook: { id: webhookId } });
     await t.clock.advance(40 * H);
     expect(receiver.requests).toHaveLength(1);
@@ -258,7 +315,9 @@ describe('webhook delivery (schedule A)', () => {
     const old = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, { body: { eventIds: [first] } });
     expect(old.status).toBe(422);
     expect(old.body.error.code).toBe('replay_window_exceeded');
-    const tooEarly = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, { body: { since: new Date(TEST_EPOCH).toISOString() } });
+    const tooEarly = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, {
+      body: { since: new Date(TEST_EPOCH).toISOString() },
+    });
     expect(tooEarly.status).toBe(422);
     expect(tooEarly.body.error.param).toBe('since');
     const neither = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, { body: {} });
@@ -352,7 +411,11 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     expect((await t.request('GET', `/api/v1/webhooks/${body.webhookId}`)).body).toMatchObject({ status: 'active', failureStreak: 4 });
     await t.clock.advance(S);
     expect(receiver.requests.map((r) => r.at - t0)).toEqual([0, 5 * S, 35 * S, 5 * M + 35 * S, H + 5 * M + 35 * S]);
-    expect((await t.request('GET', `/api/v1/webhooks/${body.webhookId}`)).body).toMatchObject({ status: 'disabled', active: false, failureStreak: 5 });
+    expect((await t.request('GET', `/api/v1/webhooks/${body.webhookId}`)).body).toMatchObject({
+      status: 'disabled',
+      active: false,
+      failureStreak: 5,
+    });
     const mail = await t.request('GET', '/api/v1/sandbox/mailbox');
     expect(mail.body.data[0]).toMatchObject({ kind: 'webhook.disabled', webhookId: body.webhookId });
     expect((await t.request('POST', `/v1/webhooks/${body.webhookId}/enable`)).body.status).toBe('active');
@@ -401,7 +464,10 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('Real');
     const slow = await TestReceiver.start(() => Date.now());
     const fast = await TestReceiver.start(() => Date.now());
-    cleanups.push(() => slow.stop(), () => fast.stop());
+    cleanups.push(
+      () => slow.stop(),
+      () => fast.stop(),
+    );
     slow.answer = () => 'hang';
     for (const receiver of [slow, fast]) {
       const response = await fetch(`${service.url}/api/v1/webhooks`, {
@@ -440,10 +506,19 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     });
     expect(response.status).toBe(201);
     const { outbox } = service.module<EvidenceModule>('evidence');
-    const data = { order: { id: 'ord_seq', originTxHash: '0x01', destinationTxHash: '0x02', amount: '1.00', settledAt: '2026-01-01T00:00:00.000Z' } };
+    const data = {
+      order: { id: 'ord_seq', originTxHash: '0x01', destinationTxHash: '0x02', amount: '1.00', settledAt: '2026-01-01T00:00:00.000Z' },
+    };
     outbox.commit(() => {
       outbox.append({ workspaceId, type: 'order.settled', generation: 'A', orderId: 'ord_seq', data, at: service.clock.now() });
-      outbox.append({ workspaceId, type: 'compliance.event', generation: 'A', orderId: 'ord_seq', data: { compliance: { orderId: 'ord_seq' } }, at: service.clock.now() });
+      outbox.append({
+        workspaceId,
+        type: 'compliance.event',
+        generation: 'A',
+        orderId: 'ord_seq',
+        data: { compliance: { orderId: 'ord_seq' } },
+        at: service.clock.now(),
+      });
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(receiver.events().map((e) => e.type)).toEqual(['order.settled']);
@@ -477,7 +552,14 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     // An event committed but never announced (a crash between commit and notification) must go out too.
     const { outbox } = first.module<EvidenceModule>('evidence');
     const silent = first.store.transaction(() =>
-      outbox.append({ workspaceId, type: 'order.settled', generation: 'A', orderId: 'ord_test1', data: { order: { id: 'ord_test1' } }, at: clock1.now() }),
+      outbox.append({
+        workspaceId,
+        type: 'order.settled',
+        generation: 'A',
+        orderId: 'ord_test1',
+        data: { order: { id: 'ord_test1' } },
+        at: clock1.now(),
+      }),
     );
     await first.stop();
 

@@ -3,7 +3,14 @@ import type { Clock, ScheduledJob } from '../../clock/index.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import type { Mailbox } from './mailbox.js';
-import type { MessageStatus, WebhookDelivery, WebhookEndpoint, WebhookEndpointRepository, WebhookMessage, WebhookMessageRepository } from './repository.js';
+import type {
+  MessageStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointRepository,
+  WebhookMessage,
+  WebhookMessageRepository,
+} from './repository.js';
 import { nextRetryDelay, totalAttempts, type RetryProfile } from './schedule.js';
 import type { DeliveryResult, WebhookSender } from './sender.js';
 
@@ -189,7 +196,10 @@ export class DeliveryDispatcher {
       if (message.origin !== 'test') this.#updateStreak(message, status, result.succeeded, finishedAt);
     });
     if (!result.succeeded) {
-      this.options.logger.debug({ webhookId: message.webhookId, eventId: message.eventId, attempt, error: result.error, status }, 'webhook attempt failed');
+      this.options.logger.debug(
+        { webhookId: message.webhookId, eventId: message.eventId, attempt, error: result.error, status },
+        'webhook attempt failed',
+      );
     }
     return delivery;
   }
@@ -213,7 +223,10 @@ export class DeliveryDispatcher {
   }
 
   #notifyStopped(endpoint: WebhookEndpoint, status: 'paused' | 'disabled', streak: number, now: number): void {
-    const what = this.options.profile.stopAfter.counting === 'exhausted-events' ? 'consecutive events exhausted every retry' : 'consecutive deliveries failed';
+    const what =
+      this.options.profile.stopAfter.counting === 'exhausted-events'
+        ? 'consecutive events exhausted every retry'
+        : 'consecutive deliveries failed';
     const base = this.options.apiBase();
     this.options.mailbox.send({
       workspaceId: endpoint.workspaceId,

@@ -149,7 +149,12 @@ export class WebhookEndpoints {
     const endpoint = this.get(workspaceId, id);
     const now = this.deps.clock.now();
     const eventId = newId('evt');
-    const body = JSON.stringify({ type: 'webhook.test', id: eventId, timestamp: new Date(now).toISOString(), webhook: { id: endpoint.id, url: endpoint.url } });
+    const body = JSON.stringify({
+      type: 'webhook.test',
+      id: eventId,
+      timestamp: new Date(now).toISOString(),
+      webhook: { id: endpoint.id, url: endpoint.url },
+    });
     const messageId = newId('msg');
     this.deps.messages.insert({
       id: messageId,
@@ -188,15 +193,27 @@ export class WebhookEndpoints {
     let until = input.until;
     if (input.eventIds !== undefined) {
       if (input.since !== undefined || input.until !== undefined) {
-        throw new InvalidRequestError({ code: 'parameter_invalid', param: 'eventIds', message: 'Pass either eventIds or a since/until window, not both.' });
+        throw new InvalidRequestError({
+          code: 'parameter_invalid',
+          param: 'eventIds',
+          message: 'Pass either eventIds or a since/until window, not both.',
+        });
       }
       candidates = input.eventIds.map((eventId, index) => {
         const event = this.deps.outbox.byId(eventId);
         if (event === undefined || event.workspaceId !== workspaceId) {
-          throw new NotFoundError({ code: 'resource_not_found', param: `eventIds.${index}`, message: `No event ${eventId} in this workspace.` });
+          throw new NotFoundError({
+            code: 'resource_not_found',
+            param: `eventIds.${index}`,
+            message: `No event ${eventId} in this workspace.`,
+          });
         }
         if (event.createdAt < oldest) {
-          throw new ValidationError({ code: 'replay_window_exceeded', param: `eventIds.${index}`, message: 'Events are replayable for 7 days.' });
+          throw new ValidationError({
+            code: 'replay_window_exceeded',
+            param: `eventIds.${index}`,
+            message: 'Events are replayable for 7 days.',
+          });
         }
         if (!patterns.matches(event.envelope.type)) {
           throw new ValidationError({
@@ -208,21 +225,31 @@ export class WebhookEndpoints {
         return event;
       });
     } else {
-      if (since === undefined) throw new InvalidRequestError({ code: 'parameter_missing', param: 'since', message: 'Pass `since` (ISO time) or `eventIds`.' });
+      if (since === undefined)
+        throw new InvalidRequestError({ code: 'parameter_missing', param: 'since', message: 'Pass `since` (ISO time) or `eventIds`.' });
       until ??= now;
       if (since < oldest) {
-        throw new ValidationError({ code: 'replay_window_exceeded', param: 'since', message: 'Events are replayable for 7 days; `since` is older.' });
+        throw new ValidationError({
+          code: 'replay_window_exceeded',
+          param: 'since',
+          message: 'Events are replayable for 7 days; `since` is older.',
+        });
       }
       if (until > now) throw new InvalidRequestError({ code: 'parameter_invalid', param: 'until', message: '`until` is in the future.' });
       if (since > until) throw new InvalidRequestError({ code: 'parameter_invalid', param: 'since', message: '`since` is after `until`.' });
-      const found = this.deps.outbox.forWorkspaceBetween(workspaceId, since, until, 100_000).filter((event) => patterns.matches(event.envelope.type));
+      const found = this.deps.outbox
+        .forWorkspaceBetween(workspaceId, since, until, 100_000)
+        .filter((event) => patterns.matches(event.envelope.type));
       truncated = found.length > MAX_REPLAY_EVENTS;
       candidates = found.slice(0, MAX_REPLAY_EVENTS);
     }
     const skip =
       input.includeDelivered === true
         ? new Set<string>()
-        : this.deps.messages.deliveredOrPending(endpoint.id, candidates.map((event) => event.envelope.id));
+        : this.deps.messages.deliveredOrPending(
+            endpoint.id,
+            candidates.map((event) => event.envelope.id),
+          );
     const chosen = candidates.filter((event) => !skip.has(event.envelope.id));
     const maxAttempts = totalAttempts(this.deps.dispatcher.profile);
     this.deps.store.transaction(() => {

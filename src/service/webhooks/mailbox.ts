@@ -50,8 +50,19 @@ export class Mailbox {
   send(mail: Omit<MailboxMessage, 'id'>): MailboxMessage {
     const message: MailboxMessage = { id: newId('mail'), ...mail };
     this.store.db
-      .prepare('INSERT INTO mailbox (id, workspace_id, recipient, subject, body, kind, webhook_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-      .run(message.id, message.workspaceId, message.recipient, message.subject, message.body, message.kind, message.webhookId, message.createdAt);
+      .prepare(
+        'INSERT INTO mailbox (id, workspace_id, recipient, subject, body, kind, webhook_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(
+        message.id,
+        message.workspaceId,
+        message.recipient,
+        message.subject,
+        message.body,
+        message.kind,
+        message.webhookId,
+        message.createdAt,
+      );
     return message;
   }
 
@@ -69,6 +80,8 @@ export class Mailbox {
   }
 
   all(workspaceId: string): MailboxMessage[] {
-    return (this.store.db.prepare('SELECT * FROM mailbox WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId) as MailRow[]).map(mailFrom);
+    return (
+      this.store.db.prepare('SELECT * FROM mailbox WHERE workspace_id = ? ORDER BY created_at, rowid').all(workspaceId) as MailRow[]
+    ).map(mailFrom);
   }
 }

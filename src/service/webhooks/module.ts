@@ -52,7 +52,10 @@ export class WebhooksModule implements ServiceModule {
     const endpoints = new WebhookEndpointRepository(store);
     const messages = new WebhookMessageRepository(store);
     const mailbox = new Mailbox(store);
-    const policy = new WebhookUrlPolicy({ environment: config.environment, ...(this.options.resolver ? { resolver: this.options.resolver } : {}) });
+    const policy = new WebhookUrlPolicy({
+      environment: config.environment,
+      ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+    });
     const sender = new WebhookSender({
       timeoutMs: this.options.deliveryTimeoutMs ?? 30_000,
       checkTarget: async (url) => {
@@ -77,7 +80,16 @@ export class WebhooksModule implements ServiceModule {
     this.#mailbox = mailbox;
     this.#dispatcher = dispatcher;
     this.#fanOut = new WebhookFanOut({ clock, store, outbox, endpoints, messages, dispatcher, logger });
-    this.#endpoints = new WebhookEndpoints({ clock, store, environment: config.environment, endpoints, messages, outbox, dispatcher, policy });
+    this.#endpoints = new WebhookEndpoints({
+      clock,
+      store,
+      environment: config.environment,
+      endpoints,
+      messages,
+      outbox,
+      dispatcher,
+      policy,
+    });
     mountWebhookRoutes(context.routes(), context.routes({ base: '/v1' }), context.openapi, this.#endpoints);
     if (config.environment === 'sandbox') mountMailboxRoutes(context.routes(), context.openapi, mailbox);
   }

@@ -167,21 +167,20 @@ export class WebhookEndpointRepository {
 
   insert(endpoint: WebhookEndpoint): void {
     this.#prepare(
-        `INSERT INTO webhooks (id, workspace_id, url, events, secret, status, failure_streak, created_at, updated_at, stopped_at)
+      `INSERT INTO webhooks (id, workspace_id, url, events, secret, status, failure_streak, created_at, updated_at, stopped_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        endpoint.id,
-        endpoint.workspaceId,
-        endpoint.url,
-        JSON.stringify(endpoint.events),
-        endpoint.secret,
-        endpoint.status,
-        endpoint.failureStreak,
-        endpoint.createdAt,
-        endpoint.updatedAt,
-        endpoint.stoppedAt,
-      );
+    ).run(
+      endpoint.id,
+      endpoint.workspaceId,
+      endpoint.url,
+      JSON.stringify(endpoint.events),
+      endpoint.secret,
+      endpoint.status,
+      endpoint.failureStreak,
+      endpoint.createdAt,
+      endpoint.updatedAt,
+      endpoint.stoppedAt,
+    );
   }
 
   get(id: string): WebhookEndpoint | undefined {
@@ -196,13 +195,15 @@ export class WebhookEndpointRepository {
   }
 
   active(workspaceId: string): WebhookEndpoint[] {
-    return (
-      this.#prepare("SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'").all(workspaceId) as EndpointRow[]
-    ).map(endpointFrom);
+    return (this.#prepare("SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'").all(workspaceId) as EndpointRow[]).map(
+      endpointFrom,
+    );
   }
 
   countLive(workspaceId: string): number {
-    return (this.#prepare("SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? AND status != 'deleted'").get(workspaceId) as { n: number }).n;
+    return (
+      this.#prepare("SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? AND status != 'deleted'").get(workspaceId) as { n: number }
+    ).n;
   }
 
   page(workspaceId: string, request: PageRequest): Page<WebhookEndpoint> {
@@ -220,12 +221,11 @@ export class WebhookEndpointRepository {
 
   setStatus(id: string, status: WebhookStatus, now: number): void {
     this.#prepare(
-        `UPDATE webhooks SET status = ?, updated_at = ?,
+      `UPDATE webhooks SET status = ?, updated_at = ?,
            stopped_at = CASE WHEN ? IN ('paused', 'disabled') THEN ? ELSE NULL END,
            failure_streak = CASE WHEN ? = 'active' THEN 0 ELSE failure_streak END
          WHERE id = ?`,
-      )
-      .run(status, now, status, now, status, id);
+    ).run(status, now, status, now, status, id);
   }
 
   setFailureStreak(id: string, streak: number): void {
@@ -271,22 +271,21 @@ export class WebhookMessageRepository {
   /** False when the event was already queued for this endpoint by fan-out (a catch-up after a restart). */
   insert(message: NewMessage): boolean {
     const result = this.#prepare(
-        `INSERT OR IGNORE INTO webhook_messages
+      `INSERT OR IGNORE INTO webhook_messages
            (id, webhook_id, event_id, event_type, body, origin, status, attempts, max_attempts, next_attempt_at, in_flight, created_at, completed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, NULL)`,
-      )
-      .run(
-        message.id,
-        message.webhookId,
-        message.eventId,
-        message.eventType,
-        message.body,
-        message.origin,
-        message.status ?? 'pending',
-        message.maxAttempts,
-        message.nextAttemptAt,
-        message.createdAt,
-      );
+    ).run(
+      message.id,
+      message.webhookId,
+      message.eventId,
+      message.eventType,
+      message.body,
+      message.origin,
+      message.status ?? 'pending',
+      message.maxAttempts,
+      message.nextAttemptAt,
+      message.createdAt,
+    );
     return result.changes === 1;
   }
 
@@ -299,11 +298,10 @@ export class WebhookMessageRepository {
   claimDue(now: number, limit: number): WebhookMessage[] {
     return this.store.transaction(() => {
       const rows = this.#prepare(
-          `SELECT m.* FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
+        `SELECT m.* FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
            WHERE m.status = 'pending' AND m.in_flight = 0 AND m.next_attempt_at <= ? AND w.status = 'active'
            ORDER BY m.next_attempt_at, m.rowid LIMIT ?`,
-        )
-        .all(now, limit) as MessageRow[];
+      ).all(now, limit) as MessageRow[];
       const mark = this.#prepare('UPDATE webhook_messages SET in_flight = 1 WHERE id = ?');
       for (const row of rows) mark.run(row.id);
       return rows.map(messageFrom);
@@ -313,10 +311,9 @@ export class WebhookMessageRepository {
   /** When the next attempt of an active endpoint falls due, if any. */
   earliestDue(): number | undefined {
     const row = this.#prepare(
-        `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
+      `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
          WHERE m.status = 'pending' AND m.in_flight = 0 AND w.status = 'active'`,
-      )
-      .get() as { at: number | null };
+    ).get() as { at: number | null };
     return row.at ?? undefined;
   }
 
@@ -328,28 +325,28 @@ export class WebhookMessageRepository {
   recordAttempt(outcome: AttemptOutcome): void {
     const d = outcome.delivery;
     this.#prepare(
-        `INSERT INTO webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, sent_at, finished_at, duration_ms,
+      `INSERT INTO webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, sent_at, finished_at, duration_ms,
            status_code, succeeded, error, retry_after_ms, next_attempt_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        d.id,
-        d.messageId,
-        d.webhookId,
-        d.eventId,
-        d.eventType,
-        d.attempt,
-        d.sentAt,
-        d.finishedAt,
-        d.durationMs,
-        d.statusCode,
-        d.succeeded ? 1 : 0,
-        d.error,
-        d.retryAfterMs,
-        d.nextAttemptAt,
-      );
-    this.#prepare('UPDATE webhook_messages SET attempts = ?, status = ?, next_attempt_at = ?, completed_at = ?, in_flight = 0 WHERE id = ?')
-      .run(d.attempt, outcome.status, outcome.nextAttemptAt, outcome.completedAt, outcome.message.id);
+    ).run(
+      d.id,
+      d.messageId,
+      d.webhookId,
+      d.eventId,
+      d.eventType,
+      d.attempt,
+      d.sentAt,
+      d.finishedAt,
+      d.durationMs,
+      d.statusCode,
+      d.succeeded ? 1 : 0,
+      d.error,
+      d.retryAfterMs,
+      d.nextAttemptAt,
+    );
+    this.#prepare(
+      'UPDATE webhook_messages SET attempts = ?, status = ?, next_attempt_at = ?, completed_at = ?, in_flight = 0 WHERE id = ?',
+    ).run(d.attempt, outcome.status, outcome.nextAttemptAt, outcome.completedAt, outcome.message.id);
   }
 
   /** A message that was claimed but whose endpoint went away meanwhile. */
@@ -359,13 +356,15 @@ export class WebhookMessageRepository {
 
   /** Pending messages of an endpoint overdue at `now` become due now (after enable). Returns how many. */
   resumeOverdue(webhookId: string, now: number): number {
-    return this.#prepare("UPDATE webhook_messages SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at < ?")
-      .run(now, webhookId, now).changes;
+    return this.#prepare(
+      "UPDATE webhook_messages SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at < ?",
+    ).run(now, webhookId, now).changes;
   }
 
   cancelPending(webhookId: string, now: number): number {
-    return this.#prepare("UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'")
-      .run(now, webhookId).changes;
+    return this.#prepare(
+      "UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'",
+    ).run(now, webhookId).changes;
   }
 
   /** Event ids of the endpoint that were delivered or are still on their way (recover skips those). */
@@ -379,7 +378,11 @@ export class WebhookMessageRepository {
   }
 
   pendingCount(webhookId: string): number {
-    return (this.#prepare("SELECT COUNT(*) AS n FROM webhook_messages WHERE webhook_id = ? AND status = 'pending'").get(webhookId) as { n: number }).n;
+    return (
+      this.#prepare("SELECT COUNT(*) AS n FROM webhook_messages WHERE webhook_id = ? AND status = 'pending'").get(webhookId) as {
+        n: number;
+      }
+    ).n;
   }
 
   deliveriesPage(webhookId: string, request: PageRequest, eventId?: string): Page<WebhookDelivery> {
@@ -396,15 +399,15 @@ export class WebhookMessageRepository {
   }
 
   deliveriesOf(messageId: string): WebhookDelivery[] {
-    return (
-      this.#prepare('SELECT * FROM webhook_deliveries WHERE message_id = ? ORDER BY attempt').all(messageId) as DeliveryRow[]
-    ).map(deliveryFrom);
+    return (this.#prepare('SELECT * FROM webhook_deliveries WHERE message_id = ? ORDER BY attempt').all(messageId) as DeliveryRow[]).map(
+      deliveryFrom,
+    );
   }
 
   messagesOf(webhookId: string): WebhookMessage[] {
-    return (
-      this.#prepare('SELECT * FROM webhook_messages WHERE webhook_id = ? ORDER BY rowid').all(webhookId) as MessageRow[]
-    ).map(messageFrom);
+    return (this.#prepare('SELECT * FROM webhook_messages WHERE webhook_id = ? ORDER BY rowid').all(webhookId) as MessageRow[]).map(
+      messageFrom,
+    );
   }
 
   /**
@@ -413,13 +416,13 @@ export class WebhookMessageRepository {
    */
   purgeBefore(cutoff: number): { messages: number; deliveries: number; expired: number } {
     return this.store.transaction(() => {
-      const expired = this.#prepare("UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE status = 'pending' AND created_at < ?")
-        .run(cutoff, cutoff).changes;
+      const expired = this.#prepare(
+        "UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE status = 'pending' AND created_at < ?",
+      ).run(cutoff, cutoff).changes;
       const deliveries = this.#prepare(
-          `DELETE FROM webhook_deliveries WHERE message_id IN
+        `DELETE FROM webhook_deliveries WHERE message_id IN
              (SELECT id FROM webhook_messages WHERE status != 'pending' AND completed_at < ?)`,
-        )
-        .run(cutoff).changes;
+      ).run(cutoff).changes;
       const messages = this.#prepare("DELETE FROM webhook_messages WHERE status != 'pending' AND completed_at < ?").run(cutoff).changes;
       return { messages, deliveries, expired };
     });
@@ -430,7 +433,8 @@ export class WebhookMessageRepository {
   }
 
   advanceFanOutCursor(seq: number): void {
-    this.#prepare('INSERT INTO webhook_fanout_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = MAX(seq, excluded.seq)')
-      .run(seq);
+    this.#prepare(
+      'INSERT INTO webhook_fanout_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = MAX(seq, excluded.seq)',
+    ).run(seq);
   }
 }

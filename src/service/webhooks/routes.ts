@@ -227,7 +227,7 @@ export function mountMailboxRoutes(api: ApiRouter, openapi: OpenApiRegistry, mai
     method: 'get',
     path: '/sandbox/mailbox',
     operationId: 'listSandboxMailbox',
-    summary: "Notifications the sandbox would have emailed to the workspace (endpoint paused or disabled), newest first.",
+    summary: 'Notifications the sandbox would have emailed to the workspace (endpoint paused or disabled), newest first.',
     tags: ['Sandbox'],
     auth: 'required',
     query: PageQuery,

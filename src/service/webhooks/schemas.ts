@@ -29,7 +29,9 @@ export const WebhookView = z.object({
   url: z.string(),
   events: z.array(z.string()),
   active: z.boolean(),
-  status: z.enum(['active', 'paused', 'disabled']).meta({ description: '`paused` (Reference A) or `disabled` (Reference B) after repeated failures.' }),
+  status: z
+    .enum(['active', 'paused', 'disabled'])
+    .meta({ description: '`paused` (Reference A) or `disabled` (Reference B) after repeated failures.' }),
   createdAt: IsoTimestamp,
   stoppedAt: IsoTimestamp.nullable().meta({ description: 'When the endpoint was paused or disabled.' }),
   failureStreak: z.number().int().nonnegative().meta({ description: 'Consecutive exhausted events (A) or failed attempts (B).' }),
@@ -61,7 +63,11 @@ export const ReplayRequest = z
   .strictObject({
     since: IsoTimestamp.optional().meta({ description: 'Start of the window (at most 7 days ago).' }),
     until: IsoTimestamp.optional().meta({ description: 'End of the window; default now.' }),
-    eventIds: z.array(z.string().regex(/^evt_[0-9a-z]{1,64}$/, 'must be an event id (evt_…)')).min(1).max(100).optional(),
+    eventIds: z
+      .array(z.string().regex(/^evt_[0-9a-z]{1,64}$/, 'must be an event id (evt_…)'))
+      .min(1)
+      .max(100)
+      .optional(),
     includeDelivered: z.boolean().optional().meta({ description: 'Also resend events the endpoint already acknowledged.' }),
   })
   .meta({ description: 'Either a window (`since`, optional `until`) or `eventIds`.' });
@@ -77,7 +83,12 @@ export const ReplayResponse = z.object({
   nextSince: IsoTimestamp.nullable().meta({ description: 'When truncated: call again with this `since`.' }),
 });
 
-export const DeliveriesQuery = z.object({ eventId: z.string().regex(/^evt_[0-9a-z]{1,64}$/).optional() });
+export const DeliveriesQuery = z.object({
+  eventId: z
+    .string()
+    .regex(/^evt_[0-9a-z]{1,64}$/)
+    .optional(),
+});
 
 export const MailView = z.object({
   id: z.string(),

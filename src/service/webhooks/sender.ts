@@ -78,7 +78,13 @@ export class WebhookSender {
       try {
         await this.options.checkTarget(request.url);
       } catch (error) {
-        return { succeeded: false, statusCode: null, error: `refused: ${(error as Error).message}`, retryAfterMs: undefined, durationMs: elapsed() };
+        return {
+          succeeded: false,
+          statusCode: null,
+          error: `refused: ${(error as Error).message}`,
+          retryAfterMs: undefined,
+          durationMs: elapsed(),
+        };
       }
     }
     const signature = signDelivery(request.secret, request.timestampSeconds, request.body);
@@ -112,7 +118,13 @@ export class WebhookSender {
         durationMs: elapsed(),
       };
     } catch (error) {
-      return { succeeded: false, statusCode: null, error: describeFailure(error, this.options.timeoutMs), retryAfterMs: undefined, durationMs: elapsed() };
+      return {
+        succeeded: false,
+        statusCode: null,
+        error: describeFailure(error, this.options.timeoutMs),
+        retryAfterMs: undefined,
+        durationMs: elapsed(),
+      };
     }
   }
 }

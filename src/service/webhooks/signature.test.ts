@@ -25,6 +25,10 @@ describe('X-Service-Signature', () => {
 
   it('signs non-ASCII bodies as UTF-8', () => {
     const body = '{"memo":"Zürich → 東京"}';
-    expect(signDelivery(key, 1, body)).toBe(createHmac('sha256', key).update(Buffer.from(`1.${body}`, 'utf8')).digest('hex'));
+    expect(signDelivery(key, 1, body)).toBe(
+      createHmac('sha256', key)
+        .update(Buffer.from(`1.${body}`, 'utf8'))
+        .digest('hex'),
+    );
   });
 });

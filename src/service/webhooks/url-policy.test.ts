@@ -33,10 +33,25 @@ describe('webhook URL policy', () => {
     expect(await production.check('https://93.184.216.34/')).toBe('https://93.184.216.34/');
     expect(await refused(production, 'http://hooks.example.com/')).toMatch(/https/);
     for (const url of [
-      'https://127.0.0.1/', 'https://localhost/', 'http://localhost:3000/', 'https://10.0.0.8/', 'https://172.16.5.4/', 'https://192.168.1.1/',
-      'https://169.254.169.254/', 'https://100.64.0.1/', 'https://0.0.0.0/', 'https://[::1]/', 'https://[fd12::1]/', 'https://[fe80::1]/',
-      'https://[::ffff:10.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://rebind.example.com/', 'https://inside6.example.com/',
-      'https://printer.local/', 'https://api.internal/', 'https://nowhere.example.com/',
+      'https://127.0.0.1/',
+      'https://localhost/',
+      'http://localhost:3000/',
+      'https://10.0.0.8/',
+      'https://172.16.5.4/',
+      'https://192.168.1.1/',
+      'https://169.254.169.254/',
+      'https://100.64.0.1/',
+      'https://0.0.0.0/',
+      'https://[::1]/',
+      'https://[fd12::1]/',
+      'https://[fe80::1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[::ffff:7f00:1]/',
+      'https://rebind.example.com/',
+      'https://inside6.example.com/',
+      'https://printer.local/',
+      'https://api.internal/',
+      'https://nowhere.example.com/',
     ]) {
       await refused(production, url);
     }

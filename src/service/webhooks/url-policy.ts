@@ -11,14 +11,33 @@ import { BlockList, isIP } from 'node:net';
 
 const NON_PUBLIC = new BlockList();
 for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
-  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['100::', 64], ['2001::', 23],
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+  ['2001:db8::', 32],
+  ['100::', 64],
+  ['2001::', 23],
 ] as const) {
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
@@ -82,7 +101,8 @@ export class WebhookUrlPolicy {
     if (url.hash !== '') throw new UrlRefused('must not have a #fragment');
     const hostname = url.hostname.toLowerCase();
     const loopback = LOOPBACK_HOSTS.has(hostname);
-    if (this.options.environment === 'sandbox' && loopback && (url.protocol === 'http:' || url.protocol === 'https:')) return url.toString();
+    if (this.options.environment === 'sandbox' && loopback && (url.protocol === 'http:' || url.protocol === 'https:'))
+      return url.toString();
     if (url.protocol !== 'https:') {
       throw new UrlRefused(
         this.options.environment === 'sandbox'

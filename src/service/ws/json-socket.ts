@@ -21,7 +21,10 @@ export function sendJson(ws: WebSocket, message: unknown): boolean {
 }
 
 /** A JSON object with a string `type`, or a description of what is wrong with the frame. */
-export function parseClientMessage(data: WebSocket.RawData, isBinary: boolean): { message: JsonObject & { type: string } } | { error: string } {
+export function parseClientMessage(
+  data: WebSocket.RawData,
+  isBinary: boolean,
+): { message: JsonObject & { type: string } } | { error: string } {
   if (isBinary) return { error: 'send text frames containing JSON' };
   let parsed: unknown;
   try {

@@ -2,7 +2,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { SolverStreamClient, SolverStreamError } from '../../clients/solver-stream-client.js';
-import { ALPHA_BETA_USDC, BETA_ALPHA_USDC, outputBelow, startAuctionService, usdcRequest, type AuctionTestService } from '../../../test/support/auction.js';
+import {
+  ALPHA_BETA_USDC,
+  BETA_ALPHA_USDC,
+  outputBelow,
+  startAuctionService,
+  usdcRequest,
+  type AuctionTestService,
+} from '../../../test/support/auction.js';
 
 const running: AuctionTestService[] = [];
 async function start(): Promise<AuctionTestService> {
@@ -24,7 +31,9 @@ function streamUrl(t: AuctionTestService, path = '/ws/v1/solver/stream'): string
 async function rawSocket(url: string) {
   const ws = new WebSocket(url);
   const messages: Array<Record<string, unknown>> = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
@@ -234,7 +243,12 @@ describe('solver registration and directory', () => {
   it('registers (201), lists, shows, rotates the token, and refuses bad input', async () => {
     const t = await start();
     const response = await t.request('POST', '/api/v1/solvers/register', {
-      body: { name: 'Acme MM', corridors: [ALPHA_BETA_USDC, ALPHA_BETA_USDC], callbackUrl: 'https://acme.example/hook', address: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8' },
+      body: {
+        name: 'Acme MM',
+        corridors: [ALPHA_BETA_USDC, ALPHA_BETA_USDC],
+        callbackUrl: 'https://acme.example/hook',
+        address: '0x70997970c51812dc3a010c7d01b50e0d17dc79c8',
+      },
     });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
@@ -261,13 +275,21 @@ describe('solver registration and directory', () => {
       expect(bad.body.error).toMatchObject({ code, param });
     }
     await t.clock.advance(1);
-    const loopback = await t.request('POST', '/api/v1/solvers/register', { body: { name: 'local', corridors: [ALPHA_BETA_USDC], callbackUrl: 'http://127.0.0.1:9/hook' } });
+    const loopback = await t.request('POST', '/api/v1/solvers/register', {
+      body: { name: 'local', corridors: [ALPHA_BETA_USDC], callbackUrl: 'http://127.0.0.1:9/hook' },
+    });
     expect(loopback.status).toBe(201);
     const anonymous = await t.request('POST', '/api/v1/solvers/register', { body: { name: 'x', corridors: [ALPHA_BETA_USDC] }, key: null });
     expect(anonymous.status).toBe(401);
 
     const one = await t.client.getSolver(solverId);
-    expect(one).toMatchObject({ solverId, name: 'Acme MM', connected: true, connections: 1, stats: { quotes: 0, fillRate: null, volume: '0' } });
+    expect(one).toMatchObject({
+      solverId,
+      name: 'Acme MM',
+      connected: true,
+      connections: 1,
+      stats: { quotes: 0, fillRate: null, volume: '0' },
+    });
     expect(JSON.stringify(one)).not.toContain('acme.example');
     const list = await t.client.listSolvers({ limit: 1 });
     expect(list).toMatchObject({ has_more: true, total_count: 2 });

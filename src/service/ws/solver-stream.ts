@@ -16,7 +16,15 @@ import type { SolverNotifier, SolverOrderMessage } from '../auction/types.js';
 import type { UpgradeRouter } from '../http/upgrade.js';
 import { ConnectionLimit } from './connection-limit.js';
 import { ClockHeartbeat, DEFAULT_PING_INTERVAL_MS } from './heartbeat.js';
-import { closeSocket, MAX_CLIENT_MESSAGE_BYTES, parseClientMessage, queryParam, sendJson, tokenFromUrl, type JsonObject } from './json-socket.js';
+import {
+  closeSocket,
+  MAX_CLIENT_MESSAGE_BYTES,
+  parseClientMessage,
+  queryParam,
+  sendJson,
+  tokenFromUrl,
+  type JsonObject,
+} from './json-socket.js';
 import {
   AuthMessage,
   channelMatches,
@@ -227,7 +235,12 @@ export class SolverStream implements SolverChannel, SolverNotifier {
       this.#bySolver.set(identity.solverId, connections);
     }
     connections.add(connection);
-    sendJson(connection.ws, { type: 'auth.ok', environment: this.deps.environment, solverId: identity.solverId, corridors: identity.corridors });
+    sendJson(connection.ws, {
+      type: 'auth.ok',
+      environment: this.deps.environment,
+      solverId: identity.solverId,
+      corridors: identity.corridors,
+    });
   }
 
   #onMessage(connection: SolverConnection, data: WebSocket.RawData, isBinary: boolean, receivedAt: number): void {
@@ -345,7 +358,9 @@ export class SolverStream implements SolverChannel, SolverNotifier {
   /** Tells the auction to stop waiting for a solver once none of its connections receives RFQs any more. */
   #checkGone(solverId: string): void {
     const connections = this.#bySolver.get(solverId);
-    const stillListening = [...(connections ?? [])].some((c) => !c.closed && c.identity !== undefined && [...c.channels].some((p) => channelMatches(p, RFQ_EVENT)));
+    const stillListening = [...(connections ?? [])].some(
+      (c) => !c.closed && c.identity !== undefined && [...c.channels].some((p) => channelMatches(p, RFQ_EVENT)),
+    );
     if (!stillListening) this.deps.intake.solverGone(solverId);
   }
 

@@ -18,7 +18,10 @@ export const SubscribeMessage = z.object({
   /** Reference B: optional corridor filter for channel events. */
   corridors: z.array(z.string().min(1).max(200)).max(100).optional(),
   /** Id of the last event the client saw (`evt_…`): the events after it, among the last 100, are replayed first. */
-  cursor: z.string().regex(/^evt_[0-9a-z]{1,64}$/, 'must be an event id (evt_…)').optional(),
+  cursor: z
+    .string()
+    .regex(/^evt_[0-9a-z]{1,64}$/, 'must be an event id (evt_…)')
+    .optional(),
 });
 
 export const UnsubscribeMessage = z.object({

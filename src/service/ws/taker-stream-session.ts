@@ -89,7 +89,8 @@ export class TakerStreamSession {
       clock.now() + settings.authTimeoutMs,
       () => {
         this.#authJob = undefined;
-        if (this.auth === undefined) this.#fail(this.#authError('authentication_required', 'Authenticate within 30 seconds.'), CloseCode.unauthorized);
+        if (this.auth === undefined)
+          this.#fail(this.#authError('authentication_required', 'Authenticate within 30 seconds.'), CloseCode.unauthorized);
       },
       { name: 'ws.taker.auth-timeout' },
     );
@@ -191,11 +192,16 @@ export class TakerStreamSession {
     const parsed = ClientMessage.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      const known = typeof json === 'object' && json !== null && ['auth', 'subscribe', 'unsubscribe', 'pong', 'ping'].includes((json as { type?: string }).type ?? '');
+      const known =
+        typeof json === 'object' &&
+        json !== null &&
+        ['auth', 'subscribe', 'unsubscribe', 'pong', 'ping'].includes((json as { type?: string }).type ?? '');
       this.#sendError({
         type: 'invalid_request',
         code: known ? 'parameter_invalid' : 'message_type_unknown',
-        message: known ? `${issue?.path.join('.') || 'message'}: ${issue?.message}` : 'type must be auth, subscribe, unsubscribe, ping or pong.',
+        message: known
+          ? `${issue?.path.join('.') || 'message'}: ${issue?.message}`
+          : 'type must be auth, subscribe, unsubscribe, ping or pong.',
         param: known ? issue?.path.join('.') || undefined : 'type',
       });
       return;
@@ -215,7 +221,9 @@ export class TakerStreamSession {
         break;
     }
     if (this.auth === undefined) {
-      this.#sendError(this.#authError('authentication_required', 'Send {"type":"auth","token":"<API key>"} first, or connect with ?token=.'));
+      this.#sendError(
+        this.#authError('authentication_required', 'Send {"type":"auth","token":"<API key>"} first, or connect with ?token=.'),
+      );
       return;
     }
     if (message.type === 'subscribe') this.#subscribe(message);
@@ -227,7 +235,12 @@ export class TakerStreamSession {
     const topicsIn = message.topics ?? [];
     const channelsIn = message.channels ?? [];
     if (topicsIn.length === 0 && channelsIn.length === 0) {
-      this.#sendError({ type: 'invalid_request', code: 'parameter_missing', param: 'topics', message: 'Name at least one topic (or channel).' });
+      this.#sendError({
+        type: 'invalid_request',
+        code: 'parameter_missing',
+        param: 'topics',
+        message: 'Name at least one topic (or channel).',
+      });
       return;
     }
     const topics: Topic[] = [];
@@ -330,7 +343,8 @@ export class TakerStreamSession {
   #sendEvent(id: string, text: string): void {
     if (this.#closed) return;
     if (this.socket.bufferedAmount + text.length > this.deps.settings.maxBufferedBytes) {
-      this.#dropped = this.#dropped === undefined ? { count: 1, first: id, last: id } : { ...this.#dropped, count: this.#dropped.count + 1, last: id };
+      this.#dropped =
+        this.#dropped === undefined ? { count: 1, first: id, last: id } : { ...this.#dropped, count: this.#dropped.count + 1, last: id };
       return;
     }
     this.#reportDrops();

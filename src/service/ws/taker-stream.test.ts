@@ -84,7 +84,11 @@ class Probe {
   }
 }
 
-function publish(service: Service, workspaceId: string, options: { type?: string; orderId?: string; generation?: 'A' | 'B'; data?: Record<string, unknown> } = {}) {
+function publish(
+  service: Service,
+  workspaceId: string,
+  options: { type?: string; orderId?: string; generation?: 'A' | 'B'; data?: Record<string, unknown> } = {},
+) {
   const { outbox } = service.module<EvidenceModule>('evidence');
   const orderId = options.orderId ?? 'ord_one';
   return outbox.commit(() =>
@@ -165,11 +169,21 @@ describe('taker stream /api/v1/ws', () => {
 
   it('answers subscribe with subscribe.ok for every topic form, and names the bad topic', async () => {
     const probe = await authed();
-    const topics = ['orders:*', 'orders:ord_abc', 'prices:alpha:USDC:beta:USDC:retail', 'prices:31337001:0x00000000000000000000000000000000000000C1:beta:usdc:institutional', 'prices:alpha:USDC-beta:USDC'];
+    const topics = [
+      'orders:*',
+      'orders:ord_abc',
+      'prices:alpha:USDC:beta:USDC:retail',
+      'prices:31337001:0x00000000000000000000000000000000000000C1:beta:usdc:institutional',
+      'prices:alpha:USDC-beta:USDC',
+    ];
     probe.send({ type: 'subscribe', topics });
     expect(await probe.next()).toEqual({ type: 'subscribe.ok', topics });
     probe.send({ type: 'subscribe', channels: ['settlement.*', 'rfq.created'], corridors: ['alpha:USDC-beta:USDC'] });
-    expect(await probe.next()).toEqual({ type: 'subscribe.ok', channels: ['settlement.*', 'rfq.created'], corridors: ['alpha:USDC-beta:USDC'] });
+    expect(await probe.next()).toEqual({
+      type: 'subscribe.ok',
+      channels: ['settlement.*', 'rfq.created'],
+      corridors: ['alpha:USDC-beta:USDC'],
+    });
 
     const bad: Array<[unknown, string, string]> = [
       [{ type: 'subscribe', topics: ['orders:*', 'order:*'] }, 'topics.1', 'topic_invalid'],
@@ -211,7 +225,11 @@ describe('taker stream /api/v1/ws', () => {
 
     expect(await all.next()).toEqual(mine);
     expect(await all.next()).toEqual(theirs);
-    expect(mine).toMatchObject({ type: 'order.created', id: expect.stringMatching(/^evt_/), timestamp: new Date(TEST_EPOCH).toISOString() });
+    expect(mine).toMatchObject({
+      type: 'order.created',
+      id: expect.stringMatching(/^evt_/),
+      timestamp: new Date(TEST_EPOCH).toISOString(),
+    });
     expect(await one.next()).toEqual(mine);
     expect(await one.quiet()).toEqual([]);
     expect((await stranger.next()).order.id).toBe('ord_elsewhere');
@@ -227,10 +245,22 @@ describe('taker stream /api/v1/ws', () => {
     const probe = await authed();
     probe.send({ type: 'subscribe', channels: ['settlement.*', 'rfq.created'], corridors: ['alpha:USDC-beta:USDC'] });
     await probe.next('subscribe.ok');
-    const complete = publish(t.service, t.workspaceId, { type: 'settlement.complete', generation: 'B', data: { settlement: { id: 'stl_1', amount: '1.00' } } });
+    const complete = publish(t.service, t.workspaceId, {
+      type: 'settlement.complete',
+      generation: 'B',
+      data: { settlement: { id: 'stl_1', amount: '1.00' } },
+    });
     publish(t.service, t.workspaceId, { type: 'quote.received', generation: 'B', data: { quote: { id: 'qt_1' } } });
-    publish(t.service, t.workspaceId, { type: 'rfq.created', generation: 'B', data: { rfq: { id: 'rfq_2', corridor: 'beta:USDC-alpha:USDC' } } });
-    const wanted = publish(t.service, t.workspaceId, { type: 'rfq.created', generation: 'B', data: { rfq: { id: 'rfq_1', corridor: 'alpha:USDC-beta:USDC' } } });
+    publish(t.service, t.workspaceId, {
+      type: 'rfq.created',
+      generation: 'B',
+      data: { rfq: { id: 'rfq_2', corridor: 'beta:USDC-alpha:USDC' } },
+    });
+    const wanted = publish(t.service, t.workspaceId, {
+      type: 'rfq.created',
+      generation: 'B',
+      data: { rfq: { id: 'rfq_1', corridor: 'alpha:USDC-beta:USDC' } },
+    });
     publish(t.service, t.workspaceId, { type: 'order.created' });
     expect(await probe.next()).toEqual(complete);
     expect(await probe.next()).toEqual(wanted);
@@ -349,7 +379,12 @@ describe('taker stream /api/v1/ws', () => {
     const before = got.slice(0, noticeAt);
     // In order: what fitted in the buffers, the notice naming the rest, then the next event.
     expect(before.map((m) => m.id)).toEqual(sent.slice(0, before.length));
-    expect(notice).toEqual({ type: 'events.dropped', count: count - before.length, firstEventId: sent[before.length], lastEventId: sent[count - 1] });
+    expect(notice).toEqual({
+      type: 'events.dropped',
+      count: count - before.length,
+      firstEventId: sent[before.length],
+      lastEventId: sent[count - 1],
+    });
     expect(got.slice(noticeAt + 1).map((m) => m.id)).toEqual([after.id]);
   }, 30_000);
 
@@ -381,7 +416,12 @@ describe('taker stream /api/v1/ws', () => {
     await tiered.next('subscribe.ok');
     stream.prices.publish({ ...quote, tier: 'standard', price: '1.000100' });
     stream.prices.publish({ ...quote, corridor: 'beta:USDC-alpha:USDC', srcChain: 'beta', dstChain: 'alpha', tier: 'standard' });
-    expect(await tiered.next()).toMatchObject({ type: 'price', topic: 'prices:alpha:USDC:beta:USDC:standard', tier: 'standard', price: '1.000100' });
+    expect(await tiered.next()).toMatchObject({
+      type: 'price',
+      topic: 'prices:alpha:USDC:beta:USDC:standard',
+      tier: 'standard',
+      price: '1.000100',
+    });
     expect(await tiered.quiet()).toEqual([]);
     expect((await probe.next()).price).toBe('1.000100');
     expect(() => stream.prices.publish({ ...quote, price: '0.99e3' })).toThrow(TypeError);

@@ -56,7 +56,12 @@ export class FaultProxy {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const incoming: ProxiedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: { ...req.headers }, body: Buffer.concat(chunks) };
+    const incoming: ProxiedRequest = {
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: { ...req.headers },
+      body: Buffer.concat(chunks),
+    };
     // Webhook deliveries relayed through the proxy (see relayWebhooks) go to their real receiver.
     if (incoming.path.startsWith('/__relay?')) {
       const to = new URL(incoming.path, 'http://x').searchParams.get('to')!;
@@ -69,7 +74,8 @@ export class FaultProxy {
     }
     this.fault?.request?.(incoming, this);
     incoming.headers.host = this.#target.host;
-    if (incoming.body.length > 0 || incoming.headers['content-length'] !== undefined) incoming.headers['content-length'] = String(incoming.body.length);
+    if (incoming.body.length > 0 || incoming.headers['content-length'] !== undefined)
+      incoming.headers['content-length'] = String(incoming.body.length);
     let answer: ProxiedResponse;
     try {
       answer = await send(new URL(incoming.path, this.#target), incoming);
@@ -174,7 +180,8 @@ export const FAULTS = {
       response: (req, res) => {
         if (req.method === 'POST' && /\/api\/v1\/quotes(\?|$)/.test(req.path)) {
           rewriteJson(res, (body) => {
-            if (Array.isArray(body?.quotes)) body.quotes.sort((a: any, b: any) => (BigInt(a.outputAmount) < BigInt(b.outputAmount) ? -1 : 1));
+            if (Array.isArray(body?.quotes))
+              body.quotes.sort((a: any, b: any) => (BigInt(a.outputAmount) < BigInt(b.outputAmount) ? -1 : 1));
           });
         }
       },
@@ -199,7 +206,8 @@ export const FAULTS = {
       request: (req, proxy) => {
         if (req.path.startsWith('/__relay') || req.path.startsWith('http')) {
           const signature = req.headers['x-service-signature'];
-          if (typeof signature === 'string') req.headers['x-service-signature'] = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
+          if (typeof signature === 'string')
+            req.headers['x-service-signature'] = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
           return;
         }
         if (req.method === 'POST' && /^\/api\/v1\/webhooks\/?(\?|$)/.test(req.path) && req.body.length > 0) {

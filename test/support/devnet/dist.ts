@@ -52,7 +52,9 @@ export async function ensureBuilt(): Promise<void> {
   try {
     // Other people's half-written files may fail to typecheck; tsc still emits, and only ours are checked below.
     await new Promise<void>((resolve) =>
-      execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT }, () => resolve()),
+      execFile(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT }, () =>
+        resolve(),
+      ),
     );
   } finally {
     rmdirSync(lock);

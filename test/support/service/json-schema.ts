@@ -6,12 +6,7 @@ type Schema = Record<string, unknown> | boolean;
 
 const IGNORED = new Set(['description', 'default', 'format', 'title', 'examples', '$schema', '$id', 'readOnly', 'id']);
 
-export function validateJson(
-  value: unknown,
-  schema: Schema,
-  resolveRef: (ref: string) => Schema,
-  path = '$',
-): string[] {
+export function validateJson(value: unknown, schema: Schema, resolveRef: (ref: string) => Schema, path = '$'): string[] {
   if (schema === true) return [];
   if (schema === false) return [`${path}: no value allowed`];
   const errors: string[] = [];
@@ -46,13 +41,18 @@ export function validateJson(
         }
         break;
       case 'propertyNames':
-        if (isObject(value)) for (const name of Object.keys(value)) errors.push(...validateJson(name, rule as Schema, resolveRef, `${path}[key]`));
+        if (isObject(value))
+          for (const name of Object.keys(value)) errors.push(...validateJson(name, rule as Schema, resolveRef, `${path}[key]`));
         break;
       case 'items':
-        if (Array.isArray(value)) value.forEach((item, i) => errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`)));
+        if (Array.isArray(value))
+          value.forEach((item, i) => errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`)));
         break;
       case 'prefixItems':
-        if (Array.isArray(value)) (rule as Schema[]).forEach((sub, i) => i < value.length && errors.push(...validateJson(value[i], sub, resolveRef, `${path}[${i}]`)));
+        if (Array.isArray(value))
+          (rule as Schema[]).forEach(
+            (sub, i) => i < value.length && errors.push(...validateJson(value[i], sub, resolveRef, `${path}[${i}]`)),
+          );
         break;
       case 'minItems':
         if (Array.isArray(value) && value.length < (rule as number)) errors.push(`${path}: fewer than ${rule} items`);
@@ -88,7 +88,8 @@ export function validateJson(
         if (typeof value === 'number' && value >= (rule as number)) errors.push(`${path}: not below ${rule}`);
         break;
       case 'anyOf':
-        if (!(rule as Schema[]).some((sub) => validateJson(value, sub, resolveRef, path).length === 0)) errors.push(`${path}: matches no anyOf branch`);
+        if (!(rule as Schema[]).some((sub) => validateJson(value, sub, resolveRef, path).length === 0))
+          errors.push(`${path}: matches no anyOf branch`);
         break;
       case 'oneOf':
         if ((rule as Schema[]).filter((sub) => validateJson(value, sub, resolveRef, path).length === 0).length !== 1) {

@@ -42,7 +42,10 @@ export function sampleChains(): ChainInfo[] {
     decimals: 6,
     eip3009,
   });
-  const contracts = { InputOracle: '0x00000000000000000000000000000000000000a1' as const, Permit2: '0x000000000022D473030F116dDEE9F6B43aC78BA3' as const };
+  const contracts = {
+    InputOracle: '0x00000000000000000000000000000000000000a1' as const,
+    Permit2: '0x000000000022D473030F116dDEE9F6B43aC78BA3' as const,
+  };
   return [
     {
       name: 'alpha',
@@ -50,7 +53,10 @@ export function sampleChains(): ChainInfo[] {
       rpcUrl: 'http://127.0.0.1:1',
       wsUrl: 'ws://127.0.0.1:1',
       contracts,
-      tokens: [token('USDC', '0x00000000000000000000000000000000000000c1', true), token('USDT', '0x00000000000000000000000000000000000000d1', false)],
+      tokens: [
+        token('USDC', '0x00000000000000000000000000000000000000c1', true),
+        token('USDT', '0x00000000000000000000000000000000000000d1', false),
+      ],
     },
     {
       name: 'beta',

@@ -1,12 +1,17 @@
 import { type Address, type Hex, encodeFunctionData, erc20Abi, maxUint256 } from 'viem';
 import { ResourceLockArtifact } from '../../../src/contracts/artifacts/ResourceLock.js';
 import { privateKeyToAccount } from 'viem/accounts';
-import { ApiRequestError, type QuoteResponse, type RequestOptions, type RestClient, type TokenQuoteRequest } from '../../../src/clients/rest-client.js';
+import {
+  ApiRequestError,
+  type QuoteResponse,
+  type RequestOptions,
+  type RestClient,
+  type TokenQuoteRequest,
+} from '../../../src/clients/rest-client.js';
 import { typedDataFromJson } from '../../../src/contracts/typed-data.js';
 import type { ChainInfo } from '../../../src/contracts/deployment.js';
 import { compactLockTag } from '../../../src/service/orders/standard-order.js';
 import { SerialSender } from './serial-sender.js';
-
 
 /** A taker of the tests: asks for quotes with its address, signs the quote's typed data, submits orders. */
 export class TestTaker {
@@ -49,7 +54,11 @@ export class TestTaker {
     await sender.send(token, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [lock, maxUint256] }), 100_000n);
     const receipt = await sender.send(
       lock,
-      encodeFunctionData({ abi: ResourceLockArtifact.abi, functionName: 'depositERC20', args: [token, compactLockTag(chain.contracts.AlwaysOkAllocator!), amount, this.address] }),
+      encodeFunctionData({
+        abi: ResourceLockArtifact.abi,
+        functionName: 'depositERC20',
+        args: [token, compactLockTag(chain.contracts.AlwaysOkAllocator!), amount, this.address],
+      }),
       300_000n,
     );
     if (receipt.status !== 'success') throw new Error('resource lock deposit reverted');

@@ -89,7 +89,11 @@ export class TestSolver {
         );
       }
     }
-    this.stream = await SolverStreamClient.connect({ url: registration.wsUrl, token: registration.wsToken, reconnect: { initialDelayMs: 50, maxDelayMs: 500 } });
+    this.stream = await SolverStreamClient.connect({
+      url: registration.wsUrl,
+      token: registration.wsToken,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 500 },
+    });
     this.stream.onRfq((rfq) => void this.onRfq(rfq));
     this.stream.onOrder((message) => void this.onOrder(message));
   }
@@ -177,7 +181,9 @@ export class TestSolver {
             functionName: 'finalise',
             args: [toAbiOrder(order), solveParams, destination, '0x'],
           });
-    const settler = getAddress(message.lockType === 'ResourceLock' ? origin.contracts.InputSettlerCompact! : origin.contracts.InputSettlerEscrow!);
+    const settler = getAddress(
+      message.lockType === 'ResourceLock' ? origin.contracts.InputSettlerCompact! : origin.contracts.InputSettlerEscrow!,
+    );
     const receipt = await sender.send(settler, data, 600_000n);
     this.claims.set(orderId, receipt);
     return receipt;

@@ -1,7 +1,12 @@
 import type { OrderDetail, RestClient } from '../../../src/clients/rest-client.js';
 
 /** Polls the public order route until the order reaches `status` (wall-time timeout). */
-export async function waitForStatus(rest: RestClient, orderId: string, status: OrderDetail['status'], timeoutMs = 15_000): Promise<OrderDetail> {
+export async function waitForStatus(
+  rest: RestClient,
+  orderId: string,
+  status: OrderDetail['status'],
+  timeoutMs = 15_000,
+): Promise<OrderDetail> {
   const started = Date.now();
   let last: OrderDetail | undefined;
   while (Date.now() - started < timeoutMs) {
@@ -12,7 +17,11 @@ export async function waitForStatus(rest: RestClient, orderId: string, status: O
   throw new Error(`order ${orderId} did not reach ${status} within ${timeoutMs} ms (last: ${last?.status})`);
 }
 
-export async function eventually<T>(probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 10_000,
+  what = 'condition',
+): Promise<T> {
   const started = Date.now();
   while (Date.now() - started < timeoutMs) {
     const value = await probe();
