@@ -101,7 +101,7 @@ describe('sandbox conformance usage and reachability', () => {
   });
 
   it('exits 2 on an option commander rejects (separate process: commander exits)', async () => {
-    const entry = join(import.meta.dirname, 'test-support/cli-main.ts');
+    const entry = join(import.meta.dirname, '../test/support/conformance/cli-main.ts');
     const failed = await exec(join(import.meta.dirname, '../node_modules/.bin/vite-node'), [entry, 'conformance', '--profile', 'C']).catch(
       (e: { code: number; stderr: string }) => e,
     );

@@ -22,7 +22,11 @@ function walk(dir, out) {
 const isTest = (file) => /\.test\.ts$|\.e2e\.test\.ts$/.test(file);
 const files = roots.filter((r) => existsSync(join(root, r))).flatMap((r) => walk(join(root, r), []));
 const production = files.filter((f) => !isTest(f)).map((f) => relative(root, f).split(sep).join('/'));
-const known = new Set(production);
+// test/support is resolvable (so imports into it are seen) but is not production code itself.
+const supportFiles = existsSync(join(root, 'test/support'))
+  ? walk(join(root, 'test/support'), []).map((f) => relative(root, f).split(sep).join('/'))
+  : [];
+const known = new Set([...production, ...supportFiles]);
 
 const importPattern = /(?:import|export)\s[^;]*?from\s*["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/gs;
 function resolveImport(from, spec) {
@@ -112,19 +116,33 @@ const report = {
   serviceDomainToHttp: production.flatMap((file) =>
     serviceDomain(file) ? (edges.get(file) ?? []).filter((e) => e.to.startsWith('src/service/http/')).map((e) => `${file} -> ${e.to}`) : [],
   ),
-  conformanceToService: crossing('conformance/', ['src/service/']),
+  conformanceToService: crossing('conformance/', ['src/service/', 'src/sandbox/']),
+  scenariosToService: crossing('scenarios/', ['src/service/']),
+  clientsOrSolversToService: [...crossing('src/clients/', ['src/service/', 'src/solvers/']), ...crossing('src/solvers/', ['src/service/'])],
+  contractsUpward: crossing('src/contracts/', ['src/devnet/', 'src/service/', 'src/clients/', 'src/solvers/', 'src/sandbox/', 'src/cli/']),
+  dashboardToOthers: crossing('src/dashboard/', ['src/service/', 'src/devnet/', 'src/clients/', 'src/solvers/', 'src/sandbox/']),
+  // hardening/ is test tooling (campaigns run by `npm run harden`): it may use the test harnesses.
+  productionToTestSupport: production
+    .filter((file) => !file.startsWith('hardening/'))
+    .flatMap((file) => (edges.get(file) ?? []).filter((e) => e.to.startsWith('test/')).map((e) => `${file} -> ${e.to}`)),
   serviceToOuterLayers: crossing('src/service/', ['src/cli/', 'scenarios/', 'conformance/', 'src/solvers/', 'src/sandbox/']),
   harnessFoldersInProduction: harnessFolders,
   circleMembers: circleList,
 };
 
-const broken =
-  report.circles +
-  report.devnetToServiceOrSolvers.length +
-  report.serviceDomainToHttp.length +
-  report.conformanceToService.length +
-  report.serviceToOuterLayers.length +
-  report.harnessFoldersInProduction.length;
+const ruleKeys = [
+  'devnetToServiceOrSolvers',
+  'serviceDomainToHttp',
+  'conformanceToService',
+  'scenariosToService',
+  'clientsOrSolversToService',
+  'contractsUpward',
+  'dashboardToOthers',
+  'serviceToOuterLayers',
+  'productionToTestSupport',
+  'harnessFoldersInProduction',
+];
+const broken = report.circles + ruleKeys.reduce((n, key) => n + report[key].length, 0);
 
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify(report, null, 2));
@@ -132,13 +150,7 @@ if (process.argv.includes('--json')) {
   const list = process.argv.includes('--list');
   console.log(`production files           ${report.files}`);
   console.log(`import circles             ${report.circles} (${report.filesInCircles} files)`);
-  for (const key of [
-    'devnetToServiceOrSolvers',
-    'serviceDomainToHttp',
-    'conformanceToService',
-    'serviceToOuterLayers',
-    'harnessFoldersInProduction',
-  ]) {
+  for (const key of ruleKeys) {
     console.log(`${key.padEnd(27)}${report[key].length}`);
     if (list) for (const line of report[key]) console.log(`  ${line}`);
   }
