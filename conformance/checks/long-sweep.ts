@@ -1,7 +1,7 @@
 import type { CheckContext } from '../core/context.js';
-import { dayParticipant, type DayPass } from './platform/idempotency.js';
+import { dayParticipant, type DayPass } from './platform/day-pass.js';
 import { walkClock, type SweepParticipant } from './support/clock-sweep.js';
-import { webhookParticipant, type FailingEndpoints } from './webhooks.js';
+import { webhookParticipant, type FailingEndpoints } from './webhook-schedule.js';
 
 export interface LongSweep {
   /** Idempotency window and key rotation (needs the sandbox clock). */

@@ -1,7 +1,7 @@
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
 import { quoteRequestFor, usableCorridors } from '../flows/taker.js';
-import { isRefusal, WsSession, type WsRefusal } from '../wire/ws.js';
+import { isRefusal, type WsSession, type WsRefusal } from '../wire/ws.js';
 import { BOTH, check, ONLY_A, ONLY_B, PHASE } from './support/define.js';
 import { hasPrefix, isArray, isDecimalString, isFiniteNumber, isNonEmptyString, isObject, oneOf, fieldProblems } from './support/shape.js';
 

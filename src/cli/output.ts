@@ -112,7 +112,10 @@ export function action<A extends unknown[]>(
 /** A plain text table: columns padded to their widest cell. */
 export function table(rows: ReadonlyArray<readonly string[]>, indent = '  '): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
+    });
   return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : pad(cell, widths[i] ?? 0))).join('  ')).join('\n');
 }
 

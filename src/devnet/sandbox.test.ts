@@ -323,6 +323,6 @@ describe('startSandbox refuses', () => {
     await expect(startSandbox({ stateDir, chains: [{ name: 'beta', chainId: 99999, port: 0 }] })).rejects.toThrow(
       /saved with chain id 31338, now 99999/,
     );
-    (await started(startSandbox({ stateDir, fresh: true }))).chains.forEach((c) => expect(c.port).toBeGreaterThan(0));
+    for (const c of (await started(startSandbox({ stateDir, fresh: true }))).chains) expect(c.port).toBeGreaterThan(0);
   });
 });

@@ -12,7 +12,7 @@ import { advanceChainTime, readChainTime, type ChainTime } from './chain-time.js
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
 import { ChainStartError, SandboxError } from './errors.js';
 import { deployPlan, describeDeployment, genesisPath, saveGenesis, type DeploymentDescription } from './genesis.js';
-import { acquireStateLock, type StateLock } from './lock.js';
+import { acquireStateLock } from './lock.js';
 import type { ChainInfo, Environment, Hex, SandboxManifest } from '../contracts/deployment.js';
 import { assertPortFree } from './ports.js';
 import { createRpcClient, type RpcClient } from './rpc.js';

@@ -91,7 +91,10 @@ function alignRows(rows: string[][]): string {
   const widths: number[] = [];
   // eslint-disable-next-line no-control-regex
   const visible = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '').length;
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(cell))));
+  for (const row of rows)
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, visible(cell));
+    });
   return rows
     .map(
       (row) => '  ' + row.map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visible(cell)))).join('  '),

@@ -2,7 +2,7 @@ import { settlementServiceComponent } from './service-component.js';
 import { referenceSolversComponent } from '../solvers/index.js';
 import { assertPortFree } from '../devnet/ports.js';
 import type { SandboxComponent } from '../devnet/sandbox.js';
-import type { SandboxRunOptions } from './run.js';
+import type { SandboxRunOptions } from './run-options.js';
 
 /** Reference solvers `sandbox up` connects unless `--solvers` says otherwise. */
 export const DEFAULT_SOLVERS = 3;

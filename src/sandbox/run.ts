@@ -1,29 +1,8 @@
-import type { ChainSpec } from '../devnet/chain-config.js';
 import { sandboxComponents } from './components.js';
-import type { Environment } from '../contracts/deployment.js';
 import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
+import type { SandboxRunOptions } from './run-options.js';
 
-/**
- * What `sandbox up` runs, in the foreground or in the detached supervisor. JSON-serialisable: the CLI hands it
- * to the supervisor on its command line. Later parts add their settings (service port, solvers) here.
- */
-export interface SandboxRunOptions {
-  stateDir: string;
-  chains: ChainSpec[];
-  fresh: boolean;
-  mnemonic?: string;
-  environment?: Environment;
-  allowPublicChainIds?: boolean;
-  cacheDir?: string;
-  /** REST/WebSocket port of the service (`--port`); default a free one. */
-  port?: number;
-  /** Reference solvers to connect (`--solvers`, default 3; 0 leaves the field to yours). */
-  solvers?: number;
-  /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
-  solverSeed?: number;
-  /** Webhook retry profile of the service (`--webhook-profile A|B`). */
-  webhookProfile?: 'A' | 'B';
-}
+export type { SandboxRunOptions } from './run-options.js';
 
 export async function runSandbox(options: SandboxRunOptions, onProgress: (message: string) => void): Promise<Sandbox> {
   return startSandbox({

@@ -4,8 +4,12 @@ import type { ChainTime, Clock } from '../clock/index.js';
 import type { ChainInfo, Environment } from '../contracts/deployment.js';
 import type { ServiceModule } from './module.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
+import { ConfigError } from './errors/config-error.js';
+import type { ResolvedServiceConfig } from './resolved-config.js';
 
 export type { ChainTime } from '../clock/index.js';
+export { ConfigError } from './errors/config-error.js';
+export type { ResolvedServiceConfig } from './resolved-config.js';
 
 const HOUR = 3_600_000;
 
@@ -61,27 +65,6 @@ const positive = z.number().int().positive();
 const rate = z.object({ perSecond: positive, burst: positive }).refine((r) => r.burst >= r.perSecond, {
   message: 'burst must be at least perSecond',
 });
-
-/** The checked, defaulted configuration every module sees. */
-export interface ResolvedServiceConfig {
-  environment: Environment;
-  chains: ChainInfo[];
-  storePath: string;
-  host: string;
-  port: number;
-  publicUrl: string | undefined;
-  rateLimit: { credential: RateLimitSettings; anonymous: RateLimitSettings };
-  bodyLimitBytes: number;
-  idempotencyTtlMs: number;
-  keyRotationGraceMs: number;
-  corridors: { minNotionalUsd: number; maxNotionalUsd: number; oracleContract: string; solverCount: (corridorId: string) => number };
-  auth: { sessionTtlMs: number; challengeTtlMs: number; jwtSecret: string | undefined };
-  version: string;
-}
-
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-}
 
 /** Applies defaults and rejects impossible settings with a message naming the field. */
 export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConfig {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../clock/index.js';
 import type { AccessService } from './auth/access.js';
 import type { Authenticator } from './auth/authenticator.js';
-import type { ResolvedServiceConfig } from './config.js';
+import type { ResolvedServiceConfig } from './resolved-config.js';
 import type { CorridorCatalogue } from './corridors/catalogue.js';
 import type { MigrationSet } from './store/migrations.js';
 import type { PlatformRepositories } from './store/repositories.js';

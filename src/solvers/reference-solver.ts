@@ -78,7 +78,7 @@ export class ReferenceSolver {
   readonly #work = new Set<Promise<unknown>>();
   readonly #rest: RestClient;
 
-  constructor(private readonly options: ReferenceSolverOptions) {
+  constructor(options: ReferenceSolverOptions) {
     this.name = options.name;
     this.strategy = options.strategy;
     this.#behaviour = { ...options.behaviour };

@@ -3,7 +3,6 @@ import type { CheckContext } from '../../core/context.js';
 import { BOTH, check, ONLY_A, PHASE } from '../support/define.js';
 import { expectError } from '../support/errors.js';
 import { dayPass } from '../long-sweep.js';
-import { isObject } from '../support/shape.js';
 
 /** Routes the spec marks Required (JWT or API key), listed so that one served by the target can be probed. */
 const REQUIRED_ROUTES = ['/settlements', '/webhooks', '/auth/sessions'];

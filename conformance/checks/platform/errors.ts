@@ -121,7 +121,7 @@ async function send(ctx: CheckContext, c: FuzzCase, key: string | undefined): Pr
   const idempotencyKey = headers['Idempotency-Key'];
   // fetch refuses to send bytes outside visible ASCII in a header; percent-encoding keeps the case meaningful.
   if (idempotencyKey !== undefined && /[^\x20-\x7e]/.test(idempotencyKey)) headers['Idempotency-Key'] = encodeURIComponent(idempotencyKey);
-  let response;
+  let response: Awaited<ReturnType<typeof ctx.state.http.request>>;
   try {
     response = await ctx.state.http.request({
       method: c.route.method,

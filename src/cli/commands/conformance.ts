@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import { globalOptions, printJson, toJsonError } from '../output.js';
 
 /**
@@ -203,7 +203,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       throw new UsageFailure(`name the deployment: --target URL, --sandbox FILE or --image NAME (no ${implied})`);
     }
 
-    let signingKey;
+    let signingKey: ReturnType<typeof c.generateSigningKey> | undefined;
     if (flags.sign) {
       const path = flags.signingKey ?? defaultSigningKeyPath(stateDir);
       if (existsSync(path)) signingKey = c.signingKeyFromPem(readFileSync(path, 'utf8'));

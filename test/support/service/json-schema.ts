@@ -46,13 +46,15 @@ export function validateJson(value: unknown, schema: Schema, resolveRef: (ref: s
         break;
       case 'items':
         if (Array.isArray(value))
-          value.forEach((item, i) => errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`)));
+          value.forEach((item, i) => {
+            errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`));
+          });
         break;
       case 'prefixItems':
         if (Array.isArray(value))
-          (rule as Schema[]).forEach(
-            (sub, i) => i < value.length && errors.push(...validateJson(value[i], sub, resolveRef, `${path}[${i}]`)),
-          );
+          (rule as Schema[]).forEach((sub, i) => {
+            if (i < value.length) errors.push(...validateJson(value[i], sub, resolveRef, `${path}[${i}]`));
+          });
         break;
       case 'minItems':
         if (Array.isArray(value) && value.length < (rule as number)) errors.push(`${path}: fewer than ${rule} items`);

@@ -1,0 +1,4 @@
+/** A service configuration that cannot run (the message names the field). */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
