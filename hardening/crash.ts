@@ -309,9 +309,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
             problems.push(`#${plan.index}: order request lost its answer (${outcome.detail}) and no order exists for ${quote.quoteId}`);
           else result.unacknowledged = true;
           if (orderId === undefined) continue;
-        } else if (outcome.kind === 'requote') {
-          continue;
-        } else {
+        } else if (outcome.kind !== 'requote') {
           throw new Error(`order refused: ${outcome.detail}`);
         }
       }

@@ -137,6 +137,7 @@ const WEIRD_STRINGS = [
   '%',
   '<script>alert(1)</script>',
   "' OR 1=1 --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4shell-style payload sent as literal text
   '${jndi:ldap://x}',
   '__proto__',
   'constructor',

@@ -94,7 +94,7 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   const capabilities = new Set<Capability>();
   const missing: Partial<Record<Capability, string>> = {};
 
-  let health;
+  let health: Awaited<ReturnType<typeof http.request>>;
   try {
     health = await http.request({ method: 'GET', path: `${API_PREFIX}/health`, label: 'discovery: health', timeoutMs: 10_000 });
   } catch (error) {

@@ -21,7 +21,7 @@ export function xmlEscape(text: string): string {
 function evidenceText(evidence: readonly Evidence[]): string {
   return evidence
     .slice(0, 12)
-    .map((e) => {
+    .map((e): string => {
       switch (e.kind) {
         case 'http':
           return `${e.request.method} ${e.request.url} → ${e.response ? e.response.status : `no answer (${e.error})`}${e.response?.body ? `\n  ${e.response.body.slice(0, 400)}` : ''}`;
@@ -33,6 +33,8 @@ function evidenceText(evidence: readonly Evidence[]): string {
           return `JSON-RPC ${e.method} → ${e.error ?? JSON.stringify(e.result)?.slice(0, 120)}`;
         case 'note':
           return e.text;
+        default:
+          return '';
       }
     })
     .join('\n');

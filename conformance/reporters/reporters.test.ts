@@ -172,7 +172,9 @@ describe('console reporter', () => {
     const stream = { write: (text: string) => (out += text) };
     const report = sampleReport();
     const progress = consoleProgress(stream);
-    report.results.forEach((r, i) => progress(r, i, report.results.length));
+    report.results.forEach((r, i) => {
+      progress(r, i, report.results.length);
+    });
     consoleSummary(report, stream);
     expect(out).toMatch(/\[1\/6\] ✓ PASSED\s+a\.pass/);
     expect(out).toMatch(/✗ FAILED\s+a\.fail[\s\S]*└ answered 500/);

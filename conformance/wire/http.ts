@@ -130,7 +130,9 @@ export class HttpClient {
     const text = await response.text();
     const ms = Math.round(performance.now() - started);
     const responseHeaders: Record<string, string> = {};
-    response.headers.forEach((value, name) => (responseHeaders[name.toLowerCase()] = value));
+    response.headers.forEach((value, name) => {
+      responseHeaders[name.toLowerCase()] = value;
+    });
     let json: unknown;
     if (text.length > 0) {
       try {

@@ -37,7 +37,7 @@ export class WebhookReceiver {
             nowSeconds: Math.floor(Date.now() / 1_000) + this.clockOffsetSeconds,
           });
         try {
-          let verified;
+          let verified: ReturnType<typeof verify>;
           try {
             verified = verify();
           } catch (error) {

@@ -99,7 +99,7 @@ export class WebhookReceiver implements Subscriber {
   }
 
   async #receive(rawBody: Buffer, headers: IncomingMessage['headers'], serviceNow: () => Promise<number>): Promise<number> {
-    let verified;
+    let verified: ReturnType<typeof verifyWebhook>;
     try {
       verified = verifyWebhook({ secret: this.secret, rawBody, headers, nowSeconds: Math.floor((await serviceNow()) / 1_000) });
     } catch (error) {

@@ -221,7 +221,9 @@ export class ScenarioSession {
         });
         receiver.webhookId = created.webhookId;
       }
-      scenario.actors?.solvers?.forEach((behaviour, index) => target.solvers?.[index]?.setBehaviour(behaviour ?? {}));
+      scenario.actors?.solvers?.forEach((behaviour, index) => {
+        target.solvers?.[index]?.setBehaviour(behaviour ?? {});
+      });
       context = new ScenarioContext({
         scenario,
         target,

@@ -1,6 +1,5 @@
 import { ApiRequestError, type OrderCreated, type Quote, type QuoteResponse } from '../../src/clients/rest-client.js';
 import { tokenOf } from '../actors/chain-clients.js';
-import type { ScenarioContext } from '../core/context.js';
 import { expectEqual, fail } from '../core/errors.js';
 import { sleep } from '../core/eventually.js';
 import type { Step } from '../core/scenario.js';

@@ -8,6 +8,7 @@ export interface SignOptions {
   /** Another taker's key signs (a wrong signer). Default: the quote's taker. */
   signer?: string;
   /** Changes the typed data before signing (a tampered order): receives the message object. */
+  // biome-ignore lint/suspicious/noExplicitAny: a tamper edits any field of the EIP-712 message, whatever its type
   tamper?: (message: Record<string, any>, context: ScenarioContext) => void;
   /** Signs another nonce than the one handed out (Permit2 and ResourceLock messages carry it as `nonce`). */
   nonce?: (context: ScenarioContext) => string;
@@ -25,6 +26,7 @@ export function sign(name: string, options: SignOptions): Step {
       const typedData = structuredClone(
         quoted.quote.typedData ?? fail(`quote ${options.quote} carries no typed data (requested without user?)`),
       ) as {
+        // biome-ignore lint/suspicious/noExplicitAny: the message handed to tamper (see above)
         message: Record<string, any>;
       };
       let nonce = quoted.quote.nonce ?? fail(`quote ${options.quote} carries no nonce`);

@@ -15,9 +15,9 @@ export function setSolvers(behaviours: SolverBehaviour | readonly (SolverBehavio
   return {
     title: `solvers: ${label}`,
     async run(context) {
-      context.solvers.forEach((solver, index) =>
-        solver.setBehaviour((list === undefined ? (behaviours as SolverBehaviour) : list[index]) ?? {}),
-      );
+      context.solvers.forEach((solver, index) => {
+        solver.setBehaviour((list === undefined ? (behaviours as SolverBehaviour) : list[index]) ?? {});
+      });
       return context.solvers.map((solver) => `${solver.name}: ${describe(solver.behaviour)}`).join('; ');
     },
   };

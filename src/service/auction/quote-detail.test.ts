@@ -1,5 +1,5 @@
 /** Quote detail: the StandardOrder and the exact EIP-712 payload per lock type, signed with viem and recovered. */
-import { getAddress, hashTypedData, recoverTypedDataAddress, zeroAddress } from 'viem';
+import { getAddress, type hashTypedData, recoverTypedDataAddress, zeroAddress } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standardOrderFromWire } from '../../contracts/standard-order-wire.js';

@@ -251,14 +251,9 @@ export const SolverName = z.string().trim().min(1).max(100);
 export const SolverRegistrationRequest = z.strictObject({
   name: SolverName,
   corridors: z.array(z.string().min(1).max(200)).min(1).max(500),
-  callbackUrl: z
-    .string()
-    .url()
-    .max(2048)
-    .optional()
-    .meta({
-      description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
-    }),
+  callbackUrl: z.string().url().max(2048).optional().meta({
+    description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
+  }),
   address: Address.optional().meta({ description: 'EVM address the solver fills and claims with (informational).' }),
 });
 

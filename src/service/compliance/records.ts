@@ -24,7 +24,7 @@ export interface ComplianceCheckRecord {
  */
 export class ComplianceRecords {
   constructor(
-    private readonly store: Store,
+    readonly store: Store,
     private readonly ledger: LedgerRepository,
     private readonly outbox: OutboxRepository,
   ) {

@@ -141,7 +141,7 @@ export class StreamSubscriptions {
         if (topic.orderId === undefined || topic.orderId === event.orderId) return true;
       }
     }
-    if (this.#channels !== undefined && this.#channels.matches(event.envelope.type)) {
+    if (this.#channels?.matches(event.envelope.type)) {
       if (this.#corridors === undefined) return true;
       // Events that name no corridor (e.g. audit entries) cannot be filtered by one and pass.
       const corridor = corridorOf(event.envelope);

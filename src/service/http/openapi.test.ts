@@ -58,7 +58,7 @@ const OpenApiDocument = z.strictObject({
 type Doc = z.infer<typeof OpenApiDocument>;
 
 function collectRefs(node: unknown, out: string[] = []): string[] {
-  if (Array.isArray(node)) node.forEach((child) => collectRefs(child, out));
+  if (Array.isArray(node)) for (const child of node) collectRefs(child, out);
   else if (node !== null && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') out.push(value);

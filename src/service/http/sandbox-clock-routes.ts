@@ -111,7 +111,7 @@ export function mountSandboxClockRoutes(
       if (!isTestClock(clock)) {
         throw new ConflictError({ code: 'clock_not_adjustable', message: 'This deployment runs on the real clock.' });
       }
-      let result;
+      let result: Awaited<ReturnType<typeof clock.advance>>;
       try {
         result = await clock.advance(ms);
       } catch (error) {

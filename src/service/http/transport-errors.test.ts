@@ -24,7 +24,7 @@ function raw(text: string): Promise<{ status: number; body: Record<string, { [ke
     socket.on('close', () => {
       const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(data)?.[1] ?? 0);
       const bodyText = data.slice(data.indexOf('\r\n\r\n') + 4);
-      let body;
+      let body: any;
       try {
         body = JSON.parse(bodyText);
       } catch {

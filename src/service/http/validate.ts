@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InvalidRequestError } from '../errors/api-errors.js';
 
 export type InputLocation = 'body' | 'query' | 'params';

@@ -157,7 +157,7 @@ const BIGINT_TAG = 'bigint:';
 export class ChainFactRepository {
   private readonly statements: Statements;
 
-  constructor(private readonly store: Store) {
+  constructor(readonly store: Store) {
     this.statements = new Statements(store);
   }
 
@@ -213,7 +213,7 @@ export class ChainFactRepository {
 export class ChainCursorRepository {
   private readonly statements: Statements;
 
-  constructor(private readonly store: Store) {
+  constructor(readonly store: Store) {
     this.statements = new Statements(store);
   }
 

@@ -88,7 +88,7 @@ function fromRow(row: RelayRow): RelayRecord {
 export class RelayRepository {
   private readonly statements: Statements;
 
-  constructor(private readonly store: Store) {
+  constructor(readonly store: Store) {
     this.statements = new Statements(store);
   }
 

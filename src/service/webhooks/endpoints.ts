@@ -187,9 +187,9 @@ export class WebhookEndpoints {
     const now = this.deps.clock.now();
     const oldest = now - RETENTION_MS;
     const patterns = new EventPatternSet(endpoint.events);
-    let candidates;
+    let candidates: NonNullable<ReturnType<typeof this.deps.outbox.byId>>[];
     let truncated = false;
-    let since = input.since;
+    const since = input.since;
     let until = input.until;
     if (input.eventIds !== undefined) {
       if (input.since !== undefined || input.until !== undefined) {

@@ -102,7 +102,10 @@ export class TakerStreamModule implements ServiceModule {
   #join(session: TakerStreamSession): void {
     const workspaceId = session.auth!.workspaceId;
     let set = this.#byWorkspace.get(workspaceId);
-    if (set === undefined) this.#byWorkspace.set(workspaceId, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      this.#byWorkspace.set(workspaceId, set);
+    }
     set.add(session);
   }
 
