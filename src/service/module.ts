@@ -8,8 +8,8 @@ import type { CorridorCatalogue } from './corridors/catalogue.js';
 import type { MigrationSet } from './store/migrations.js';
 import type { PlatformRepositories } from './store/repositories.js';
 import type { Store } from './store/store.js';
-import type { ApiRouter } from './http/api-router.js';
-import type { ErrorFormat } from './http/error-handler.js';
+import type { RouteTable } from './api/route.js';
+import type { ErrorFormat } from './errors/error-format.js';
 import type { OpenApiRegistry } from './api/openapi.js';
 import type { UpgradeRouter } from './http/upgrade.js';
 
@@ -26,7 +26,7 @@ export interface ServiceContext {
   authenticator: Authenticator;
   openapi: OpenApiRegistry;
   /** A documented router mounted at `base` (default `/api/v1`); `errorFormat: 'B'` for Reference B routes. */
-  routes(options?: { base?: string; errorFormat?: ErrorFormat }): ApiRouter;
+  routes(options?: { base?: string; errorFormat?: ErrorFormat }): RouteTable;
   /** WebSocket endpoints on the same HTTP server. */
   upgrades: UpgradeRouter;
   /** Raw express app, for what ApiRouter cannot express. Mount under the API base, before the 404. */

@@ -1,9 +1,9 @@
 /** HTTP face of the auction: quotes, quote detail (A) and RFQ view (B), solver registration and directory, leaderboard. */
 import { z } from 'zod';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import { AuthenticationError, NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
-import { pageEnvelope, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
+import { pageEnvelope, pageQueryShape, pageSchema, toPageRequest } from '../api/pagination.js';
 import { isoTime } from '../api/wire.js';
 import type { SolverStatistics } from './leaderboard.js';
 import type { QuoteService } from './quote-service.js';
@@ -46,7 +46,7 @@ export interface AuctionRouteDeps {
 
 const ATTESTATION_HEADER = 'x-service-attestation';
 
-export function mountAuctionRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: AuctionRouteDeps): void {
+export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: AuctionRouteDeps): void {
   openapi.schema('QuoteRequestFields', QuoteRequestFields);
   openapi.schema('PairQuoteRequestFields', PairQuoteRequestFields);
   openapi.schema('QuoteRequest', QuoteRequest);

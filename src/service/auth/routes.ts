@@ -1,7 +1,7 @@
 import { AuthenticationError, InvalidRequestError } from '../errors/api-errors.js';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
-import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../http/pagination.js';
+import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../api/pagination.js';
 import { isoTime } from '../api/wire.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Session } from '../store/sessions.js';
@@ -46,7 +46,7 @@ function jwtUser(auth: unknown, repos: PlatformRepositories): { auth: JwtAuth; u
 }
 
 /** Wallet sign-in, sessions and MFA: `/api/v1/auth/*`. */
-export function mountAuthRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: AuthRouteDeps): void {
+export function mountAuthRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: AuthRouteDeps): void {
   const { repos } = deps;
   for (const [id, schema] of Object.entries({
     ChallengeRequest: S.ChallengeRequest,
@@ -245,7 +245,7 @@ function issuedView(key: IssuedApiKey) {
 }
 
 /** Sandbox-only key administration (`sandbox keys create|rotate`), authenticated by a key of the workspace. */
-export function mountSandboxKeyRoutes(api: ApiRouter, openapi: OpenApiRegistry, access: AccessService): void {
+export function mountSandboxKeyRoutes(api: RouteTable, openapi: OpenApiRegistry, access: AccessService): void {
   openapi.schema('ApiKey', S.ApiKeyView);
   openapi.schema('IssuedApiKey', S.IssuedApiKeyView);
   openapi.schema('ApiKeyList', S.ApiKeyList);

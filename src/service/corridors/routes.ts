@@ -1,9 +1,9 @@
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import type { CorridorCatalogue } from './catalogue.js';
 import { Corridor, CorridorList, CorridorToken, LockType } from './schemas.js';
 
-export function mountCorridorRoutes(api: ApiRouter, openapi: OpenApiRegistry, catalogue: CorridorCatalogue): void {
+export function mountCorridorRoutes(api: RouteTable, openapi: OpenApiRegistry, catalogue: CorridorCatalogue): void {
   openapi.schema('LockType', LockType);
   openapi.schema('CorridorToken', CorridorToken);
   openapi.schema('Corridor', Corridor);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock, TestClock } from '../../clock/index.js';
 import type { ChainInfo, Environment } from '../../contracts/deployment.js';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { Address, ChainId, IsoTimestamp, isoTime } from '../api/wire.js';
 
@@ -85,7 +85,7 @@ export interface SandboxInfoDeps {
  * `GET /api/v1/sandbox/info`: what a sandbox client needs to watch the chains beside the service (names, ids,
  * RPC URLs, head block and chain time) and the service clock, in one answer. Sandbox only.
  */
-export function mountSandboxInfoRoute(api: ApiRouter, openapi: OpenApiRegistry, deps: SandboxInfoDeps): void {
+export function mountSandboxInfoRoute(api: RouteTable, openapi: OpenApiRegistry, deps: SandboxInfoDeps): void {
   openapi.schema('SandboxInfo', SandboxInfo);
   api.route({
     method: 'get',

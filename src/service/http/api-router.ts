@@ -1,55 +1,15 @@
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
-import type { AuthContext } from '../auth/context.js';
+import type { RouteDefinition, RouteTable } from '../api/route.js';
 import { optionalAuth, requireAuth } from '../auth/middleware.js';
 import type { ErrorFormat, ErrorFormatRoutes } from './error-handler.js';
 import { InternalError } from '../errors/api-errors.js';
-import type { OpenApiRegistry, ResponseSpec, Security } from '../api/openapi.js';
+import type { OpenApiRegistry, Security } from '../api/openapi.js';
 import { jsonBody, parseInput } from './validate.js';
 
 type Infer<S> = S extends z.ZodType ? z.output<S> : undefined;
 
-export interface RouteInput<Body, Query, Params> {
-  body: Body;
-  query: Query;
-  params: Params;
-  auth: AuthContext | undefined;
-  req: Request;
-  res: Response;
-}
-
-/** What a handler returns; the router checks `body` against the declared schema of `status`. */
-export interface RouteResult {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-export interface RouteDefinition<B extends z.ZodType | undefined, Q extends z.ZodObject | undefined, P extends z.ZodObject | undefined> {
-  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
-  /** Express path relative to the router's base, e.g. `/orders/:orderId`. */
-  path: string;
-  /** Unique, camelCase: names the operation and its schemas in the OpenAPI document. */
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags?: string[];
-  /** `public`, `optional` (a present credential must be valid), `required`, `apiKey` or `jwt` only. */
-  auth: Security;
-  /** JWT sessions that still owe an MFA code may call this route. */
-  allowMfaPending?: boolean;
-  body?: B;
-  query?: Q;
-  params?: P;
-  responses: Record<number, ResponseSpec>;
-  /** Honour `Idempotency-Key`; default true for POST (every creating POST), false otherwise. */
-  idempotent?: boolean;
-  /**
-   * Returns the response, or writes to `res` itself and returns nothing (streams, redirects). Errors
-   * thrown here (ApiError subclasses) render in the route's error format.
-   */
-  handler(input: RouteInput<Infer<B>, Infer<Q>, Infer<P>>): RouteResult | void | Promise<RouteResult | void>;
-}
+export type { RouteDefinition, RouteInput, RouteResult } from '../api/route.js';
 
 export interface ApiRouterDeps {
   /** Mount path, e.g. `/api/v1`; prefixes the OpenAPI paths. */
@@ -81,7 +41,7 @@ function guardFor(security: Security, allowMfaPending: boolean): RequestHandler[
  * the response and document both in the OpenAPI document. Order per route: auth guard → body, query and
  * path validation → idempotency → handler.
  */
-export class ApiRouter {
+export class ApiRouter implements RouteTable {
   readonly router = Router({ mergeParams: true });
   readonly base: string;
   readonly errorFormat: ErrorFormat;
@@ -137,7 +97,6 @@ export class ApiRouter {
         params: input.params as Infer<P>,
         auth: req.auth,
         req,
-        res,
       });
       if (result === undefined || res.headersSent) return;
       const declared = definition.responses[result.status];

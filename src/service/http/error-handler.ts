@@ -4,7 +4,9 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 
-export type ErrorFormat = 'A' | 'B';
+import type { ErrorFormat } from '../errors/error-format.js';
+
+export type { ErrorFormat } from '../errors/error-format.js';
 
 /**
  * Which routes answer errors in Format B (Reference B). Known before routing, so that errors raised

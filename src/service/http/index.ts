@@ -32,7 +32,7 @@ export {
   parsePageQuery,
   toPageRequest,
   type PageEnvelope,
-} from './pagination.js';
+} from '../api/pagination.js';
 export { CredentialRateLimiter, rateLimit, type RateDecision, type RateLimitSettings } from './rate-limit.js';
 export type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 export { UpgradeRouter, type UpgradeHandler } from './upgrade.js';

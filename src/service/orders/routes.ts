@@ -1,8 +1,8 @@
 import type { Hex } from 'viem';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import { NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
-import { pageEnvelope, pageQueryShape, toPageRequest } from '../http/pagination.js';
+import { pageEnvelope, pageQueryShape, toPageRequest } from '../api/pagination.js';
 import { z } from 'zod';
 import type { OrderIntake } from './order-intake.js';
 import type { OrderRepository } from './order-repository.js';
@@ -20,7 +20,7 @@ function notFound(param: string, what: string): NotFoundError {
 }
 
 /** HTTP adapter of the orders module (Reference A). */
-export function mountOrderRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: OrderRouteDeps): void {
+export function mountOrderRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: OrderRouteDeps): void {
   openapi.schema('OrderCreated', OrderCreated);
   openapi.schema('OrderDetail', OrderDetail);
   openapi.schema('Settlement', Settlement);

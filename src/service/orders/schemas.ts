@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Address, ChainId, HexBytes, IsoTimestamp, UintString } from '../api/wire.js';
-import { pageSchema } from '../http/pagination.js';
+import { pageSchema } from '../api/pagination.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');
 export const OrderStatus = z.enum(['Deposited', 'Filled', 'Attested', 'Claimed', 'Refunded']);

@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import type { z } from 'zod';
 import { PairQuoteRequestFields, RfqView } from '../auction/schemas.js';
 import type { AuthContext } from '../auth/context.js';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import { NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { isoTime } from '../api/wire.js';
@@ -54,7 +54,7 @@ function ownTrade(trade: Trade | undefined, auth: AuthContext | undefined, id: s
   return trade;
 }
 
-export function mountReferenceBRoutes(api: ApiRouter, openapi: OpenApiRegistry, deps: ReferenceBRouteDeps): void {
+export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: ReferenceBRouteDeps): void {
   // Shapes shared with the auction keep the auction's names (this module is set up first).
   openapi.schema('PairQuoteRequestFields', PairQuoteRequestFields);
   openapi.schema('RfqView', RfqView);

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
-import type { ApiRouter } from '../http/api-router.js';
+import type { RouteTable } from '../api/route.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
-import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../http/pagination.js';
+import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../api/pagination.js';
 import { isoTime } from '../api/wire.js';
 import type { WebhookEndpoints } from './endpoints.js';
 import type { Mailbox, MailboxMessage } from './mailbox.js';
@@ -65,7 +65,7 @@ function workspaceOf(auth: AuthContext | undefined): string {
 }
 
 /** `/api/v1/webhooks…` and the legacy `/v1/webhooks/{id}/enable`. */
-export function mountWebhookRoutes(api: ApiRouter, legacy: ApiRouter, openapi: OpenApiRegistry, webhooks: WebhookEndpoints): void {
+export function mountWebhookRoutes(api: RouteTable, legacy: RouteTable, openapi: OpenApiRegistry, webhooks: WebhookEndpoints): void {
   openapi.schema('CreateWebhookRequest', S.CreateWebhookRequest);
   openapi.schema('Webhook', S.WebhookView);
   openapi.schema('CreatedWebhook', S.CreatedWebhook);
@@ -220,7 +220,7 @@ export function mountWebhookRoutes(api: ApiRouter, legacy: ApiRouter, openapi: O
 }
 
 /** `GET /api/v1/sandbox/mailbox`: the notifications the sandbox would have emailed. */
-export function mountMailboxRoutes(api: ApiRouter, openapi: OpenApiRegistry, mailbox: Mailbox): void {
+export function mountMailboxRoutes(api: RouteTable, openapi: OpenApiRegistry, mailbox: Mailbox): void {
   openapi.schema('MailboxMessage', S.MailView);
   const MailPage = openapi.schema('MailboxPage', pageSchema(S.MailView));
   api.route({

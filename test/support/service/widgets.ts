@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { newId } from '../../../src/service/store/ids.js';
 import { keysetPage } from '../../../src/service/store/pagination.js';
-import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../../../src/service/http/pagination.js';
+import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../../../src/service/api/pagination.js';
 import type { ServiceModule } from '../../../src/service/module.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Page, PageGap, PageRequest } from '../store/pagination.js';
 import { InvalidRequestError } from '../errors/api-errors.js';
-import { parseInput } from './validate.js';
+import { parseInput } from './parse-input.js';
 
 export const PAGE_LIMIT_DEFAULT = 25;
 export const PAGE_LIMIT_MAX = 100;
