@@ -2,7 +2,7 @@ import { type Address, type PublicClient, createPublicClient, erc20Abi, http } f
 import { ResourceLockArtifact } from '../../src/contracts/artifacts/ResourceLock.js';
 import { lockId } from '../../src/contracts/typed-data.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
-import { compactLockTag } from '../../src/service/orders/standard-order.js';
+import { compactLockTag } from '../../src/contracts/lock-tag.js';
 
 const clients = new Map<string, PublicClient>();
 

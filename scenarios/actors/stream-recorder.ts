@@ -1,5 +1,5 @@
 import { TakerStreamClient, type StreamMessage } from '../../src/clients/ws-client.js';
-import type { StreamSpec } from '../core/scenario.js';
+import type { StreamSpec } from '../core/scenario-spec.js';
 import { sleep } from '../core/eventually.js';
 import { orderIdOf, patternCovers, rfqIdOf, type RecordedEvent, type Subscriber } from '../observe/events.js';
 

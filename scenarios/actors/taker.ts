@@ -4,7 +4,7 @@ import type { TypedDataJson } from '../../src/clients/rest-client.js';
 import { PERMIT2_ADDRESS } from '../../src/devnet/deployment.js';
 import { typedDataFromJson } from '../../src/contracts/typed-data.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
-import { compactLockTag } from '../../src/service/orders/standard-order.js';
+import { compactLockTag } from '../../src/contracts/lock-tag.js';
 import type { ScenarioTarget } from '../deployment/target.js';
 import { ChainSender } from './chain-sender.js';
 import { contractOf, lockBalance, tokenBalance, tokenOf } from './chain-clients.js';

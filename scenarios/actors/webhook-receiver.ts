@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhook, WebhookVerificationError } from '../../src/clients/webhook-verifier.js';
-import type { ReceiverSpec, ResponsePattern } from '../core/scenario.js';
+import type { ReceiverSpec, ResponsePattern } from '../core/scenario-spec.js';
 import { orderIdOf, patternCovers, rfqIdOf, type RecordedEvent, type Subscriber } from '../observe/events.js';
 
 /** One attempt as the receiver saw it. */

@@ -1,7 +1,7 @@
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
 import { expectEqual, expectThat } from '../core/errors.js';
-import { verifyEntries, type LedgerEntry } from '../../src/service/ledger/chain.js';
+import { verifyEntries, type LedgerEntry } from '../../src/contracts/ledger/chain.js';
 import { accept, advanceClockTo, after, check, expectOrder, rfq, setSolvers, type AcceptAnswer } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 

@@ -13,7 +13,7 @@ import type { ObservedTimeline } from '../observe/timeline.js';
 import type { ScenarioTarget, Workspace } from '../deployment/target.js';
 import { fail } from './errors.js';
 import type { ScenarioRandom } from './random.js';
-import type { Scenario } from './scenario.js';
+import type { ScenarioInfo } from './scenario-spec.js';
 
 /** What a quote step leaves for later steps. */
 export interface QuoteResult {
@@ -54,7 +54,7 @@ export interface TrackedOrder {
 }
 
 export interface ContextInit {
-  scenario: Scenario;
+  scenario: ScenarioInfo;
   target: ScenarioTarget;
   random: ScenarioRandom;
   workspace: Workspace;
@@ -74,7 +74,7 @@ export interface ContextInit {
  * name, and the observers. One per scenario run.
  */
 export class ScenarioContext {
-  readonly scenario: Scenario;
+  readonly scenario: ScenarioInfo;
   readonly target: ScenarioTarget;
   readonly random: ScenarioRandom;
   readonly workspace: Workspace;

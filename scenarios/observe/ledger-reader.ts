@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { GENESIS_HASH, type LedgerEntry, verifyChain } from '../../src/service/ledger/chain.js';
+import { GENESIS_HASH, type LedgerEntry, verifyChain } from '../../src/contracts/ledger/chain.js';
 
 interface LedgerRow {
   sequence: number;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LedgerEntry, type LedgerRecord, hashEntry, sealEntry } from '../service/ledger/chain.js';
+import { type LedgerEntry, type LedgerRecord, hashEntry, sealEntry } from '../contracts/ledger/chain.js';
 import { canonicalJson, entryPreimage, verifyLedgerEntries, webCryptoDigest } from './ledger-verify.js';
 import { ledgerEntriesFrom } from './ledger-view.js';
 

@@ -1,9 +1,9 @@
 /**
- * Checks evidence ledger entries in the browser with the page's own code, not the service's: the same canonical
- * JSON (keys sorted by UTF-16 code unit, no whitespace, safe integers only) over {sequence, prevHash, type,
- * tradeId, recordedAt, payload}, hashed with WebCrypto SHA-256. A service that rewrote an entry cannot also make
- * this page agree.
+ * Checks evidence ledger entries in the browser: the protocol's canonical JSON (keys sorted by UTF-16 code unit, no
+ * whitespace, safe integers only) over {sequence, prevHash, type, tradeId, recordedAt, payload}, hashed with
+ * WebCrypto SHA-256 here, in the page, from the entries the API returned.
  */
+import { entryPreimage as sharedPreimage, type LedgerEntry } from '../contracts/ledger/entry.js';
 
 export interface LedgerEntryView {
   sequence: number;
@@ -24,42 +24,12 @@ export interface EntryVerification {
   reason?: string;
 }
 
-export class CanonicalJsonError extends Error {
-  override readonly name = 'CanonicalJsonError';
-}
+/** The ledger's canonical JSON and preimage are the protocol's (src/contracts/ledger), shared with the service. */
+export { CanonicalEncodingError as CanonicalJsonError, canonicalJson } from '../contracts/ledger/canonical.js';
 
-export function canonicalJson(value: unknown, path = '$'): string {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      if (!Number.isSafeInteger(value)) throw new CanonicalJsonError(`${path}: only safe integers may be numbers`);
-      return String(value);
-    case 'string':
-      return JSON.stringify(value);
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map((item, i) => canonicalJson(item, `${path}[${i}]`)).join(',')}]`;
-      const object = value as Record<string, unknown>;
-      const keys = Object.keys(object)
-        .filter((key) => object[key] !== undefined)
-        .sort();
-      return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key], `${path}.${key}`)}`).join(',')}}`;
-    }
-    default:
-      throw new CanonicalJsonError(`${path}: cannot encode a ${typeof value}`);
-  }
-}
-
+/** The exact bytes hashed for an entry (the page receives payloads as plain JSON). */
 export function entryPreimage(entry: LedgerEntryView): string {
-  return canonicalJson({
-    sequence: entry.sequence,
-    prevHash: entry.prevHash,
-    type: entry.type,
-    tradeId: entry.tradeId,
-    recordedAt: entry.recordedAt,
-    payload: entry.payload,
-  });
+  return sharedPreimage(entry as unknown as LedgerEntry);
 }
 
 export type Digest = (data: Uint8Array) => Promise<ArrayBuffer>;

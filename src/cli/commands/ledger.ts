@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { VerifyResult } from '../../service/ledger/chain.js';
+import type { VerifyResult } from '../../contracts/ledger/chain.js';
 import { action, green, red, type GlobalOptions, type Output } from '../output.js';
 
 export interface LedgerVerification {

@@ -6,7 +6,7 @@ import { describeErrorCode } from '../errors/error-codes.js';
 import { ComplianceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
 import { isoTime } from '../api/wire.js';
-import type { LedgerEntry } from '../ledger/chain.js';
+import type { LedgerEntry } from '../../contracts/ledger/chain.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import { type Attestation, AttestationIssuer } from './attestations.js';

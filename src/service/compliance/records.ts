@@ -1,7 +1,7 @@
-import type { LedgerEntry } from '../ledger/chain.js';
+import type { LedgerEntry } from '../../contracts/ledger/chain.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import type { CanonicalValue } from '../ledger/canonical.js';
+import type { CanonicalValue } from '../../contracts/ledger/canonical.js';
 import type { Store } from '../store/store.js';
 import { Statements } from '../settlement/statements.js';
 import type { CheckResult, CheckType } from './screening.js';

@@ -1,8 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
-import type { CanonicalValue } from './canonical.js';
-import { type LedgerEntry, type LedgerRecord, sealEntry, verifyChain, type VerifyResult } from './chain.js';
+import type { CanonicalValue } from '../../contracts/ledger/canonical.js';
+import { type LedgerEntry, type LedgerRecord, sealEntry, verifyChain, type VerifyResult } from '../../contracts/ledger/chain.js';
 
 /**
  * The WORM evidence ledger table. Triggers refuse UPDATE and DELETE, so even a bug in the service cannot rewrite

@@ -9,7 +9,7 @@ import type { SolverOrderMessage } from '../auction/types.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { CheckType } from '../compliance/screening.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import type { LedgerEntry } from '../ledger/chain.js';
+import type { LedgerEntry } from '../../contracts/ledger/chain.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
 import { nextBlockTime } from '../settlement/chains.js';

@@ -1,8 +1,8 @@
-import { type LedgerEntry, GENESIS_HASH, verifyEntries } from '../ledger/chain.js';
+import { type LedgerEntry, GENESIS_HASH, verifyEntries } from '../../contracts/ledger/chain.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { Trade } from './trades.js';
 
-/** How a client recomputes an entry's hash; the same rule `src/service/ledger/chain.ts` implements. */
+/** How a client recomputes an entry's hash; the same rule `src/contracts/ledger/chain.ts` implements. */
 export const HASH_RULE = {
   algorithm: 'sha256',
   hash: '"0x" + lowercase hex of sha256(UTF-8 bytes of the preimage)',

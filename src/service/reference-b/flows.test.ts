@@ -5,7 +5,7 @@ import { verifyWebhook } from '../../clients/webhook-verifier.js';
 import { typedDataFromJson } from '../../contracts/typed-data.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { type LedgerEntry, verifyChain, verifyEntries } from '../ledger/chain.js';
+import { type LedgerEntry, verifyChain, verifyEntries } from '../../contracts/ledger/chain.js';
 import type { ServiceConfig } from '../config.js';
 import type { RealtimeConfig } from '../events/realtime-config.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SolverStreamClient, SolverStreamError } from '../../clients/solver-stream-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { verifyChain } from '../ledger/chain.js';
+import { verifyChain } from '../../contracts/ledger/chain.js';
 import { type ApiResponse, sampleChains, startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /**

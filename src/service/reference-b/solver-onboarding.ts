@@ -8,7 +8,7 @@ import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import { ComplianceError, InvalidRequestError } from '../errors/api-errors.js';
-import type { LedgerEntry } from '../ledger/chain.js';
+import type { LedgerEntry } from '../../contracts/ledger/chain.js';
 import { newId } from '../store/ids.js';
 import {
   type KybDetails,

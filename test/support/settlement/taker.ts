@@ -10,7 +10,7 @@ import {
 } from '../../../src/clients/rest-client.js';
 import { typedDataFromJson } from '../../../src/contracts/typed-data.js';
 import type { ChainInfo } from '../../../src/contracts/deployment.js';
-import { compactLockTag } from '../../../src/service/orders/standard-order.js';
+import { compactLockTag } from '../../../src/contracts/lock-tag.js';
 import { SerialSender } from './serial-sender.js';
 
 /** A taker of the tests: asks for quotes with its address, signs the quote's typed data, submits orders. */
