@@ -1,0 +1,72 @@
+import { type Hex, getAddress, keccak256 } from 'viem';
+import { compactClaimSignatures } from '../../contracts/encoders.js';
+import { outputHash } from '../../contracts/fill.js';
+import { bytes32ToAddress } from '../../contracts/order.js';
+import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
+import type { SolverOrderMessage } from '../auction/types.js';
+import type { ChainFact } from '../settlement/chain-facts.js';
+import { fillPayload } from '../settlement/transactions.js';
+import type { OrderRecord } from './order-repository.js';
+
+/** One output's fill as the chain facts show it: the fill, its oracle payload, and how far its proof got. */
+export interface FillView {
+  index: number;
+  fill: Extract<ChainFact, { kind: 'filled' }>;
+  payloadHash: Hex;
+  payload: Hex;
+  proven: boolean;
+  attested: Extract<ChainFact, { kind: 'attested' }> | undefined;
+}
+
+/** Valid fills per output (in output order): the exact output, on its chain and settler, at or before the deadline. */
+export function fillViews(order: OrderRecord, facts: ChainFact[]): FillView[] {
+  const views: FillView[] = [];
+  order.standardOrder.outputs.forEach((output, index) => {
+    const expected = outputHash(output);
+    const fill = facts.find(
+      (f): f is Extract<ChainFact, { kind: 'filled' }> =>
+        f.kind === 'filled' &&
+        f.chainId === Number(output.chainId) &&
+        getAddress(f.address) === bytes32ToAddress(output.settler) &&
+        outputHash(f.output) === expected &&
+        f.timestamp <= order.fillDeadline,
+    );
+    if (fill === undefined) return;
+    const payload = fillPayload(fill, order.onchainOrderId, output);
+    const payloadHash = keccak256(payload);
+    const proven = facts.some(
+      (f) =>
+        f.kind === 'proven' &&
+        f.chainId === Number(output.chainId) &&
+        getAddress(f.address) === bytes32ToAddress(output.oracle) &&
+        f.application.toLowerCase() === output.settler.toLowerCase() &&
+        f.dataHash === payloadHash,
+    );
+    const attested = facts.find(
+      (f): f is Extract<ChainFact, { kind: 'attested' }> =>
+        f.kind === 'attested' &&
+        f.chainId === order.originChainId &&
+        getAddress(f.address) === getAddress(order.standardOrder.inputOracle) &&
+        f.remoteChainId === Number(output.chainId) &&
+        f.remoteOracle.toLowerCase() === output.oracle.toLowerCase() &&
+        f.application.toLowerCase() === output.settler.toLowerCase() &&
+        f.dataHash === payloadHash,
+    );
+    views.push({ index, fill, payload, payloadHash, proven, attested });
+  });
+  return views;
+}
+
+/** The message that lets the order's solver claim: every output attested, with the solve parameters. */
+export function attestedMessage(order: OrderRecord, fills: FillView[]): SolverOrderMessage {
+  return {
+    type: 'order.attested',
+    orderId: order.id,
+    onchainOrderId: order.onchainOrderId,
+    lockType: order.lockType,
+    originChainId: order.originChainId,
+    standardOrder: standardOrderToWire(order.standardOrder),
+    solveParams: fills.map((f) => ({ timestamp: f.fill.timestamp, solver: f.fill.solver })),
+    ...(order.lockType === 'ResourceLock' ? { compactSignatures: compactClaimSignatures(order.signature) } : {}),
+  };
+}

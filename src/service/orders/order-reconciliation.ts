@@ -1,0 +1,113 @@
+import { getAddress } from 'viem';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import type { Keeper } from '../settlement/keeper.js';
+import type { AfterCommit } from '../settlement/relayer.js';
+import { oracleReceiveCalldata, oracleSubmitCalldata } from '../settlement/transactions.js';
+import type { LifecycleDeps } from './lifecycle-deps.js';
+import { attestedMessage, fillViews } from './order-fills.js';
+import { type OrderRecord, TERMINAL } from './order-repository.js';
+import type { OrderTransitions } from './order-transitions.js';
+import { inputSettlerFor } from './standard-order.js';
+
+/** An oracle leg that reverts is sent again, at most this many times in all. */
+const ORACLE_ATTEMPTS = 3;
+
+/**
+ * Moves an order along what the chain facts show: Filled when every output is filled in time, Attested when every
+ * fill is recorded by the input oracle, Claimed on Finalised, Refunded on Refunded; asks for the oracle relays its
+ * fills still need. Reconciling twice changes nothing: each step checks the state it moves from.
+ */
+export class OrderReconciliation {
+  constructor(
+    private readonly deps: LifecycleDeps,
+    private readonly transitions: OrderTransitions,
+    private readonly keeper: () => Keeper,
+  ) {}
+
+  /** Moves an order as far as the recorded chain facts justify, and asks for the relays its fills still need. */
+  reconcile(order: OrderRecord, at: number): AfterCommit[] {
+    if (TERMINAL.has(order.status) || order.status === 'Opening') return [];
+    const facts = this.deps.engine.facts.forOrder(order.onchainOrderId);
+    const fills = fillViews(order, facts);
+    const effects: AfterCommit[] = [];
+    let current = order;
+    const outputs = order.standardOrder.outputs;
+
+    const allFilled = fills.length === outputs.length;
+    if (current.status === 'Deposited' && allFilled) {
+      const first = fills[0]!.fill;
+      current = this.transitions.transition(
+        current,
+        'Filled',
+        { txHash: first.txHash, chainId: first.chainId, oracleHash: null },
+        { destinationTxHash: first.txHash },
+        at,
+      );
+    }
+    const allAttested = allFilled && fills.every((f) => f.attested !== undefined);
+    if (current.status === 'Filled' && allAttested) {
+      const record = fills[fills.length - 1]!.attested!;
+      current = this.transitions.transition(
+        current,
+        'Attested',
+        { txHash: record.txHash, chainId: record.chainId, oracleHash: fills[0]!.payloadHash },
+        { oracleAttestationHash: record.txHash },
+        at,
+      );
+      const attested = current;
+      effects.push(() => this.deps.dispatch.send(attested.solverId, attestedMessage(attested, fills)));
+    }
+
+    const settler = getAddress(inputSettlerFor(this.originChain(order), order.lockType));
+    const finalised = facts.find((f) => f.kind === 'finalised' && f.chainId === order.originChainId && getAddress(f.address) === settler);
+    const refunded = facts.find(
+      (f) =>
+        f.kind === 'refunded' &&
+        f.chainId === order.originChainId &&
+        getAddress(f.address) === settler &&
+        order.lockType !== 'ResourceLock',
+    );
+    if (finalised !== undefined) {
+      current = this.transitions.transition(
+        current,
+        'Claimed',
+        { txHash: finalised.txHash, chainId: finalised.chainId, oracleHash: null },
+        { claimTxHash: finalised.txHash, settledAt: at },
+        at,
+      );
+      effects.push(() => this.keeper().cancel(order.id));
+      return effects;
+    }
+    if (refunded !== undefined) {
+      effects.push(...this.transitions.refund(current, refunded.txHash, at));
+      return effects;
+    }
+
+    const relays = this.deps.engine.relays.forOrder(order.id);
+    for (const view of fills) {
+      const output = outputs[view.index]!;
+      const kind = !view.proven ? 'oracle.submit' : view.attested === undefined ? 'oracle.receive' : undefined;
+      if (kind === undefined) continue;
+      // One relay per leg and output; a reverted one is tried again, a few times.
+      const earlier = relays.filter(
+        (r) => r.kind === kind && (r.key === `${order.id}:${view.index}` || r.key.startsWith(`${order.id}:${view.index}#`)),
+      );
+      if (earlier.some((r) => r.status !== 'reverted') || earlier.length >= ORACLE_ATTEMPTS) continue;
+      const key = earlier.length === 0 ? `${order.id}:${view.index}` : `${order.id}:${view.index}#${earlier.length}`;
+      const call =
+        kind === 'oracle.submit'
+          ? oracleSubmitCalldata(output, view.payload)
+          : oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
+      const chainId = kind === 'oracle.submit' ? Number(output.chainId) : order.originChainId;
+      const gas = kind === 'oracle.submit' ? this.deps.engine.gas.oracleSubmit : this.deps.engine.gas.oracleReceive;
+      effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);
+    }
+    return effects;
+  }
+
+  private originChain(order: OrderRecord): ChainInfo {
+    const chain = this.deps.chains.find((c) => c.chainId === order.originChainId);
+    if (chain === undefined) throw new Error(`order ${order.id}: origin chain ${order.originChainId} is not configured`);
+    return chain;
+  }
+}
