@@ -37,31 +37,31 @@ export interface ChildExit {
 }
 
 export class ServiceChild {
-  #child: ChildProcess | undefined;
-  #api: ServiceApi | undefined;
-  #port: number;
-  #expectingExit = false;
-  #stderr = '';
-  #exited: Promise<void> = Promise.resolve();
+  private child: ChildProcess | undefined;
+  private _api: ServiceApi | undefined;
+  private port: number;
+  private expectingExit = false;
+  private stderr = '';
+  private exited: Promise<void> = Promise.resolve();
   readonly exits: ChildExit[] = [];
   starts = 0;
   kills = 0;
 
   constructor(private readonly options: ServiceChildOptions) {
-    this.#port = options.port ?? 0;
+    this.port = options.port ?? 0;
   }
 
   get api(): ServiceApi {
-    if (this.#api === undefined) throw new Error('the service has not started');
-    return this.#api;
+    if (this._api === undefined) throw new Error('the service has not started');
+    return this._api;
   }
 
   get pid(): number | undefined {
-    return this.#child?.pid;
+    return this.child?.pid;
   }
 
   get running(): boolean {
-    return this.#child !== undefined;
+    return this.child !== undefined;
   }
 
   /** Exits we did not cause: crashes. */
@@ -70,7 +70,7 @@ export class ServiceChild {
   }
 
   async start(): Promise<ServiceApi> {
-    if (this.#child !== undefined) throw new Error('the service is already running');
+    if (this.child !== undefined) throw new Error('the service is already running');
     const args = [
       '--expose-gc',
       '--enable-source-maps',
@@ -82,25 +82,25 @@ export class ServiceChild {
       '--dir',
       this.options.dir,
     ];
-    args.push('--port', String(this.#port), '--log-level', this.options.logLevel ?? 'info');
+    args.push('--port', String(this.port), '--log-level', this.options.logLevel ?? 'info');
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
-    this.#child = child;
-    this.#expectingExit = false;
-    this.#stderr = '';
+    this.child = child;
+    this.expectingExit = false;
+    this.stderr = '';
     this.starts += 1;
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      this.#stderr = (this.#stderr + chunk).slice(-4_000);
+      this.stderr = (this.stderr + chunk).slice(-4_000);
     });
-    this.#exited = new Promise<void>((resolve) => {
+    this.exited = new Promise<void>((resolve) => {
       child.once('exit', (code, signal) => {
-        this.exits.push({ code, signal, expected: this.#expectingExit, stderrTail: this.#stderr });
-        if (this.#child === child) this.#child = undefined;
+        this.exits.push({ code, signal, expected: this.expectingExit, stderrTail: this.stderr });
+        if (this.child === child) this.child = undefined;
         resolve();
       });
     });
     const ready = await new Promise<Extract<ChildMessage, { type: 'ready' }>>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`the service did not start within ${READY_TIMEOUT_MS} ms\n${this.#stderr}`)),
+        () => reject(new Error(`the service did not start within ${READY_TIMEOUT_MS} ms\n${this.stderr}`)),
         READY_TIMEOUT_MS,
       );
       const onMessage = (message: ChildMessage) => {
@@ -110,24 +110,24 @@ export class ServiceChild {
         resolve(message);
       };
       child.on('message', onMessage);
-      void this.#exited.then(() => {
+      void this.exited.then(() => {
         clearTimeout(timer);
-        reject(new Error(`the service exited before it was ready\n${this.#stderr}`));
+        reject(new Error(`the service exited before it was ready\n${this.stderr}`));
       });
     });
-    this.#api = ready.api;
-    this.#port = Number(new URL(ready.api.url).port);
+    this._api = ready.api;
+    this.port = Number(new URL(ready.api.url).port);
     return ready.api;
   }
 
   /** SIGKILL: no stop hooks, no flush, as a power cut or the OOM killer would do it. */
   async kill(): Promise<void> {
-    const child = this.#child;
+    const child = this.child;
     if (child === undefined) return;
-    this.#expectingExit = true;
+    this.expectingExit = true;
     this.kills += 1;
     child.kill('SIGKILL');
-    await this.#exited;
+    await this.exited;
   }
 
   async restart(): Promise<ServiceApi> {
@@ -137,18 +137,18 @@ export class ServiceChild {
 
   /** Clean stop (modules stop, store closes); SIGKILL after `timeoutMs`. */
   async stop(timeoutMs = 15_000): Promise<void> {
-    const child = this.#child;
+    const child = this.child;
     if (child === undefined) return;
-    this.#expectingExit = true;
+    this.expectingExit = true;
     child.send({ type: 'stop' } satisfies ParentMessage);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    await this.#exited;
+    await this.exited;
     clearTimeout(timer);
   }
 
   /** Heap and RSS of the service after a full garbage collection. */
   async memory(): Promise<{ heapUsed: number; rss: number }> {
-    const child = this.#child;
+    const child = this.child;
     if (child === undefined) throw new Error('the service is not running');
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no memory answer')), 10_000);

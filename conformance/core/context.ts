@@ -26,16 +26,16 @@ export class RunState {
   readonly http: HttpClient;
   readonly observed: ObservedResponse[] = [];
   readonly fixtures = new Map<string, Promise<unknown>>();
-  readonly #cleanups: Array<() => Promise<void>> = [];
-  #receiver: Promise<WebhookReceiver> | undefined;
+  private readonly cleanups: Array<() => Promise<void>> = [];
+  private _receiver: Promise<WebhookReceiver> | undefined;
   currentCheck = '';
   /** Taker WebSocket connections held open for the whole run with the main key (they count against its limit). */
   persistentSockets = 0;
-  readonly #persistent: Array<() => Promise<void>> = [];
+  private readonly persistent: Array<() => Promise<void>> = [];
 
   /** A connection kept across checks; `releasePersistent` closes it early. */
   keepOpen(close: () => Promise<void>): void {
-    this.#persistent.push(close);
+    this.persistent.push(close);
   }
 
   /**
@@ -43,7 +43,7 @@ export class RunState {
    * 30 s of clock time; without them a day passes in a fraction of the time.
    */
   async releasePersistent(): Promise<void> {
-    for (const close of this.#persistent.splice(0)) await close().catch(() => undefined);
+    for (const close of this.persistent.splice(0)) await close().catch(() => undefined);
     this.persistentSockets = 0;
   }
 
@@ -70,21 +70,21 @@ export class RunState {
   }
 
   receiver(): Promise<WebhookReceiver> {
-    this.#receiver ??= WebhookReceiver.start().then((receiver) => {
-      this.#cleanups.push(() => receiver.stop());
+    this._receiver ??= WebhookReceiver.start().then((receiver) => {
+      this.cleanups.push(() => receiver.stop());
       return receiver;
     });
-    return this.#receiver;
+    return this._receiver;
   }
 
   /** Runs at the end of the run, last registered first (e.g. delete the webhooks the run created). */
   onFinish(cleanup: () => Promise<void>): void {
-    this.#cleanups.push(cleanup);
+    this.cleanups.push(cleanup);
   }
 
   async finish(): Promise<void> {
     await this.releasePersistent();
-    for (const cleanup of this.#cleanups.reverse()) {
+    for (const cleanup of this.cleanups.reverse()) {
       await cleanup().catch(() => undefined);
     }
   }
@@ -104,39 +104,39 @@ export class CheckContext {
   readonly evidence: Evidence[] = [];
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
-  readonly #state: RunState;
-  readonly #deferred: Array<() => Promise<void>> = [];
-  readonly #sessions: WsSession[] = [];
+  private readonly _state: RunState;
+  private readonly deferred: Array<() => Promise<void>> = [];
+  private readonly sessions: WsSession[] = [];
   readonly checkId: string;
 
   constructor(state: RunState, checkId: string) {
-    this.#state = state;
+    this._state = state;
     this.checkId = checkId;
   }
 
   get target(): Target {
-    return this.#state.target;
+    return this._state.target;
   }
   get profile(): Profile {
-    return this.#state.target.profile;
+    return this._state.target.profile;
   }
   get seed(): number {
-    return this.#state.seed;
+    return this._state.seed;
   }
   get state(): RunState {
-    return this.#state;
+    return this._state;
   }
   /** The API key, or a skip when none was given. */
   get key(): string {
-    const key = this.#state.target.apiKey;
-    if (key === undefined) this.skip(this.#state.target.missing.apiKey ?? 'no API key');
+    const key = this._state.target.apiKey;
+    if (key === undefined) this.skip(this._state.target.missing.apiKey ?? 'no API key');
     return key;
   }
 
   /** An HTTP request recorded as evidence; a target that does not answer fails the check. */
   async request(spec: WireRequest & { record?: boolean }): Promise<WireResponse> {
     try {
-      const response = await this.#state.http.request(spec);
+      const response = await this._state.http.request(spec);
       if (spec.record !== false) this.evidence.push(response.evidence);
       return response;
     } catch (error) {
@@ -159,21 +159,21 @@ export class CheckContext {
       this.note(`WebSocket ${url.replace(/token=[^&]+/, 'token=…')} refused: ${session.error}`, session);
       return session;
     }
-    this.#sessions.push(session);
+    this.sessions.push(session);
     this.evidence.push(session.evidence);
     return session;
   }
 
   receiver(): Promise<WebhookReceiver> {
-    return this.#state.receiver();
+    return this._state.receiver();
   }
 
   /** Runs a fixture once per run and shares its outcome (a failure or skip too) with every check asking for it. */
   fixture<T>(name: string, build: () => Promise<T>): Promise<T> {
-    let promise = this.#state.fixtures.get(name) as Promise<T> | undefined;
+    let promise = this._state.fixtures.get(name) as Promise<T> | undefined;
     if (promise === undefined) {
       promise = build();
-      this.#state.fixtures.set(name, promise);
+      this._state.fixtures.set(name, promise);
     }
     return promise;
   }
@@ -233,7 +233,7 @@ export class CheckContext {
   }
 
   defer(cleanup: () => Promise<void>): void {
-    this.#deferred.push(cleanup);
+    this.deferred.push(cleanup);
   }
 
   sleep(ms: number): Promise<void> {
@@ -242,7 +242,7 @@ export class CheckContext {
 
   /** Closes sessions and runs deferred clean-ups. */
   async dispose(): Promise<void> {
-    for (const cleanup of this.#deferred.reverse()) await cleanup().catch(() => undefined);
-    await Promise.all(this.#sessions.map((s) => s.close().catch(() => undefined)));
+    for (const cleanup of this.deferred.reverse()) await cleanup().catch(() => undefined);
+    await Promise.all(this.sessions.map((s) => s.close().catch(() => undefined)));
   }
 }

@@ -75,7 +75,7 @@ function joinUrl(base: string, path: string, query: WireRequest['query']): strin
  */
 export class HttpClient {
   readonly baseUrl: string;
-  readonly #observers: Array<(response: WireResponse, request: WireRequest) => void> = [];
+  private readonly observers: Array<(response: WireResponse, request: WireRequest) => void> = [];
 
   constructor(baseUrl: string) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -83,7 +83,7 @@ export class HttpClient {
 
   /** Sees every response (the observer checks: rate-limit headers everywhere, every error in format). */
   observe(observer: (response: WireResponse, request: WireRequest) => void): void {
-    this.#observers.push(observer);
+    this.observers.push(observer);
   }
 
   url(path: string, query?: WireRequest['query']): string {
@@ -144,7 +144,7 @@ export class HttpClient {
     evidence.ms = ms;
     evidence.response = { status: response.status, headers: responseHeaders, body: clip(text) };
     const result: WireResponse = { status: response.status, headers: responseHeaders, text, json, ms, evidence };
-    for (const observer of this.#observers) observer(result, spec);
+    for (const observer of this.observers) observer(result, spec);
     return result;
   }
 }

@@ -38,14 +38,14 @@ export interface ReceiverEndpoint {
  * answers as each endpoint is told to (2xx, or failures to drive the retry schedule).
  */
 export class WebhookReceiver {
-  readonly #server: Server;
-  readonly #deliveries: Delivery[] = [];
-  readonly #behaviours = new Map<string, { statuses: number[]; index: number }>();
-  readonly #listeners = new Set<() => void>();
-  #url = '';
+  private readonly server: Server;
+  private readonly deliveries: Delivery[] = [];
+  private readonly behaviours = new Map<string, { statuses: number[]; index: number }>();
+  private readonly listeners = new Set<() => void>();
+  private _url = '';
 
   private constructor(server: Server) {
-    this.#server = server;
+    this.server = server;
   }
 
   static async start(host = '127.0.0.1'): Promise<WebhookReceiver> {
@@ -54,13 +54,13 @@ export class WebhookReceiver {
     server.on('request', (req, res) => {
       void readBody(req).then((rawBody) => {
         const path = (req.url ?? '/').split('?')[0] ?? '/';
-        const status = receiver.#statusFor(path);
+        const status = receiver.statusFor(path);
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) {
           if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
         }
-        receiver.#deliveries.push({ receivedAt: Date.now(), path, method: req.method ?? 'GET', headers, rawBody, answered: status });
-        for (const listener of [...receiver.#listeners]) listener();
+        receiver.deliveries.push({ receivedAt: Date.now(), path, method: req.method ?? 'GET', headers, rawBody, answered: status });
+        for (const listener of [...receiver.listeners]) listener();
         const answer = () => {
           if (res.destroyed) return;
           const code = status < 0 ? 200 : status;
@@ -76,34 +76,34 @@ export class WebhookReceiver {
       server.listen(0, host, () => resolve());
     });
     const { port } = server.address() as AddressInfo;
-    receiver.#url = `http://${host}:${port}`;
+    receiver._url = `http://${host}:${port}`;
     return receiver;
   }
 
   get url(): string {
-    return this.#url;
+    return this._url;
   }
 
   all(): Delivery[] {
-    return [...this.#deliveries];
+    return [...this.deliveries];
   }
 
   /** A fresh endpoint path whose deliveries are told apart from every other endpoint's. */
   endpoint(name: string, behaviour: EndpointBehaviour = { status: 200 }): ReceiverEndpoint {
     const path = `/hooks/${name}-${randomBytes(4).toString('hex')}`;
-    this.#behaviours.set(path, { statuses: 'statuses' in behaviour ? [...behaviour.statuses] : [behaviour.status], index: 0 });
-    const deliveries = () => this.#deliveries.filter((d) => d.path === path);
+    this.behaviours.set(path, { statuses: 'statuses' in behaviour ? [...behaviour.statuses] : [behaviour.status], index: 0 });
+    const deliveries = () => this.deliveries.filter((d) => d.path === path);
     return {
       path,
-      url: `${this.#url}${path}`,
+      url: `${this._url}${path}`,
       deliveries,
-      waitFor: (count, timeoutMs) => this.#waitFor(deliveries, count, timeoutMs),
-      behave: (next) => this.#behaviours.set(path, { statuses: 'statuses' in next ? [...next.statuses] : [next.status], index: 0 }),
+      waitFor: (count, timeoutMs) => this.waitFor(deliveries, count, timeoutMs),
+      behave: (next) => this.behaviours.set(path, { statuses: 'statuses' in next ? [...next.statuses] : [next.status], index: 0 }),
       evidence: (label) => deliveryEvidence(deliveries(), label),
     };
   }
 
-  async #waitFor(deliveries: () => Delivery[], count: number, timeoutMs: number): Promise<Delivery[]> {
+  private async waitFor(deliveries: () => Delivery[], count: number, timeoutMs: number): Promise<Delivery[]> {
     if (deliveries().length >= count) return deliveries();
     return new Promise((resolve) => {
       const listener = () => {
@@ -111,16 +111,16 @@ export class WebhookReceiver {
       };
       const done = () => {
         clearTimeout(timer);
-        this.#listeners.delete(listener);
+        this.listeners.delete(listener);
         resolve(deliveries());
       };
       const timer = setTimeout(done, timeoutMs);
-      this.#listeners.add(listener);
+      this.listeners.add(listener);
     });
   }
 
-  #statusFor(path: string): number {
-    const behaviour = this.#behaviours.get(path);
+  private statusFor(path: string): number {
+    const behaviour = this.behaviours.get(path);
     if (!behaviour) return 404;
     const status = behaviour.statuses[Math.min(behaviour.index, behaviour.statuses.length - 1)] ?? 200;
     behaviour.index += 1;
@@ -128,8 +128,8 @@ export class WebhookReceiver {
   }
 
   async stop(): Promise<void> {
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 

@@ -25,20 +25,20 @@ export interface WsRefusal {
 export class WsSession {
   readonly evidence: WsEvidence;
   readonly messages: WsMessage[] = [];
-  readonly #socket: WebSocket;
-  readonly #opened: number;
-  readonly #waiters = new Set<{ match: (m: WsMessage) => boolean; resolve: (m: WsMessage) => void }>();
+  private readonly socket: WebSocket;
+  private readonly opened: number;
+  private readonly waiters = new Set<{ match: (m: WsMessage) => boolean; resolve: (m: WsMessage) => void }>();
   readonly closed: Promise<{ code: number; reason: string }>;
-  #autoPong = false;
-  #isClosed = false;
+  private _autoPong = false;
+  private _isClosed = false;
 
   private constructor(socket: WebSocket, url: string, label: string | undefined) {
-    this.#socket = socket;
-    this.#opened = Date.now();
+    this.socket = socket;
+    this.opened = Date.now();
     this.evidence = { kind: 'ws', url: redactUrl(url), frames: [], ...(label === undefined ? {} : { label }) };
     socket.on('message', (data) => {
       const text = data.toString();
-      this.evidence.frames.push({ dir: 'received', at: Date.now() - this.#opened, data: clip(text, 2_048) });
+      this.evidence.frames.push({ dir: 'received', at: Date.now() - this.opened, data: clip(text, 2_048) });
       let message: WsMessage;
       try {
         const parsed: unknown = JSON.parse(text);
@@ -48,17 +48,17 @@ export class WsSession {
         return;
       }
       this.messages.push(message);
-      if (this.#autoPong && message.type === 'ping') this.send({ type: 'pong' });
-      for (const waiter of [...this.#waiters]) {
+      if (this._autoPong && message.type === 'ping') this.send({ type: 'pong' });
+      for (const waiter of [...this.waiters]) {
         if (waiter.match(message)) {
-          this.#waiters.delete(waiter);
+          this.waiters.delete(waiter);
           waiter.resolve(message);
         }
       }
     });
     this.closed = new Promise((resolve) => {
       socket.on('close', (code, reason) => {
-        this.#isClosed = true;
+        this._isClosed = true;
         this.evidence.close = { code, reason: reason.toString() };
         resolve({ code, reason: reason.toString() });
       });
@@ -99,25 +99,25 @@ export class WsSession {
   }
 
   get isClosed(): boolean {
-    return this.#isClosed;
+    return this._isClosed;
   }
 
   /** Answers every `{type: ping}` with `{type: pong}` from now on. */
   autoPong(on = true): void {
-    this.#autoPong = on;
+    this._autoPong = on;
   }
 
   send(message: unknown): void {
     const text = typeof message === 'string' ? message : JSON.stringify(message);
-    this.evidence.frames.push({ dir: 'sent', at: Date.now() - this.#opened, data: clip(text, 2_048) });
-    if (this.#socket.readyState === WebSocket.OPEN) this.#socket.send(text);
+    this.evidence.frames.push({ dir: 'sent', at: Date.now() - this.opened, data: clip(text, 2_048) });
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(text);
   }
 
   /** The next message (already received ones included, from `since`) that matches, or undefined after the timeout. */
   async next(match: (message: WsMessage) => boolean, timeoutMs: number, since = 0): Promise<WsMessage | undefined> {
     const seen = this.messages.slice(since).find(match);
     if (seen) return seen;
-    if (this.#isClosed) return undefined;
+    if (this._isClosed) return undefined;
     return new Promise((resolve) => {
       const waiter = {
         match,
@@ -127,12 +127,12 @@ export class WsSession {
         },
       };
       const timer = setTimeout(() => {
-        this.#waiters.delete(waiter);
+        this.waiters.delete(waiter);
         resolve(undefined);
       }, timeoutMs);
-      this.#waiters.add(waiter);
+      this.waiters.add(waiter);
       void this.closed.then(() => {
-        if (this.#waiters.delete(waiter)) {
+        if (this.waiters.delete(waiter)) {
           clearTimeout(timer);
           resolve(this.messages.slice(since).find(match));
         }
@@ -147,14 +147,14 @@ export class WsSession {
 
   /** Resolves true when the server closed the connection within the time. */
   async closesWithin(ms: number): Promise<boolean> {
-    if (this.#isClosed) return true;
+    if (this._isClosed) return true;
     return Promise.race([this.closed.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms))]);
   }
 
   close(): Promise<void> {
-    if (this.#isClosed) return Promise.resolve();
-    this.#socket.close(1000, 'conformance done');
-    const forced = setTimeout(() => this.#socket.terminate(), 1_000);
+    if (this._isClosed) return Promise.resolve();
+    this.socket.close(1000, 'conformance done');
+    const forced = setTimeout(() => this.socket.terminate(), 1_000);
     return this.closed.then(() => clearTimeout(forced));
   }
 }

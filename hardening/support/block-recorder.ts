@@ -61,32 +61,32 @@ export class BlockRecorder {
   /** Blocks that were gone (pruned) before they could be read. */
   missedBlocks = 0;
   blocksRead = 0;
-  readonly #relayers: Set<string>;
-  readonly #chains: Array<{ info: ChainInfo; rpc: RpcClient; next: number }> = [];
-  #timer: NodeJS.Timeout | undefined;
-  #polling: Promise<void> | undefined;
-  #stopped = false;
+  private readonly relayers: Set<string>;
+  private readonly chains: Array<{ info: ChainInfo; rpc: RpcClient; next: number }> = [];
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+  private stopped = false;
 
   constructor(chains: readonly ChainInfo[], relayers: readonly Address[]) {
-    this.#relayers = new Set(relayers.map((address) => address.toLowerCase()));
-    for (const info of chains) this.#chains.push({ info, rpc: createRpcClient(info.rpcUrl), next: -1 });
+    this.relayers = new Set(relayers.map((address) => address.toLowerCase()));
+    for (const info of chains) this.chains.push({ info, rpc: createRpcClient(info.rpcUrl), next: -1 });
   }
 
   async start(): Promise<void> {
-    for (const chain of this.#chains) chain.next = Number(await chain.rpc.call<Hex>('eth_blockNumber')) + 1;
-    this.#schedule();
+    for (const chain of this.chains) chain.next = Number(await chain.rpc.call<Hex>('eth_blockNumber')) + 1;
+    this.schedule();
   }
 
-  #schedule(): void {
-    if (this.#stopped) return;
-    this.#timer = setTimeout(() => {
-      this.#polling = this.#poll().finally(() => this.#schedule());
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.polling = this.poll().finally(() => this.schedule());
     }, 15);
   }
 
-  async #poll(): Promise<void> {
+  private async poll(): Promise<void> {
     await Promise.all(
-      this.#chains.map(async (chain) => {
+      this.chains.map(async (chain) => {
         const head = Number(await chain.rpc.call<Hex>('eth_blockNumber').catch(() => `0x${(chain.next - 1).toString(16)}`));
         while (chain.next <= head) {
           const number = chain.next;
@@ -98,7 +98,7 @@ export class BlockRecorder {
           }
           this.blocksRead += 1;
           for (const tx of block.transactions) {
-            if (!this.#relayers.has(tx.from.toLowerCase())) continue;
+            if (!this.relayers.has(tx.from.toLowerCase())) continue;
             const receipt = await chain.rpc.call<RpcReceipt>('eth_getTransactionReceipt', [tx.hash]);
             const kind = SELECTORS[tx.input.slice(0, 10)] ?? 'other';
             const status = receipt.status === '0x1' ? 'success' : 'reverted';
@@ -123,11 +123,11 @@ export class BlockRecorder {
 
   /** Reads up to the current heads once more, then stops. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    await this.#polling;
-    await this.#poll();
-    for (const chain of this.#chains) chain.rpc.close();
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.polling;
+    await this.poll();
+    for (const chain of this.chains) chain.rpc.close();
   }
 
   /**

@@ -1,15 +1,15 @@
 /** A small seeded PRNG (mulberry32): the same seed gives the same kill points, lifecycles and mutations. */
 export class SeededRandom {
-  #state: number;
+  private state: number;
 
   constructor(readonly seed: number) {
-    this.#state = seed >>> 0;
+    this.state = seed >>> 0;
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    this.#state = (this.#state + 0x6d2b79f5) >>> 0;
-    let t = this.#state;
+    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;

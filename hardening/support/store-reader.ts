@@ -19,7 +19,7 @@ export interface StoredOrder {
 export class StoreReader {
   constructor(private readonly path: string) {}
 
-  #open<T>(read: (db: Database.Database) => T): T {
+  private open<T>(read: (db: Database.Database) => T): T {
     const db = new Database(this.path, { readonly: true, fileMustExist: true });
     try {
       db.pragma('busy_timeout = 5000');
@@ -30,7 +30,7 @@ export class StoreReader {
   }
 
   orders(): StoredOrder[] {
-    return this.#open((db) =>
+    return this.open((db) =>
       (
         db
           .prepare(
@@ -57,7 +57,7 @@ export class StoreReader {
 
   /** Events a webhook of `workspaceId` registered at `since` (service clock ms) must receive. */
   eventsFor(workspaceId: string, since: number): Array<{ id: string; type: string; orderId: string | null }> {
-    return this.#open(
+    return this.open(
       (db) =>
         db
           .prepare('SELECT id, type, order_id AS orderId FROM events WHERE workspace_id = ? AND created_at >= ? ORDER BY seq')
@@ -66,7 +66,7 @@ export class StoreReader {
   }
 
   terminalEventCounts(): Map<string, number> {
-    return this.#open((db) => {
+    return this.open((db) => {
       const rows = db
         .prepare(
           `SELECT order_id AS orderId, COUNT(*) AS n FROM events
@@ -79,7 +79,7 @@ export class StoreReader {
 
   /** Ledger transitions into a terminal status, per order. */
   terminalTransitionCounts(): Map<string, number> {
-    return this.#open((db) => {
+    return this.open((db) => {
       const rows = db.prepare(`SELECT trade_id AS orderId, payload FROM ledger_entries WHERE type = 'order.transition'`).all() as Array<{
         orderId: string;
         payload: string;
@@ -94,6 +94,6 @@ export class StoreReader {
   }
 
   webhookCreatedAt(webhookId: string): number {
-    return this.#open((db) => (db.prepare('SELECT created_at AS at FROM webhooks WHERE id = ?').get(webhookId) as { at: number }).at);
+    return this.open((db) => (db.prepare('SELECT created_at AS at FROM webhooks WHERE id = ?').get(webhookId) as { at: number }).at);
   }
 }

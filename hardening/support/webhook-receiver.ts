@@ -20,11 +20,11 @@ export class WebhookReceiver {
    * it may reach us before we heard of the advance, so an age check that fails is judged once more on fresh time.
    */
   resyncClock: (() => Promise<void>) | undefined;
-  #server: Server | undefined;
+  private server: Server | undefined;
   url = '';
 
   async start(): Promise<void> {
-    this.#server = createServer((req, res) => {
+    this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', async () => {
@@ -57,12 +57,12 @@ export class WebhookReceiver {
         }
       });
     });
-    await new Promise<void>((resolve) => this.#server!.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server!.address() as AddressInfo).port}/hooks`;
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/hooks`;
   }
 
   async stop(): Promise<void> {
-    const server = this.#server;
+    const server = this.server;
     if (server === undefined) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));

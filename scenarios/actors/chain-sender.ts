@@ -15,9 +15,9 @@ export interface SentTransaction {
 export class ChainSender {
   readonly account: PrivateKeyAccount;
   readonly client: PublicClient;
-  #nonce: number | undefined;
-  #fee: bigint | undefined;
-  #tail: Promise<unknown> = Promise.resolve();
+  private nonce: number | undefined;
+  private fee: bigint | undefined;
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(
     privateKey: Hex,
@@ -33,23 +33,23 @@ export class ChainSender {
   }
 
   send(to: Address, data: Hex, gas = 300_000n): Promise<SentTransaction> {
-    const sent = this.#tail.then(() => this.#send(to, data, gas));
-    this.#tail = sent.catch(() => undefined);
+    const sent = this.tail.then(() => this._send(to, data, gas));
+    this.tail = sent.catch(() => undefined);
     return sent;
   }
 
-  async #send(to: Address, data: Hex, gas: bigint): Promise<SentTransaction> {
-    this.#nonce ??= await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' });
-    this.#fee ??= (await this.client.getGasPrice()) * 3n + 2_000_000_000n;
+  private async _send(to: Address, data: Hex, gas: bigint): Promise<SentTransaction> {
+    this.nonce ??= await this.client.getTransactionCount({ address: this.address, blockTag: 'pending' });
+    this.fee ??= (await this.client.getGasPrice()) * 3n + 2_000_000_000n;
     const raw = await this.account.signTransaction({
       type: 'eip1559',
       chainId: this.chainId,
-      nonce: this.#nonce,
+      nonce: this.nonce,
       to,
       data,
       gas,
       value: 0n,
-      maxFeePerGas: this.#fee,
+      maxFeePerGas: this.fee,
       maxPriorityFeePerGas: 1_000_000_000n,
     });
     try {
@@ -57,7 +57,7 @@ export class ChainSender {
         method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction',
         params: [raw],
       })) as unknown as { status: Hex; transactionHash: Hex; blockNumber: Hex };
-      this.#nonce += 1;
+      this.nonce += 1;
       return {
         status: receipt.status === '0x1' ? 'success' : 'reverted',
         transactionHash: receipt.transactionHash,
@@ -65,7 +65,7 @@ export class ChainSender {
       };
     } catch (error) {
       // Someone else may have used the account (a shared deployer): read the nonce again next time.
-      this.#nonce = undefined;
+      this.nonce = undefined;
       throw error;
     }
   }

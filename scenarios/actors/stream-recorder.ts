@@ -17,11 +17,11 @@ const ORDER_TOPIC_TYPES = ['order.*', 'compliance.event'];
 export class StreamRecorder implements Subscriber {
   readonly channel = 'ws' as const;
   readonly lossy = false;
-  readonly #events: RecordedEvent[] = [];
-  readonly #seen = new Set<string>();
-  #client: TakerStreamClient | undefined;
-  #closed = false;
-  #lastEventId: string | undefined;
+  private readonly _events: RecordedEvent[] = [];
+  private readonly seen = new Set<string>();
+  private client: TakerStreamClient | undefined;
+  private closed = false;
+  private lastEventId: string | undefined;
   reconnects = 0;
 
   private constructor(
@@ -35,17 +35,17 @@ export class StreamRecorder implements Subscriber {
   static async open(name: string, url: string, token: string, spec: StreamSpec): Promise<StreamRecorder> {
     const health = `${url.replace(/^ws/, 'http').replace(/\/api\/v1\/ws.*$/, '')}/api/v1/health`;
     const recorder = new StreamRecorder(name, url, token, health, spec);
-    await recorder.#connect(undefined);
+    await recorder.connect(undefined);
     return recorder;
   }
 
-  async #connect(cursor: string | undefined): Promise<void> {
+  private async connect(cursor: string | undefined): Promise<void> {
     const client = await TakerStreamClient.connect({ url: this.url, token: this.token, reconnect: false });
-    client.on((message) => this.#onMessage(message));
+    client.on((message) => this.onMessage(message));
     client.socket?.once('close', () => {
-      if (!this.#closed) void this.#reconnect();
+      if (!this.closed) void this.reconnect();
     });
-    this.#client = client;
+    this.client = client;
     await client.subscribe({
       ...(this.spec.topics === undefined ? {} : { topics: [...this.spec.topics] }),
       ...(this.spec.channels === undefined ? {} : { channels: [...this.spec.channels] }),
@@ -54,12 +54,12 @@ export class StreamRecorder implements Subscriber {
     });
   }
 
-  async #reconnect(): Promise<void> {
-    while (!this.#closed) {
+  private async reconnect(): Promise<void> {
+    while (!this.closed) {
       await sleep(100);
-      if (!(await this.#serviceAnswers())) continue;
+      if (!(await this.serviceAnswers())) continue;
       try {
-        await this.#connect(this.#lastEventId);
+        await this.connect(this.lastEventId);
         this.reconnects += 1;
         return;
       } catch {
@@ -68,7 +68,7 @@ export class StreamRecorder implements Subscriber {
     }
   }
 
-  async #serviceAnswers(): Promise<boolean> {
+  private async serviceAnswers(): Promise<boolean> {
     try {
       await fetch(this.healthUrl, { signal: AbortSignal.timeout(1_000) });
       return true;
@@ -77,13 +77,13 @@ export class StreamRecorder implements Subscriber {
     }
   }
 
-  #onMessage(message: StreamMessage): void {
+  private onMessage(message: StreamMessage): void {
     const id = message.id;
     if (typeof id !== 'string' || !id.startsWith('evt_')) return;
-    this.#lastEventId = id;
-    if (this.#seen.has(id)) return;
-    this.#seen.add(id);
-    this.#events.push({
+    this.lastEventId = id;
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    this._events.push({
       id,
       type: message.type,
       orderId: orderIdOf(message),
@@ -94,11 +94,11 @@ export class StreamRecorder implements Subscriber {
   }
 
   get connected(): boolean {
-    return this.#client?.connected ?? false;
+    return this.client?.connected ?? false;
   }
 
   events(): readonly RecordedEvent[] {
-    return this.#events;
+    return this._events;
   }
 
   covers(type: string): boolean {
@@ -109,7 +109,7 @@ export class StreamRecorder implements Subscriber {
   }
 
   close(): void {
-    this.#closed = true;
-    this.#client?.close();
+    this.closed = true;
+    this.client?.close();
   }
 }

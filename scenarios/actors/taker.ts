@@ -34,8 +34,8 @@ const FIRST_GRANT = 250_000n;
  */
 export class Taker {
   readonly account: PrivateKeyAccount;
-  readonly #senders = new Map<number, ChainSender>();
-  readonly #ready = new Set<string>();
+  private readonly senders = new Map<number, ChainSender>();
+  private readonly ready = new Set<string>();
 
   constructor(
     readonly label: string,
@@ -55,11 +55,11 @@ export class Taker {
     return `${this.label} (${this.name}, ${this.address.slice(0, 6)}…${this.address.slice(-4)})`;
   }
 
-  #sender(chain: ChainInfo): ChainSender {
-    let sender = this.#senders.get(chain.chainId);
+  private sender(chain: ChainInfo): ChainSender {
+    let sender = this.senders.get(chain.chainId);
     if (sender === undefined) {
       sender = new ChainSender(this.privateKey, chain.chainId, chain.rpcUrl);
-      this.#senders.set(chain.chainId, sender);
+      this.senders.set(chain.chainId, sender);
     }
     return sender;
   }
@@ -72,19 +72,19 @@ export class Taker {
       const whole = amount / 10n ** BigInt(token.decimals) + 1n;
       await this.target.fund(this.address, chain.chainId, symbol, whole > FIRST_GRANT ? whole * 2n : FIRST_GRANT);
     }
-    await this.#approve(chain, token.address, PERMIT2_ADDRESS as Address);
+    await this.approve(chain, token.address, PERMIT2_ADDRESS as Address);
   }
 
-  async #approve(chain: ChainInfo, token: Address, spender: Address): Promise<void> {
+  private async approve(chain: ChainInfo, token: Address, spender: Address): Promise<void> {
     const key = `${chain.chainId}:${token}:${spender}`.toLowerCase();
-    if (this.#ready.has(key)) return;
-    const sent = await this.#sender(chain).send(
+    if (this.ready.has(key)) return;
+    const sent = await this.sender(chain).send(
       token,
       encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] }),
       100_000n,
     );
     if (sent.status !== 'success') throw new Error(`${this.label}: approving ${spender} on ${chain.name} reverted`);
-    this.#ready.add(key);
+    this.ready.add(key);
   }
 
   /** Deposits `amount` into the sandbox resource lock (what a ResourceLock order commits). */
@@ -92,13 +92,13 @@ export class Taker {
     const token = tokenOf(chain, symbol);
     await this.ensureFunded(chain, symbol, amount);
     const lock = contractOf(chain, 'ResourceLock');
-    await this.#approve(chain, token.address, lock);
+    await this.approve(chain, token.address, lock);
     const data = encodeFunctionData({
       abi: depositAbi,
       functionName: 'depositERC20',
       args: [token.address, compactLockTag(contractOf(chain, 'AlwaysOkAllocator')), amount, this.address],
     });
-    const sent = await this.#sender(chain).send(lock, data, 300_000n);
+    const sent = await this.sender(chain).send(lock, data, 300_000n);
     if (sent.status !== 'success') throw new Error(`${this.label}: the resource lock deposit on ${chain.name} reverted`);
   }
 

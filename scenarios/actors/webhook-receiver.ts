@@ -43,8 +43,8 @@ export class WebhookReceiver implements Subscriber {
   readonly channel = 'webhook' as const;
   readonly deliveries: ReceivedDelivery[] = [];
   readonly rejected: RejectedDelivery[] = [];
-  readonly #events = new Map<string, RecordedEvent>();
-  #respond: ResponsePattern;
+  private readonly _events = new Map<string, RecordedEvent>();
+  private respond: ResponsePattern;
   webhookId: string | undefined;
 
   private constructor(
@@ -54,7 +54,7 @@ export class WebhookReceiver implements Subscriber {
     private readonly server: Server,
     readonly url: string,
   ) {
-    this.#respond = spec.respond ?? (() => 200);
+    this.respond = spec.respond ?? (() => 200);
   }
 
   /** Starts listening; `serviceNow` gives the sender's clock (the sandbox clock runs ahead of the machine's). */
@@ -63,7 +63,7 @@ export class WebhookReceiver implements Subscriber {
     const server = createServer((request, response) => {
       void (async () => {
         const body = await readBody(request);
-        const status = await receiver!.#receive(body, request.headers, serviceNow);
+        const status = await receiver!.receive(body, request.headers, serviceNow);
         response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ received: status < 300 }));
       })().catch(() => response.writeHead(500).end());
     });
@@ -81,7 +81,7 @@ export class WebhookReceiver implements Subscriber {
   }
 
   events(): readonly RecordedEvent[] {
-    return [...this.#events.values()];
+    return [...this._events.values()];
   }
 
   covers(type: string): boolean {
@@ -90,7 +90,7 @@ export class WebhookReceiver implements Subscriber {
 
   /** Changes how it answers from now on (a receiver that recovers). */
   respondWith(pattern: ResponsePattern): void {
-    this.#respond = pattern;
+    this.respond = pattern;
   }
 
   /** Attempts of one event, in arrival order. */
@@ -98,7 +98,7 @@ export class WebhookReceiver implements Subscriber {
     return this.deliveries.filter((d) => d.eventId === eventId);
   }
 
-  async #receive(rawBody: Buffer, headers: IncomingMessage['headers'], serviceNow: () => Promise<number>): Promise<number> {
+  private async receive(rawBody: Buffer, headers: IncomingMessage['headers'], serviceNow: () => Promise<number>): Promise<number> {
     let verified: ReturnType<typeof verifyWebhook>;
     try {
       verified = verifyWebhook({ secret: this.secret, rawBody, headers, nowSeconds: Math.floor((await serviceNow()) / 1_000) });
@@ -109,7 +109,7 @@ export class WebhookReceiver implements Subscriber {
     }
     const { event } = verified;
     const attempt = this.deliveries.filter((d) => d.eventId === event.id).length + 1;
-    const status = this.#respond({ eventId: event.id, eventType: event.type, attempt, received: this.deliveries.length + 1 });
+    const status = this.respond({ eventId: event.id, eventType: event.type, attempt, received: this.deliveries.length + 1 });
     this.deliveries.push({
       eventId: event.id,
       eventType: event.type,
@@ -119,8 +119,8 @@ export class WebhookReceiver implements Subscriber {
       status,
       receivedAt: Date.now(),
     });
-    if (!this.#events.has(event.id)) {
-      this.#events.set(event.id, {
+    if (!this._events.has(event.id)) {
+      this._events.set(event.id, {
         id: event.id,
         type: event.type,
         orderId: orderIdOf(event),

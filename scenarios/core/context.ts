@@ -88,10 +88,10 @@ export class ScenarioContext {
   readonly signatures = new Map<string, SignatureResult>();
   readonly orders = new Map<string, TrackedOrder>();
   readonly values = new Map<string, unknown>();
-  readonly #takers: ReadonlyMap<string, Taker>;
-  readonly #streams: ReadonlyMap<string, StreamRecorder>;
-  readonly #receivers: ReadonlyMap<string, WebhookReceiver>;
-  readonly #observe: ContextInit['observe'];
+  private readonly _takers: ReadonlyMap<string, Taker>;
+  private readonly _streams: ReadonlyMap<string, StreamRecorder>;
+  private readonly _receivers: ReadonlyMap<string, WebhookReceiver>;
+  private readonly _observe: ContextInit['observe'];
   /** Service clock when the scenario began (replay windows, offsets). */
   startedAt = 0;
 
@@ -105,22 +105,22 @@ export class ScenarioContext {
     this.ledger = init.ledger;
     this.monitor = init.monitor;
     this.expectTimeoutMs = init.expectTimeoutMs;
-    this.#takers = init.takers;
-    this.#streams = init.streams;
-    this.#receivers = init.receivers;
-    this.#observe = init.observe;
+    this._takers = init.takers;
+    this._streams = init.streams;
+    this._receivers = init.receivers;
+    this._observe = init.observe;
   }
 
   taker(label: string): Taker {
-    return this.#takers.get(label) ?? fail(`no taker "${label}" in this scenario (declare it in actors.takers)`);
+    return this._takers.get(label) ?? fail(`no taker "${label}" in this scenario (declare it in actors.takers)`);
   }
 
   stream(name: string): StreamRecorder {
-    return this.#streams.get(name) ?? fail(`no stream "${name}" in this scenario`);
+    return this._streams.get(name) ?? fail(`no stream "${name}" in this scenario`);
   }
 
   receiver(name: string): WebhookReceiver {
-    return this.#receivers.get(name) ?? fail(`no webhook receiver "${name}" in this scenario`);
+    return this._receivers.get(name) ?? fail(`no webhook receiver "${name}" in this scenario`);
   }
 
   quote(name: string): QuoteResult {
@@ -148,19 +148,19 @@ export class ScenarioContext {
   }
 
   get streams(): StreamRecorder[] {
-    return [...this.#streams.values()];
+    return [...this._streams.values()];
   }
 
   get receivers(): WebhookReceiver[] {
-    return [...this.#receivers.values()];
+    return [...this._receivers.values()];
   }
 
   get subscribers(): Subscriber[] {
-    return [...this.#streams.values(), ...this.#receivers.values()];
+    return [...this._streams.values(), ...this._receivers.values()];
   }
 
   get takers(): Taker[] {
-    return [...this.#takers.values()];
+    return [...this._takers.values()];
   }
 
   chain(index: number): ChainInfo {
@@ -169,6 +169,6 @@ export class ScenarioContext {
 
   /** The order's timeline as every channel sees it right now. */
   observe(order: TrackedOrder): Promise<ObservedTimeline> {
-    return this.#observe(this, order);
+    return this._observe(this, order);
   }
 }

@@ -2,14 +2,14 @@ import { RestClient } from '../../src/clients/rest-client.js';
 
 /** The sandbox clock over the wire: `GET /api/v1/sandbox/clock`, `POST /api/v1/sandbox/clock/advance`. */
 export class ClockRoute {
-  readonly #rest: RestClient;
+  private readonly rest: RestClient;
 
   constructor(baseUrl: string, apiKey: string) {
-    this.#rest = new RestClient({ baseUrl, apiKey, timeoutMs: 300_000 });
+    this.rest = new RestClient({ baseUrl, apiKey, timeoutMs: 300_000 });
   }
 
   async now(): Promise<number> {
-    return (await this.#rest.request<{ nowMs: number }>('GET', '/api/v1/sandbox/clock')).nowMs;
+    return (await this.rest.request<{ nowMs: number }>('GET', '/api/v1/sandbox/clock')).nowMs;
   }
 
   /** Whether the route exists (sandbox environment). */
@@ -23,7 +23,7 @@ export class ClockRoute {
   }
 
   async advance(ms: number): Promise<number> {
-    const answer = await this.#rest.request<{ nowMs: number }>('POST', '/api/v1/sandbox/clock/advance', {
+    const answer = await this.rest.request<{ nowMs: number }>('POST', '/api/v1/sandbox/clock/advance', {
       seconds: Math.max(0, ms) / 1_000,
     });
     return answer.nowMs;

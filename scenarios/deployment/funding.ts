@@ -47,7 +47,7 @@ export async function fundThroughFaucet(
  * senders are kept per chain so one process never races itself on the deployer's nonces.
  */
 export class DeployerMint {
-  readonly #senders = new Map<number, ChainSender>();
+  private readonly senders = new Map<number, ChainSender>();
 
   constructor(private readonly manifest: ServedManifest) {}
 
@@ -64,10 +64,10 @@ export class DeployerMint {
     } finally {
       rpc.close();
     }
-    let sender = this.#senders.get(chainId);
+    let sender = this.senders.get(chainId);
     if (sender === undefined) {
       sender = new ChainSender(deployer.privateKey, chainId, chain.rpcUrl);
-      this.#senders.set(chainId, sender);
+      this.senders.set(chainId, sender);
     }
     const data = encodeFunctionData({
       abi: mintAbi,

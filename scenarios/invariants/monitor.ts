@@ -26,17 +26,17 @@ export interface InvariantViolation {
  */
 export class InvariantMonitor {
   checks = 0;
-  readonly #notes = new Set<string>();
+  private readonly _notes = new Set<string>();
 
   constructor(
     private readonly observer: ChainObserver,
     private readonly ledger: LedgerReader | undefined,
   ) {
-    if (ledger === undefined) this.#notes.add('ledger-verifies: the service store is not readable from here; the ledger was not checked');
+    if (ledger === undefined) this._notes.add('ledger-verifies: the service store is not readable from here; the ledger was not checked');
   }
 
   get notes(): string[] {
-    return [...this.#notes, ...this.observer.notes, ...this.observer.inconclusive().map((n) => `escrow-accounting inconclusive: ${n}`)];
+    return [...this._notes, ...this.observer.notes, ...this.observer.inconclusive().map((n) => `escrow-accounting inconclusive: ${n}`)];
   }
 
   async check(subscribers: readonly Subscriber[], receivers: readonly WebhookReceiver[]): Promise<InvariantViolation[]> {

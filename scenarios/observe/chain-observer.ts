@@ -78,16 +78,16 @@ export interface EscrowAccount {
  * escrow's token balances at the same block: the on-chain side of every timeline and of the invariants.
  */
 export class ChainObserver {
-  readonly #chains: WatchedChain[];
-  readonly #facts = new Map<string, ChainFact[]>();
-  readonly #fills = new Map<string, { count: number; paid: bigint; amount: bigint }>();
-  readonly #blockTimes = new Map<string, number>();
+  private readonly chains: WatchedChain[];
+  private readonly facts = new Map<string, ChainFact[]>();
+  private readonly fills = new Map<string, { count: number; paid: bigint; amount: bigint }>();
+  private readonly blockTimes = new Map<string, number>();
   readonly problems: string[] = [];
   readonly notes: string[] = [];
-  #syncing: Promise<void> | undefined;
+  private syncing: Promise<void> | undefined;
 
   constructor(chains: readonly ChainInfo[]) {
-    this.#chains = chains.map((info) => ({
+    this.chains = chains.map((info) => ({
       info,
       escrow: contractOf(info, 'InputSettlerEscrow'),
       compact: contractOf(info, 'InputSettlerCompact'),
@@ -103,19 +103,19 @@ export class ChainObserver {
 
   /** Catches up with every chain. Concurrent callers share one pass. */
   sync(): Promise<void> {
-    this.#syncing ??= Promise.all(this.#chains.map((chain) => this.#syncChain(chain))).then(
+    this.syncing ??= Promise.all(this.chains.map((chain) => this.syncChain(chain))).then(
       () => {
-        this.#syncing = undefined;
+        this.syncing = undefined;
       },
       (error: unknown) => {
-        this.#syncing = undefined;
+        this.syncing = undefined;
         throw error;
       },
     );
-    return this.#syncing;
+    return this.syncing;
   }
 
-  async #syncChain(chain: WatchedChain): Promise<void> {
+  private async syncChain(chain: WatchedChain): Promise<void> {
     const client = chainClient(chain.info);
     const head = await client.getBlockNumber();
     if (head <= chain.cursor) return;
@@ -124,7 +124,7 @@ export class ChainObserver {
       fromBlock: chain.cursor + 1n,
       toBlock: head,
     });
-    for (const log of logs) await this.#record(chain, log);
+    for (const log of logs) await this.record(chain, log);
     const balances = await Promise.all(
       chain.info.tokens.map(
         async (token) =>
@@ -142,17 +142,17 @@ export class ChainObserver {
     chain.cursor = head;
   }
 
-  async #timestamp(chain: WatchedChain, blockNumber: bigint): Promise<number> {
+  private async timestamp(chain: WatchedChain, blockNumber: bigint): Promise<number> {
     const key = `${chain.info.chainId}:${blockNumber}`;
-    let time = this.#blockTimes.get(key);
+    let time = this.blockTimes.get(key);
     if (time === undefined) {
       time = Number((await chainClient(chain.info).getBlock({ blockNumber })).timestamp);
-      this.#blockTimes.set(key, time);
+      this.blockTimes.set(key, time);
     }
     return time;
   }
 
-  async #record(chain: WatchedChain, log: Log): Promise<void> {
+  private async record(chain: WatchedChain, log: Log): Promise<void> {
     const address = getAddress(log.address);
     const abi: Abi =
       address === getAddress(chain.escrow)
@@ -174,7 +174,7 @@ export class ChainObserver {
       blockNumber: log.blockNumber ?? 0n,
       logIndex: log.logIndex ?? 0,
       txHash: (log.transactionHash ?? '0x') as Hex,
-      timestamp: await this.#timestamp(chain, log.blockNumber ?? 0n),
+      timestamp: await this.timestamp(chain, log.blockNumber ?? 0n),
     };
     const args = decoded.args;
     const orderId = String(args.orderId ?? '').toLowerCase() as Hex;
@@ -183,7 +183,7 @@ export class ChainObserver {
         const [order] = decodeAbiParameters([standardOrderAbi], args.order as Hex);
         const inputs = order.inputs.map(([id, amount]) => [`0x${id.toString(16).padStart(40, '0')}`, amount] as const);
         chain.ledger.open(orderId, order.user, inputs);
-        this.#add({ ...base, kind: 'Open', orderId, user: order.user });
+        this.add({ ...base, kind: 'Open', orderId, user: order.user });
         return;
       }
       case 'Finalised': {
@@ -194,52 +194,52 @@ export class ChainObserver {
           chain.compactClaims.set(orderId, claims);
           if (claims > 1) this.problems.push(`${chain.info.name}: compact ${orderId} was claimed ${claims} times`);
         }
-        this.#add({ ...base, kind: 'Finalised', orderId, solver: args.solver as Hex, settler });
+        this.add({ ...base, kind: 'Finalised', orderId, solver: args.solver as Hex, settler });
         return;
       }
       case 'Refunded':
         chain.ledger.close(orderId, 'refunded');
-        this.#add({ ...base, kind: 'Refunded', orderId });
+        this.add({ ...base, kind: 'Refunded', orderId });
         return;
       case 'OutputFilled': {
         const output = args.output as MandateOutput;
         const key = `${chain.info.chainId}:${orderId}:${outputHash(output)}`;
-        const fill = this.#fills.get(key) ?? { count: 0, paid: 0n, amount: output.amount };
+        const fill = this.fills.get(key) ?? { count: 0, paid: 0n, amount: output.amount };
         fill.count += 1;
         fill.paid += args.finalAmount as bigint;
-        this.#fills.set(key, fill);
-        this.#add({ ...base, kind: 'OutputFilled', orderId, solver: args.solver as Hex });
+        this.fills.set(key, fill);
+        this.add({ ...base, kind: 'OutputFilled', orderId, solver: args.solver as Hex });
         return;
       }
       case 'AttestationRecorded':
-        this.#add({ ...base, kind: 'AttestationRecorded', orderId });
+        this.add({ ...base, kind: 'AttestationRecorded', orderId });
         return;
     }
   }
 
-  #add(fact: ChainFact): void {
-    const list = this.#facts.get(fact.orderId) ?? [];
+  private add(fact: ChainFact): void {
+    const list = this.facts.get(fact.orderId) ?? [];
     list.push(fact);
     list.sort(compareFacts);
-    this.#facts.set(fact.orderId, list);
+    this.facts.set(fact.orderId, list);
   }
 
   /** Everything seen about one on-chain order, in lifecycle order. */
   factsOf(onchainOrderId: string): readonly ChainFact[] {
-    return this.#facts.get(onchainOrderId.toLowerCase()) ?? [];
+    return this.facts.get(onchainOrderId.toLowerCase()) ?? [];
   }
 
   /** Escrow opens of `user` seen so far (refused orders must add none). */
   opensBy(user: string): number {
     let count = 0;
-    for (const facts of this.#facts.values())
+    for (const facts of this.facts.values())
       count += facts.filter((f) => f.kind === 'Open' && f.user?.toLowerCase() === user.toLowerCase()).length;
     return count;
   }
 
   /** Per chain and token: the accounting identity's terms, as of the last sync. */
   escrowAccounts(): EscrowAccount[] {
-    return this.#chains.flatMap((chain) =>
+    return this.chains.flatMap((chain) =>
       chain.info.tokens.map((token) => {
         const key = token.address.toLowerCase();
         const totals = chain.ledger.totals.get(key) ?? { escrowed: 0n, claimed: 0n, refunded: 0n };
@@ -261,7 +261,7 @@ export class ChainObserver {
   /** Violations of escrow accounting and single payouts, as of the last sync. */
   escrowViolations(): string[] {
     const violations: string[] = [];
-    for (const chain of this.#chains) {
+    for (const chain of this.chains) {
       violations.push(...chain.ledger.problems.map((p) => `${chain.info.name}: ${p}`));
       if (chain.ledger.unknownClosings > 0) continue;
       for (const token of chain.info.tokens) {
@@ -275,7 +275,7 @@ export class ChainObserver {
 
   /** Chains whose accounting cannot be checked (orders opened before the visible history closed since). */
   inconclusive(): string[] {
-    return this.#chains
+    return this.chains
       .filter((chain) => chain.ledger.unknownClosings > 0)
       .map((chain) => `${chain.info.name}: ${chain.ledger.unknownClosings} order(s) opened before the visible history were closed`);
   }
@@ -283,7 +283,7 @@ export class ChainObserver {
   /** Outputs filled more than once, or paid more than their amount. */
   fillViolations(): string[] {
     const violations: string[] = [];
-    for (const [key, fill] of this.#fills) {
+    for (const [key, fill] of this.fills) {
       if (fill.count > 1) violations.push(`output ${key} filled ${fill.count} times`);
       if (fill.paid > fill.amount) violations.push(`output ${key} paid ${fill.paid}, more than its amount ${fill.amount}`);
     }

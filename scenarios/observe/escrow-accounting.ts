@@ -25,7 +25,7 @@ export class EscrowLedger {
   /** Orders closed that were opened before observation began: their amounts are unknown. */
   unknownClosings = 0;
 
-  #totals(token: string): TokenTotals {
+  private _totals(token: string): TokenTotals {
     const key = token.toLowerCase();
     let totals = this.totals.get(key);
     if (totals === undefined) {
@@ -42,7 +42,7 @@ export class EscrowLedger {
       return;
     }
     this.orders.set(id, { inputs, user: user.toLowerCase(), closedAs: undefined });
-    for (const [token, amount] of inputs) this.#totals(token).escrowed += amount;
+    for (const [token, amount] of inputs) this._totals(token).escrowed += amount;
   }
 
   close(orderId: string, as: Closing): void {
@@ -56,7 +56,7 @@ export class EscrowLedger {
       return;
     }
     order.closedAs = as;
-    for (const [token, amount] of order.inputs) this.#totals(token)[as] += amount;
+    for (const [token, amount] of order.inputs) this._totals(token)[as] += amount;
   }
 
   /** The identity for one token: escrowed = claimed + refunded + open, open = balance − baseline. */

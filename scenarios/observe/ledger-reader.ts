@@ -37,8 +37,8 @@ export function ledgerLabel(entry: Pick<LedgerEntry, 'type' | 'payload'>): strin
  * so checking after every step stays cheap however long the ledger grows.
  */
 export class LedgerReader {
-  #anchor: { sequence: number; hash: string } = { sequence: 0, hash: GENESIS_HASH };
-  #db: Database.Database | undefined;
+  private anchor: { sequence: number; hash: string } = { sequence: 0, hash: GENESIS_HASH };
+  private db: Database.Database | undefined;
 
   private constructor(private readonly path: string) {}
 
@@ -47,33 +47,31 @@ export class LedgerReader {
     return new LedgerReader(path);
   }
 
-  #connection(): Database.Database {
-    this.#db ??= new Database(this.path, { readonly: true, fileMustExist: true });
-    return this.#db;
+  private connection(): Database.Database {
+    this.db ??= new Database(this.path, { readonly: true, fileMustExist: true });
+    return this.db;
   }
 
   /** Recomputes the entries appended since the last call; names the first broken one. */
   verifyNew(): { ok: true; entries: number } | { ok: false; brokenAt: number; reason: string } {
-    const rows = this.#connection()
+    const rows = this.connection()
       .prepare('SELECT * FROM ledger_entries WHERE sequence > ? ORDER BY sequence')
-      .all(this.#anchor.sequence) as LedgerRow[];
-    const result = verifyChain(rows.map(entryOf), this.#anchor);
+      .all(this.anchor.sequence) as LedgerRow[];
+    const result = verifyChain(rows.map(entryOf), this.anchor);
     if (!result.ok) return { ok: false, brokenAt: result.brokenAt, reason: result.reason };
     const last = rows[rows.length - 1];
-    if (last !== undefined) this.#anchor = { sequence: last.sequence, hash: last.hash };
-    return { ok: true, entries: this.#anchor.sequence };
+    if (last !== undefined) this.anchor = { sequence: last.sequence, hash: last.hash };
+    return { ok: true, entries: this.anchor.sequence };
   }
 
   /** Labels of one trade's entries, in sequence order. */
   labelsOf(tradeId: string): string[] {
-    const rows = this.#connection()
-      .prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence')
-      .all(tradeId) as LedgerRow[];
+    const rows = this.connection().prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[];
     return rows.map((row) => ledgerLabel(entryOf(row)));
   }
 
   close(): void {
-    this.#db?.close();
-    this.#db = undefined;
+    this.db?.close();
+    this.db = undefined;
   }
 }

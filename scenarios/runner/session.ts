@@ -51,8 +51,8 @@ const TERMINAL_BY_GENERATION = { A: ['order.settled', 'order.failed'], B: ['sett
  */
 export class ScenarioSession {
   readonly seed: number;
-  #shared: Promise<TargetHandle> | undefined;
-  #sharedDescription: string | undefined;
+  private shared: Promise<TargetHandle> | undefined;
+  private sharedDescription: string | undefined;
 
   constructor(private readonly options: SessionOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
@@ -60,17 +60,15 @@ export class ScenarioSession {
 
   /** The shared target as it described itself once started (before: what it will be). */
   get targetDescription(): string {
-    return (
-      this.#sharedDescription ?? (this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`)
-    );
+    return this.sharedDescription ?? (this.options.target === undefined ? 'fresh in-process sandbox' : `sandbox at ${this.options.target}`);
   }
 
-  #emit(event: RunEvent): void {
+  private emit(event: RunEvent): void {
     this.options.onEvent?.(event);
   }
 
-  async #open(start: () => Promise<ScenarioTarget>, description: string): Promise<TargetHandle> {
-    this.#emit({ type: 'target.starting', description });
+  private async open(start: () => Promise<ScenarioTarget>, description: string): Promise<TargetHandle> {
+    this.emit({ type: 'target.starting', description });
     const began = performance.now();
     const target = await start();
     const observer = new ChainObserver(target.manifest.chains);
@@ -78,27 +76,27 @@ export class ScenarioSession {
     const monitor = new InvariantMonitor(observer, ledger);
     // First look at the world before anything happens: the baseline every later check is held to.
     await monitor.check([], []);
-    this.#emit({ type: 'target.ready', description: target.description, durationMs: performance.now() - began });
+    this.emit({ type: 'target.ready', description: target.description, durationMs: performance.now() - began });
     return { target, observer, ledger, monitor, referenceB: undefined };
   }
 
-  #sharedTarget(): Promise<TargetHandle> {
-    this.#shared ??= this.#open(
+  private _sharedTarget(): Promise<TargetHandle> {
+    this.shared ??= this.open(
       () => (this.options.target === undefined ? startInProcessTarget({ seed: this.seed }) : openRemoteTarget(this.options.target)),
       this.targetDescription,
     ).then((handle) => {
-      this.#sharedDescription = handle.target.description;
+      this.sharedDescription = handle.target.description;
       return handle;
     });
-    return this.#shared;
+    return this.shared;
   }
 
   /** The shared target (started on first use): tests and tools reach its manifest through it. */
   async sharedTarget(): Promise<ScenarioTarget> {
-    return (await this.#sharedTarget()).target;
+    return (await this._sharedTarget()).target;
   }
 
-  #servesReferenceB(handle: TargetHandle): Promise<boolean> {
+  private servesReferenceB(handle: TargetHandle): Promise<boolean> {
     handle.referenceB ??= (async () => {
       try {
         await new RestClient({ baseUrl: handle.target.manifest.api.url }).request('POST', '/api/v1/rfq', {});
@@ -126,8 +124,8 @@ export class ScenarioSession {
   async run(scenario: Scenario, position: { index: number; total: number } = { index: 1, total: 1 }): Promise<ScenarioResult> {
     const began = performance.now();
     // The shared target starts before the first scenario is announced, so its progress lines come first.
-    if (!effectiveRequirements(scenario).ownTarget) await this.#sharedTarget().catch(() => undefined);
-    this.#emit({ type: 'scenario.start', name: scenario.name, title: scenario.title, index: position.index, total: position.total });
+    if (!effectiveRequirements(scenario).ownTarget) await this._sharedTarget().catch(() => undefined);
+    this.emit({ type: 'scenario.start', name: scenario.name, title: scenario.title, index: position.index, total: position.total });
     const random = new ScenarioRandom(this.seed, scenario.name);
     const { participants, keys } = this.participants(scenario, random);
     const result: ScenarioResult = {
@@ -146,7 +144,7 @@ export class ScenarioSession {
     };
     const finish = (): ScenarioResult => {
       result.durationMs = performance.now() - began;
-      this.#emit({ type: 'scenario.end', result });
+      this.emit({ type: 'scenario.end', result });
       return result;
     };
 
@@ -161,21 +159,21 @@ export class ScenarioSession {
         if (requires.ownTarget) {
           const settings = typeof requires.ownTarget === 'function' ? requires.ownTarget(participants) : {};
           own = true;
-          handle = await this.#open(
+          handle = await this.open(
             () => startInProcessTarget({ ...settings, seed: this.seed }),
             `own in-process ${settings.environment ?? 'sandbox'} for ${scenario.name}`,
           );
         } else {
-          handle = await this.#sharedTarget();
+          handle = await this._sharedTarget();
         }
         result.target = handle.target.description;
         const opened = handle;
-        const unmet = await unmetRequirement(requires, opened.target, () => this.#servesReferenceB(opened));
+        const unmet = await unmetRequirement(requires, opened.target, () => this.servesReferenceB(opened));
         if (unmet !== undefined) {
           result.status = 'skipped';
           result.reason = unmet;
         } else {
-          await this.#play(scenario, opened, random, keys, result);
+          await this.play(scenario, opened, random, keys, result);
         }
       }
     } catch (error) {
@@ -191,7 +189,7 @@ export class ScenarioSession {
     return finish();
   }
 
-  async #play(
+  private async play(
     scenario: Scenario,
     handle: TargetHandle,
     random: ScenarioRandom,
@@ -243,12 +241,12 @@ export class ScenarioSession {
     } catch (error) {
       result.status = 'failed';
       result.failure = { step: 'setup', message: error instanceof Error ? error.message : String(error) };
-      await this.#teardown(target, context, streams, receivers);
+      await this.teardown(target, context, streams, receivers);
       return;
     }
 
     for (const [index, step] of scenario.steps.entries()) {
-      this.#emit({ type: 'step.start', scenario: scenario.name, index, title: step.title });
+      this.emit({ type: 'step.start', scenario: scenario.name, index, title: step.title });
       const began = performance.now();
       const stepResult: StepResult = result.steps[index]!;
       try {
@@ -270,7 +268,7 @@ export class ScenarioSession {
         result.failure = { step: step.title, message: stepResult.error, ...(details === undefined ? {} : { details }) };
       }
       stepResult.durationMs = performance.now() - began;
-      this.#emit({ type: 'step.end', scenario: scenario.name, index, result: stepResult });
+      this.emit({ type: 'step.end', scenario: scenario.name, index, result: stepResult });
       if (result.status === 'failed') break;
     }
 
@@ -281,9 +279,9 @@ export class ScenarioSession {
         status: 'passed',
         durationMs: 0,
       };
-      this.#emit({ type: 'step.start', scenario: scenario.name, index: result.steps.length, title: final.title });
+      this.emit({ type: 'step.start', scenario: scenario.name, index: result.steps.length, title: final.title });
       try {
-        final.summary = await this.#finalChecks(context);
+        final.summary = await this.finalChecks(context);
       } catch (error) {
         final.status = 'failed';
         final.error = error instanceof Error ? error.message : String(error);
@@ -296,9 +294,9 @@ export class ScenarioSession {
       }
       final.durationMs = performance.now() - began;
       result.steps.push(final);
-      this.#emit({ type: 'step.end', scenario: scenario.name, index: result.steps.length - 1, result: final });
+      this.emit({ type: 'step.end', scenario: scenario.name, index: result.steps.length - 1, result: final });
     }
-    if (result.status === 'failed' && context.orders.size > 0) result.failure!.timelines = await this.#describeTimelines(context);
+    if (result.status === 'failed' && context.orders.size > 0) result.failure!.timelines = await this.describeTimelines(context);
 
     for (const order of context.orders.values())
       result.orders[order.name] = { orderId: order.orderId, onchainOrderId: order.onchainOrderId };
@@ -312,14 +310,14 @@ export class ScenarioSession {
       });
     result.invariantChecks = monitor.checks - checksBefore;
     result.notes = monitor.notes;
-    await this.#teardown(target, context, streams, receivers);
+    await this.teardown(target, context, streams, receivers);
   }
 
   /**
    * Liveness half of the terminal-event invariant: once an order has ended, every subscriber that listens for its
    * terminal event has exactly one (receivers expected to miss events excepted).
    */
-  async #finalChecks(context: ScenarioContext): Promise<string> {
+  private async finalChecks(context: ScenarioContext): Promise<string> {
     const deadline = Date.now() + context.expectTimeoutMs;
     let checked = 0;
     for (const order of context.orders.values()) {
@@ -345,7 +343,7 @@ export class ScenarioSession {
     return `${checked} order × subscriber pair(s) checked`;
   }
 
-  async #describeTimelines(context: ScenarioContext): Promise<string> {
+  private async describeTimelines(context: ScenarioContext): Promise<string> {
     const parts: string[] = [];
     for (const order of context.orders.values()) {
       try {
@@ -357,7 +355,7 @@ export class ScenarioSession {
     return parts.join('\n');
   }
 
-  async #teardown(
+  private async teardown(
     target: ScenarioTarget,
     context: ScenarioContext | undefined,
     streams: Map<string, StreamRecorder>,
@@ -375,8 +373,8 @@ export class ScenarioSession {
   }
 
   async close(): Promise<void> {
-    const shared = this.#shared;
-    this.#shared = undefined;
+    const shared = this.shared;
+    this.shared = undefined;
     if (shared === undefined) return;
     const handle = await shared.catch(() => undefined);
     handle?.ledger?.close();

@@ -289,30 +289,30 @@ export interface RestClientOptions {
 
 export class RestClient {
   readonly baseUrl: string;
-  readonly #apiKey: string | undefined;
-  readonly #timeoutMs: number;
-  readonly #fetch: typeof fetch;
+  private readonly apiKey: string | undefined;
+  private readonly timeoutMs: number;
+  private readonly fetch: typeof fetch;
 
   constructor(options: RestClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
-    this.#apiKey = options.apiKey;
-    this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.#fetch = options.fetch ?? fetch;
+    this.apiKey = options.apiKey;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.fetch = options.fetch ?? fetch;
   }
 
   /** Any route: `path` below the host, e.g. `/api/v1/corridors`. Throws ApiRequestError on non-2xx. */
   async request<T>(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<T> {
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
-    const key = options.apiKey === undefined ? this.#apiKey : options.apiKey;
+    const key = options.apiKey === undefined ? this.apiKey : options.apiKey;
     if (key !== undefined && key !== null) headers.Authorization = `Bearer ${key}`;
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
     if (options.attestation !== undefined) headers['X-Service-Attestation'] = options.attestation;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await this.#fetch(`${this.baseUrl}${path}`, {
+    const response = await this.fetch(`${this.baseUrl}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
-      signal: AbortSignal.timeout(this.#timeoutMs),
+      signal: AbortSignal.timeout(this.timeoutMs),
     });
     const text = await response.text();
     let parsed: unknown;

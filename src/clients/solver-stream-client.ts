@@ -148,81 +148,81 @@ export class SolverStreamClient {
   solverId: string | undefined;
   environment: string | undefined;
   corridors: string[] = [];
-  readonly #options: SolverStreamClientOptions;
-  readonly #rfqListeners = new Set<Listener<RfqBroadcast>>();
-  readonly #orderListeners = new Set<Listener<SolverOrderMessage>>();
-  readonly #messageListeners = new Set<Listener<Record<string, unknown>>>();
-  readonly #closeListeners = new Set<Listener<{ code: number; reason: string }>>();
-  readonly #pending: Pending[] = [];
-  #ws: WebSocket | undefined;
-  #autoPong: boolean;
-  #closedByUser = false;
-  #reconnectTimer: NodeJS.Timeout | undefined;
-  #delayMs: number;
+  private readonly options: SolverStreamClientOptions;
+  private readonly rfqListeners = new Set<Listener<RfqBroadcast>>();
+  private readonly orderListeners = new Set<Listener<SolverOrderMessage>>();
+  private readonly messageListeners = new Set<Listener<Record<string, unknown>>>();
+  private readonly closeListeners = new Set<Listener<{ code: number; reason: string }>>();
+  private readonly pending: Pending[] = [];
+  private ws: WebSocket | undefined;
+  private autoPong: boolean;
+  private closedByUser = false;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private delayMs: number;
 
   private constructor(options: SolverStreamClientOptions) {
-    this.#options = options;
-    this.#autoPong = options.autoPong ?? true;
-    this.#delayMs = this.#backoff().initial;
+    this.options = options;
+    this.autoPong = options.autoPong ?? true;
+    this.delayMs = this.backoff().initial;
   }
 
   /** Connects, authenticates and subscribes; rejects with the server's reason when refused. */
   static async connect(options: SolverStreamClientOptions): Promise<SolverStreamClient> {
     const client = new SolverStreamClient(options);
-    await client.#open();
+    await client.open();
     return client;
   }
 
   get connected(): boolean {
-    return this.#ws?.readyState === WebSocket.OPEN;
+    return this.ws?.readyState === WebSocket.OPEN;
   }
 
   /** Turn automatic pong answers off (to test a server's missed-pong handling) or on. */
   setAutoPong(enabled: boolean): void {
-    this.#autoPong = enabled;
+    this.autoPong = enabled;
   }
 
   onRfq(listener: Listener<RfqBroadcast>): () => void {
-    this.#rfqListeners.add(listener);
-    return () => this.#rfqListeners.delete(listener);
+    this.rfqListeners.add(listener);
+    return () => this.rfqListeners.delete(listener);
   }
 
   onOrder(listener: Listener<SolverOrderMessage>): () => void {
-    this.#orderListeners.add(listener);
-    return () => this.#orderListeners.delete(listener);
+    this.orderListeners.add(listener);
+    return () => this.orderListeners.delete(listener);
   }
 
   /** Every message from the server, as parsed JSON. */
   onMessage(listener: Listener<Record<string, unknown>>): () => void {
-    this.#messageListeners.add(listener);
-    return () => this.#messageListeners.delete(listener);
+    this.messageListeners.add(listener);
+    return () => this.messageListeners.delete(listener);
   }
 
   onClose(listener: Listener<{ code: number; reason: string }>): () => void {
-    this.#closeListeners.add(listener);
-    return () => this.#closeListeners.delete(listener);
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
   }
 
   /** Sends a quote and resolves with `quote.ack` or `quote.rejected`. */
   quote(submission: QuoteSubmission): Promise<QuoteAnswer> {
-    return this.#ask({ type: 'quote', ...submission }) as Promise<QuoteAnswer>;
+    return this.ask({ type: 'quote', ...submission }) as Promise<QuoteAnswer>;
   }
 
   decline(rfqId: string, reason?: string): Promise<DeclineAnswer> {
-    return this.#ask({ type: 'decline', rfqId, ...(reason === undefined ? {} : { reason }) }) as Promise<DeclineAnswer>;
+    return this.ask({ type: 'decline', rfqId, ...(reason === undefined ? {} : { reason }) }) as Promise<DeclineAnswer>;
   }
 
   /** Sends any JSON message (for tests of malformed input). */
   send(message: unknown): void {
     if (!this.connected) throw new SolverStreamError('not_connected', 'the solver stream is not connected');
-    this.#ws!.send(typeof message === 'string' ? message : JSON.stringify(message));
+    this.ws!.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
   /** Closes for good (no reconnect). */
   async close(): Promise<void> {
-    this.#closedByUser = true;
-    if (this.#reconnectTimer !== undefined) clearTimeout(this.#reconnectTimer);
-    const ws = this.#ws;
+    this.closedByUser = true;
+    if (this.reconnectTimer !== undefined) clearTimeout(this.reconnectTimer);
+    const ws = this.ws;
     if (ws === undefined || ws.readyState === WebSocket.CLOSED) return;
     await new Promise<void>((resolve) => {
       ws.once('close', () => resolve());
@@ -234,33 +234,33 @@ export class SolverStreamClient {
     });
   }
 
-  #ask(message: Record<string, unknown>): Promise<QuoteAnswer | DeclineAnswer> {
+  private ask(message: Record<string, unknown>): Promise<QuoteAnswer | DeclineAnswer> {
     return new Promise((resolve, reject) => {
       if (!this.connected) {
         reject(new SolverStreamError('not_connected', 'the solver stream is not connected'));
         return;
       }
-      this.#pending.push({ resolve, reject });
-      this.#ws!.send(JSON.stringify(message));
+      this.pending.push({ resolve, reject });
+      this.ws!.send(JSON.stringify(message));
     });
   }
 
-  #backoff(): { initial: number; max: number } {
-    const option = this.#options.reconnect;
+  private backoff(): { initial: number; max: number } {
+    const option = this.options.reconnect;
     const settings = typeof option === 'object' ? option : {};
     return { initial: settings.initialDelayMs ?? 1_000, max: settings.maxDelayMs ?? 30_000 };
   }
 
-  #open(): Promise<void> {
-    const { url, token, solverId, tokenInUrl } = this.#options;
+  private open(): Promise<void> {
+    const { url, token, solverId, tokenInUrl } = this.options;
     const target = new URL(url);
     if (tokenInUrl) {
       target.searchParams.set('token', token);
       if (solverId !== undefined) target.searchParams.set('solverId', solverId);
     }
     const ws = new WebSocket(target);
-    this.#ws = ws;
-    const channels = this.#options.channels ?? ['rfq.*'];
+    this.ws = ws;
+    const channels = this.options.channels ?? ['rfq.*'];
     return new Promise<void>((resolve, reject) => {
       let settled = false;
       const fail = (error: Error) => {
@@ -272,7 +272,7 @@ export class SolverStreamClient {
       };
       const timer = setTimeout(
         () => fail(new SolverStreamError('timeout', `no auth.ok from ${url} in time`)),
-        this.#options.connectTimeoutMs ?? 10_000,
+        this.options.connectTimeoutMs ?? 10_000,
       );
       timer.unref();
       let lastError: { code: string; message: string } | undefined;
@@ -294,17 +294,17 @@ export class SolverStreamClient {
             if (channels.length === 0) {
               settled = true;
               clearTimeout(timer);
-              this.#delayMs = this.#backoff().initial;
+              this.delayMs = this.backoff().initial;
               resolve();
             } else {
               ws.send(
-                JSON.stringify({ type: 'subscribe', channels, ...(this.#options.corridors ? { corridors: this.#options.corridors } : {}) }),
+                JSON.stringify({ type: 'subscribe', channels, ...(this.options.corridors ? { corridors: this.options.corridors } : {}) }),
               );
             }
           } else if (message.type === 'subscribe.ok') {
             settled = true;
             clearTimeout(timer);
-            this.#delayMs = this.#backoff().initial;
+            this.delayMs = this.backoff().initial;
             resolve();
           } else if (message.type === 'error') {
             lastError = { code: String(message.code), message: String(message.message) };
@@ -313,52 +313,52 @@ export class SolverStreamClient {
             if (lastError.code !== 'auth_required') setTimeout(() => fail(error), 250).unref();
           }
         }
-        this.#dispatch(message);
+        this.dispatch(message);
       });
       ws.on('error', (error) => fail(error));
       ws.on('close', (code, reasonBuffer) => {
         const reason = reasonBuffer.toString();
         fail(new SolverStreamError(lastError?.code ?? 'closed', lastError?.message ?? (reason || `closed with ${code}`), code));
-        this.#onClose(ws, code, reason);
+        this._onClose(ws, code, reason);
       });
     });
   }
 
-  #dispatch(message: Record<string, unknown>): void {
-    for (const listener of this.#messageListeners) listener(message);
+  private dispatch(message: Record<string, unknown>): void {
+    for (const listener of this.messageListeners) listener(message);
     switch (message.type) {
       case 'ping':
-        if (this.#autoPong && this.connected) this.#ws!.send(JSON.stringify({ type: 'pong' }));
+        if (this.autoPong && this.connected) this.ws!.send(JSON.stringify({ type: 'pong' }));
         return;
       case 'rfq.created':
-        for (const listener of this.#rfqListeners) listener(message as unknown as RfqBroadcast);
+        for (const listener of this.rfqListeners) listener(message as unknown as RfqBroadcast);
         return;
       case 'quote.ack':
       case 'quote.rejected':
       case 'decline.ack':
-        this.#pending.shift()?.resolve(message as unknown as QuoteAnswer);
+        this.pending.shift()?.resolve(message as unknown as QuoteAnswer);
         return;
       case 'order.assigned':
       case 'order.attested':
       case 'order.refunded':
-        for (const listener of this.#orderListeners) listener(message as unknown as SolverOrderMessage);
+        for (const listener of this.orderListeners) listener(message as unknown as SolverOrderMessage);
         return;
       default:
     }
   }
 
-  #onClose(ws: WebSocket, code: number, reason: string): void {
-    if (this.#ws !== ws) return;
-    for (const pending of this.#pending.splice(0)) pending.reject(new SolverStreamError('closed', `the stream closed (${code})`, code));
-    for (const listener of this.#closeListeners) listener({ code, reason });
-    if (this.#closedByUser || !this.#options.reconnect) return;
-    const delay = this.#delayMs;
-    this.#delayMs = Math.min(this.#delayMs * 2, this.#backoff().max);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      if (this.#closedByUser) return;
-      this.#open().catch(() => undefined);
+  private _onClose(ws: WebSocket, code: number, reason: string): void {
+    if (this.ws !== ws) return;
+    for (const pending of this.pending.splice(0)) pending.reject(new SolverStreamError('closed', `the stream closed (${code})`, code));
+    for (const listener of this.closeListeners) listener({ code, reason });
+    if (this.closedByUser || !this.options.reconnect) return;
+    const delay = this.delayMs;
+    this.delayMs = Math.min(this.delayMs * 2, this.backoff().max);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.closedByUser) return;
+      this.open().catch(() => undefined);
     }, delay);
-    this.#reconnectTimer.unref();
+    this.reconnectTimer.unref();
   }
 }

@@ -140,7 +140,7 @@ export function verifyWebhook(options: VerifyOptions): VerifiedDelivery {
  * exactly-once processing. In memory; a receiver with several instances keeps ids in its database instead.
  */
 export class ProcessedEvents {
-  readonly #seen = new Map<string, number>();
+  private readonly seen = new Map<string, number>();
 
   constructor(
     private readonly ttlMs = 48 * 3_600_000,
@@ -150,14 +150,14 @@ export class ProcessedEvents {
   /** True the first time an id is seen within the TTL; false for a duplicate. */
   firstTime(eventId: string): boolean {
     const now = this.now();
-    for (const [id, at] of this.#seen) {
+    for (const [id, at] of this.seen) {
       if (now - at < this.ttlMs) break;
-      this.#seen.delete(id);
+      this.seen.delete(id);
     }
-    const at = this.#seen.get(eventId);
+    const at = this.seen.get(eventId);
     if (at !== undefined && now - at < this.ttlMs) return false;
-    this.#seen.delete(eventId);
-    this.#seen.set(eventId, now);
+    this.seen.delete(eventId);
+    this.seen.set(eventId, now);
     return true;
   }
 }

@@ -91,39 +91,39 @@ export class TakerStreamClient {
   workspaceId: string | undefined;
   /** Id of the newest event received: the cursor for a replay. */
   lastEventId: string | undefined;
-  #ws: WebSocket | undefined;
-  #closedByUser = false;
-  #reconnects = 0;
-  readonly #subscriptions: Subscription[] = [];
-  readonly #listeners = new Set<Listener>();
-  readonly #replies: PendingReply[] = [];
-  readonly #seen = new Set<string>();
-  readonly #queue: StreamMessage[] = [];
-  readonly #waiters: Array<() => void> = [];
-  #lastClose: { code: number; reason: string } | undefined;
+  private ws: WebSocket | undefined;
+  private closedByUser = false;
+  private reconnects = 0;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly listeners = new Set<Listener>();
+  private readonly replies: PendingReply[] = [];
+  private readonly seen = new Set<string>();
+  private readonly queue: StreamMessage[] = [];
+  private readonly waiters: Array<() => void> = [];
+  private lastClose: { code: number; reason: string } | undefined;
 
   private constructor(private readonly options: TakerStreamClientOptions) {}
 
   /** Connects and authenticates; rejects with TakerStreamError when the server refuses. */
   static async connect(options: TakerStreamClientOptions): Promise<TakerStreamClient> {
     const client = new TakerStreamClient(options);
-    await client.#open();
+    await client.open();
     return client;
   }
 
   get connected(): boolean {
-    return this.#ws?.readyState === WebSocket.OPEN;
+    return this.ws?.readyState === WebSocket.OPEN;
   }
 
   /** The raw socket, for tests that need to break it. */
   get socket(): WebSocket | undefined {
-    return this.#ws;
+    return this.ws;
   }
 
   /** Every message (events, prices and control messages). Returns an unsubscribe function. */
   on(listener: Listener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /**
@@ -132,14 +132,14 @@ export class TakerStreamClient {
    */
   async subscribe(subscription: Subscription & { cursor?: string }): Promise<SubscribeResult> {
     const { cursor, ...kept } = subscription;
-    const result = await this.#subscribeOnce(kept, cursor);
-    this.#subscriptions.push(kept);
+    const result = await this.subscribeOnce(kept, cursor);
+    this.subscriptions.push(kept);
     return result;
   }
 
   async unsubscribe(subscription: { topics?: string[]; channels?: string[] }): Promise<void> {
-    await this.#request({ type: 'unsubscribe', ...subscription }, (type) => type === 'unsubscribe.ok');
-    for (const kept of this.#subscriptions) {
+    await this.request({ type: 'unsubscribe', ...subscription }, (type) => type === 'unsubscribe.ok');
+    for (const kept of this.subscriptions) {
       if (kept.topics) kept.topics = kept.topics.filter((t) => !subscription.topics?.includes(t));
       if (kept.channels) kept.channels = kept.channels.filter((c) => !subscription.channels?.includes(c));
     }
@@ -152,13 +152,13 @@ export class TakerStreamClient {
   ): Promise<StreamMessage> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const index = this.#queue.findIndex(predicate);
-      if (index >= 0) return this.#queue.splice(index, 1)[0]!;
+      const index = this.queue.findIndex(predicate);
+      if (index >= 0) return this.queue.splice(index, 1)[0]!;
       const left = deadline - Date.now();
       if (left <= 0) throw new TakerStreamError(`no matching message within ${timeoutMs} ms`, 'timeout');
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
+        this.waiters.push(() => {
           clearTimeout(timer);
           resolve();
         });
@@ -172,21 +172,21 @@ export class TakerStreamClient {
   }
 
   close(): void {
-    this.#closedByUser = true;
-    this.#ws?.close(1000, 'client closing');
-    for (const reply of this.#replies.splice(0)) reply.reject(new TakerStreamError('closed', 'closed'));
+    this.closedByUser = true;
+    this.ws?.close(1000, 'client closing');
+    for (const reply of this.replies.splice(0)) reply.reject(new TakerStreamError('closed', 'closed'));
   }
 
-  async #open(): Promise<void> {
+  private async open(): Promise<void> {
     const { url, token } = this.options;
     const byQuery = this.options.authMethod === 'query';
     const target = byQuery ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(token)}` : url;
     // Listen before connecting: with ?token= the answer may arrive together with the handshake.
-    const answer = this.#awaitReply((type) => type === 'auth.ok');
+    const answer = this.awaitReply((type) => type === 'auth.ok');
     const ws = new WebSocket(target);
-    this.#ws = ws;
-    ws.on('message', (data) => this.#onMessage(data.toString()));
-    ws.on('close', (code, reason) => this.#onClose(ws, code, reason.toString()));
+    this.ws = ws;
+    ws.on('message', (data) => this.onMessage(data.toString()));
+    ws.on('close', (code, reason) => this.onClose(ws, code, reason.toString()));
     ws.on('error', () => undefined);
     try {
       await new Promise<void>((resolve, reject) => {
@@ -207,11 +207,11 @@ export class TakerStreamClient {
     this.workspaceId = ok.workspaceId as string;
   }
 
-  async #subscribeOnce(subscription: Subscription, cursor: string | undefined): Promise<SubscribeResult> {
-    const replayDone = cursor === undefined ? undefined : this.#awaitReply((type) => type === 'replay.done', false);
+  private async subscribeOnce(subscription: Subscription, cursor: string | undefined): Promise<SubscribeResult> {
+    const replayDone = cursor === undefined ? undefined : this.awaitReply((type) => type === 'replay.done', false);
     let ok: StreamMessage;
     try {
-      ok = await this.#request(
+      ok = await this.request(
         { type: 'subscribe', ...subscription, ...(cursor === undefined ? {} : { cursor }) },
         (type) => type === 'subscribe.ok',
       );
@@ -224,7 +224,7 @@ export class TakerStreamClient {
     return { ok, replay: { replayed: done.replayed as number, truncated: done.truncated as boolean, cursor: done.cursor as string } };
   }
 
-  #awaitReply(accept: (type: string) => boolean, takesErrors = true): { promise: Promise<StreamMessage>; cancel(): void } {
+  private awaitReply(accept: (type: string) => boolean, takesErrors = true): { promise: Promise<StreamMessage>; cancel(): void } {
     let reply: PendingReply | undefined;
     let timer: NodeJS.Timeout | undefined;
     const promise = new Promise<StreamMessage>((resolve, reject) => {
@@ -239,9 +239,9 @@ export class TakerStreamClient {
           reject(error);
         },
       };
-      this.#replies.push(reply);
+      this.replies.push(reply);
       timer = setTimeout(() => {
-        this.#drop(reply!);
+        this.drop(reply!);
         reject(new TakerStreamError('the server did not answer in time', 'timeout'));
       }, this.options.timeoutMs ?? 10_000);
       timer.unref();
@@ -253,20 +253,20 @@ export class TakerStreamClient {
       promise,
       cancel: () => {
         clearTimeout(timer);
-        this.#drop(reply!);
+        this.drop(reply!);
       },
     };
   }
 
-  #drop(reply: PendingReply): void {
-    const index = this.#replies.indexOf(reply);
-    if (index >= 0) this.#replies.splice(index, 1);
+  private drop(reply: PendingReply): void {
+    const index = this.replies.indexOf(reply);
+    if (index >= 0) this.replies.splice(index, 1);
   }
 
   /** Sends `message` (if any) and resolves with the answer the server gives it; an `error` answer rejects. */
-  async #request(message: StreamMessage | undefined, accept: (type: string) => boolean): Promise<StreamMessage> {
-    const answer = this.#awaitReply(accept);
-    if (message !== undefined) this.#ws?.send(JSON.stringify(message));
+  private async request(message: StreamMessage | undefined, accept: (type: string) => boolean): Promise<StreamMessage> {
+    const answer = this.awaitReply(accept);
+    if (message !== undefined) this.ws?.send(JSON.stringify(message));
     const reply = await answer.promise;
     if (reply.type === 'error') {
       const error = reply.error as StreamErrorBody;
@@ -275,7 +275,7 @@ export class TakerStreamClient {
     return reply;
   }
 
-  #onMessage(text: string): void {
+  private onMessage(text: string): void {
     let message: StreamMessage;
     try {
       message = JSON.parse(text) as StreamMessage;
@@ -283,67 +283,67 @@ export class TakerStreamClient {
       return;
     }
     if (message.type === 'ping') {
-      this.#ws?.send(JSON.stringify({ type: 'pong' }));
+      this.ws?.send(JSON.stringify({ type: 'pong' }));
       return;
     }
     if (isEvent(message)) {
-      if (this.#seen.has(message.id)) return;
-      this.#seen.add(message.id);
-      if (this.#seen.size > SEEN_IDS) this.#seen.delete(this.#seen.values().next().value!);
+      if (this.seen.has(message.id)) return;
+      this.seen.add(message.id);
+      if (this.seen.size > SEEN_IDS) this.seen.delete(this.seen.values().next().value!);
       this.lastEventId = message.id;
     }
-    const reply = this.#replies.find((pending) => pending.accept(message.type));
+    const reply = this.replies.find((pending) => pending.accept(message.type));
     if (reply !== undefined && CONTROL.has(message.type) && message.type !== 'price' && message.type !== 'events.dropped') {
-      this.#replies.splice(this.#replies.indexOf(reply), 1);
+      this.replies.splice(this.replies.indexOf(reply), 1);
       reply.resolve(message);
     }
-    if (message.type === 'events.dropped' && this.options.recoverDrops !== false) void this.#recoverDrops();
-    for (const listener of this.#listeners) listener(message);
-    this.#queue.push(message);
-    for (const wake of this.#waiters.splice(0)) wake();
+    if (message.type === 'events.dropped' && this.options.recoverDrops !== false) void this.recoverDrops();
+    for (const listener of this.listeners) listener(message);
+    this.queue.push(message);
+    for (const wake of this.waiters.splice(0)) wake();
   }
 
   /** Asks again for what the server dropped, from the last event seen before the gap. */
-  async #recoverDrops(): Promise<void> {
+  private async recoverDrops(): Promise<void> {
     const cursor = this.lastEventId;
     if (cursor === undefined) return;
-    for (const subscription of this.#subscriptions) {
+    for (const subscription of this.subscriptions) {
       try {
-        await this.#subscribeOnce(subscription, cursor);
+        await this.subscribeOnce(subscription, cursor);
       } catch {
         // Best effort: the notice stays in the queue for the application to act on.
       }
     }
   }
 
-  #onClose(ws: WebSocket, code: number, reason: string): void {
-    if (ws !== this.#ws) return;
-    this.#lastClose = { code, reason };
-    for (const reply of this.#replies.splice(0)) {
+  private onClose(ws: WebSocket, code: number, reason: string): void {
+    if (ws !== this.ws) return;
+    this.lastClose = { code, reason };
+    for (const reply of this.replies.splice(0)) {
       reply.reject(new TakerStreamError(`connection closed (${code}${reason ? ` ${reason}` : ''})`, 'closed', undefined, code));
     }
     const refused = code === 4401 || code === 4429;
-    if (this.#closedByUser || this.options.reconnect === false || refused) return;
-    void this.#reconnect();
+    if (this.closedByUser || this.options.reconnect === false || refused) return;
+    void this.reconnect();
   }
 
-  async #reconnect(): Promise<void> {
+  private async reconnect(): Promise<void> {
     const settings = this.options.reconnect === false ? {} : (this.options.reconnect ?? {});
     const initial = settings.initialDelayMs ?? 1_000;
     const max = settings.maxDelayMs ?? 30_000;
     for (;;) {
-      if (this.#closedByUser) return;
-      if (settings.maxAttempts !== undefined && this.#reconnects >= settings.maxAttempts) return;
-      const delay = Math.min(max, initial * 2 ** this.#reconnects);
-      this.#reconnects += 1;
+      if (this.closedByUser) return;
+      if (settings.maxAttempts !== undefined && this.reconnects >= settings.maxAttempts) return;
+      const delay = Math.min(max, initial * 2 ** this.reconnects);
+      this.reconnects += 1;
       await new Promise((resolve) => setTimeout(resolve, delay));
-      if (this.#closedByUser) return;
+      if (this.closedByUser) return;
       try {
-        await this.#open();
-        for (const subscription of this.#subscriptions) await this.#subscribeOnce(subscription, this.lastEventId);
-        this.#reconnects = 0;
-        const notice: StreamMessage = { type: 'reconnected', after: this.#lastClose };
-        for (const listener of this.#listeners) listener(notice);
+        await this.open();
+        for (const subscription of this.subscriptions) await this.subscribeOnce(subscription, this.lastEventId);
+        this.reconnects = 0;
+        const notice: StreamMessage = { type: 'reconnected', after: this.lastClose };
+        for (const listener of this.listeners) listener(notice);
         return;
       } catch {
         // Try again after a longer wait.

@@ -14,32 +14,32 @@ export interface ChainTime {
  * floor(total advanced ms / 1000) seconds, never more than the service clock.
  */
 export class ChainTimeSync {
-  #pendingMs = 0;
-  #movedSeconds = 0;
-  readonly #detach: () => void;
+  private pendingMs = 0;
+  private _movedSeconds = 0;
+  private readonly _detach: () => void;
 
   constructor(
     clock: TestClock,
     private readonly chains: ChainTime,
   ) {
-    this.#detach = clock.onStep((step) => this.#onStep(step));
+    this._detach = clock.onStep((step) => this.onStep(step));
   }
 
   /** Seconds the chains were moved through this sync so far. */
   get movedSeconds(): number {
-    return this.#movedSeconds;
+    return this._movedSeconds;
   }
 
   detach(): void {
-    this.#detach();
+    this._detach();
   }
 
-  async #onStep(step: ClockStep): Promise<void> {
-    this.#pendingMs += step.to - step.from;
-    const seconds = Math.floor(this.#pendingMs / 1_000);
+  private async onStep(step: ClockStep): Promise<void> {
+    this.pendingMs += step.to - step.from;
+    const seconds = Math.floor(this.pendingMs / 1_000);
     if (seconds <= 0) return;
-    this.#pendingMs -= seconds * 1_000;
+    this.pendingMs -= seconds * 1_000;
     await this.chains.advance(seconds);
-    this.#movedSeconds += seconds;
+    this._movedSeconds += seconds;
   }
 }

@@ -12,59 +12,59 @@ function before(a: QueuedJob, b: QueuedJob): boolean {
 
 /** A binary min-heap of jobs ordered by (due time, scheduling order), with cancellation by id. */
 export class JobQueue {
-  readonly #heap: QueuedJob[] = [];
-  readonly #live = new Map<number, QueuedJob>();
-  #nextId = 1;
+  private readonly heap: QueuedJob[] = [];
+  private readonly live = new Map<number, QueuedJob>();
+  private nextId = 1;
 
   add(at: number, run: Job, name: string): QueuedJob {
-    const id = this.#nextId++;
+    const id = this.nextId++;
     const job: QueuedJob = { id, at, name, run, seq: id };
-    this.#live.set(id, job);
-    this.#heap.push(job);
-    this.#siftUp(this.#heap.length - 1);
+    this.live.set(id, job);
+    this.heap.push(job);
+    this.siftUp(this.heap.length - 1);
     return job;
   }
 
   /** Cancelled jobs stay in the heap and are skipped when they surface (lazy deletion). */
   cancel(id: number): boolean {
-    return this.#live.delete(id);
+    return this.live.delete(id);
   }
 
   get size(): number {
-    return this.#live.size;
+    return this.live.size;
   }
 
   peek(): QueuedJob | undefined {
-    this.#dropCancelled();
-    return this.#heap[0];
+    this.dropCancelled();
+    return this.heap[0];
   }
 
   /** Removes and returns the earliest job if it is due at or before `time`. */
   takeDue(time: number): QueuedJob | undefined {
     const head = this.peek();
     if (head === undefined || head.at > time) return undefined;
-    this.#pop();
-    this.#live.delete(head.id);
+    this.pop();
+    this.live.delete(head.id);
     return head;
   }
 
   list(): ScheduledJob[] {
-    return [...this.#live.values()].sort((a, b) => (before(a, b) ? -1 : 1)).map(({ id, at, name }) => ({ id, at, name }));
+    return [...this.live.values()].sort((a, b) => (before(a, b) ? -1 : 1)).map(({ id, at, name }) => ({ id, at, name }));
   }
 
-  #dropCancelled(): void {
-    while (this.#heap.length > 0 && !this.#live.has(this.#heap[0]!.id)) this.#pop();
+  private dropCancelled(): void {
+    while (this.heap.length > 0 && !this.live.has(this.heap[0]!.id)) this.pop();
   }
 
-  #pop(): void {
-    const last = this.#heap.pop();
-    if (last === undefined || this.#heap.length === 0) return;
-    this.#heap[0] = last;
-    this.#siftDown(0);
+  private pop(): void {
+    const last = this.heap.pop();
+    if (last === undefined || this.heap.length === 0) return;
+    this.heap[0] = last;
+    this.siftDown(0);
   }
 
-  #siftUp(index: number): void {
-    const heap = this.#heap;
+  private siftUp(index: number): void {
+    const heap = this.heap;
     let i = index;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -74,8 +74,8 @@ export class JobQueue {
     }
   }
 
-  #siftDown(index: number): void {
-    const heap = this.#heap;
+  private siftDown(index: number): void {
+    const heap = this.heap;
     let i = index;
     for (;;) {
       const left = 2 * i + 1;

@@ -11,10 +11,10 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export abstract class ScheduledClock implements Clock {
   abstract readonly kind: 'real' | 'test';
   protected readonly queue = new JobQueue();
-  readonly #errorListeners = new Set<JobErrorListener>();
-  #lock: Promise<unknown> = Promise.resolve();
-  #timer: NodeJS.Timeout | undefined;
-  #stopped = false;
+  private readonly errorListeners = new Set<JobErrorListener>();
+  private lock: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   abstract now(): number;
 
@@ -43,8 +43,8 @@ export abstract class ScheduledClock implements Clock {
   }
 
   onJobError(listener: JobErrorListener): () => void {
-    this.#errorListeners.add(listener);
-    return () => this.#errorListeners.delete(listener);
+    this.errorListeners.add(listener);
+    return () => this.errorListeners.delete(listener);
   }
 
   idle(): Promise<void> {
@@ -54,15 +54,15 @@ export abstract class ScheduledClock implements Clock {
   }
 
   stop(): void {
-    this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
   }
 
   /** Runs `task` after every earlier job run or advance has finished. */
   protected exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#lock.then(task);
-    this.#lock = run.catch(() => undefined);
+    const run = this.lock.then(task);
+    this.lock = run.catch(() => undefined);
     return run;
   }
 
@@ -70,7 +70,7 @@ export abstract class ScheduledClock implements Clock {
   protected async runDueJobs(time: number): Promise<number> {
     let ran = 0;
     for (let job = this.queue.takeDue(time); job !== undefined; job = this.queue.takeDue(time)) {
-      await this.#run(job);
+      await this.run(job);
       ran += 1;
     }
     this.armTimer();
@@ -78,34 +78,34 @@ export abstract class ScheduledClock implements Clock {
   }
 
   protected armTimer(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    if (this.#stopped) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.stopped) return;
     const head = this.queue.peek();
     if (head === undefined) return;
     const delay = this.timerDelay(head.at);
     if (delay === undefined) return;
-    this.#timer = setTimeout(
+    this.timer = setTimeout(
       () => {
-        this.#timer = undefined;
+        this.timer = undefined;
         void this.exclusive(() => this.runDueJobs(this.now()));
       },
       Math.min(Math.max(delay, 0), MAX_TIMER_MS),
     );
     // The HTTP server keeps a service alive; a pending job alone must not keep a test process running.
-    this.#timer.unref();
+    this.timer.unref();
   }
 
-  async #run(job: QueuedJob): Promise<void> {
+  private async run(job: QueuedJob): Promise<void> {
     try {
       await job.run();
     } catch (error) {
       const info: ScheduledJob = { id: job.id, at: job.at, name: job.name };
-      if (this.#errorListeners.size === 0) {
+      if (this.errorListeners.size === 0) {
         // Nobody listens: surface it rather than lose it silently.
         process.emitWarning(`clock job ${job.name}#${job.id} failed: ${String(error)}`);
       }
-      for (const listener of this.#errorListeners) listener(error, info);
+      for (const listener of this.errorListeners) listener(error, info);
     }
   }
 }

@@ -29,26 +29,26 @@ const MAX_JOBS_PER_ADVANCE = 1_000_000;
 export class TestClock extends ScheduledClock {
   readonly kind = 'test' as const;
   readonly ticking: boolean;
-  readonly #base: number;
-  readonly #wallStart = performance.now();
-  readonly #listeners = new Set<StepListener>();
-  #offset = 0;
+  private readonly base: number;
+  private readonly wallStart = performance.now();
+  private readonly listeners = new Set<StepListener>();
+  private offset = 0;
 
   constructor(options: TestClockOptions = {}) {
     super();
-    this.#base = options.start ?? Date.now();
+    this.base = options.start ?? Date.now();
     this.ticking = options.ticking ?? false;
   }
 
   now(): number {
-    const flowed = this.ticking ? performance.now() - this.#wallStart : 0;
-    return Math.floor(this.#base + this.#offset + flowed);
+    const flowed = this.ticking ? performance.now() - this.wallStart : 0;
+    return Math.floor(this.base + this.offset + flowed);
   }
 
   /** Called for every forward step of an advance, before jobs due at `step.to` run; awaited in order. */
   onStep(listener: StepListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   advance(ms: number): Promise<AdvanceResult> {
@@ -62,13 +62,13 @@ export class TestClock extends ScheduledClock {
       for (;;) {
         const head = this.queue.peek();
         if (head === undefined || head.at > target) break;
-        await this.#moveTo(head.at);
+        await this.moveTo(head.at);
         jobsRun += await this.runDueJobs(this.now());
         if (jobsRun > MAX_JOBS_PER_ADVANCE) {
           throw new Error(`advance: more than ${MAX_JOBS_PER_ADVANCE} jobs ran; a job keeps re-scheduling itself`);
         }
       }
-      await this.#moveTo(target);
+      await this.moveTo(target);
       jobsRun += await this.runDueJobs(this.now());
       return { from, to: this.now(), jobsRun };
     });
@@ -79,12 +79,12 @@ export class TestClock extends ScheduledClock {
     return this.advance(Math.max(0, at - this.now()));
   }
 
-  async #moveTo(time: number): Promise<void> {
+  private async moveTo(time: number): Promise<void> {
     const now = this.now();
     if (time <= now) return;
-    this.#offset += time - now;
+    this.offset += time - now;
     const step: ClockStep = { from: now, to: time };
-    for (const listener of this.#listeners) await listener(step);
+    for (const listener of this.listeners) await listener(step);
   }
 
   protected timerDelay(at: number): number | undefined {

@@ -27,10 +27,10 @@ export interface HostWorkspace {
  * restartable on the same store and port, as a crash and a restart would leave it.
  */
 export class ServiceHost {
-  #service: Service | undefined;
-  #port = 0;
-  #admin: HostWorkspace | undefined;
-  #log: Logger | undefined;
+  private _service: Service | undefined;
+  private port = 0;
+  private _admin: HostWorkspace | undefined;
+  private log: Logger | undefined;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -38,17 +38,17 @@ export class ServiceHost {
   ) {}
 
   get running(): boolean {
-    return this.#service !== undefined;
+    return this._service !== undefined;
   }
 
   get service(): Service {
-    if (this.#service === undefined) throw new Error('the settlement service is stopped');
-    return this.#service;
+    if (this._service === undefined) throw new Error('the settlement service is stopped');
+    return this._service;
   }
 
   get admin(): HostWorkspace {
-    if (this.#admin === undefined) throw new Error('the settlement service has not started yet');
-    return this.#admin;
+    if (this._admin === undefined) throw new Error('the settlement service has not started yet');
+    return this._admin;
   }
 
   get storePath(): string {
@@ -56,7 +56,7 @@ export class ServiceHost {
   }
 
   async start(): Promise<void> {
-    if (this.#service !== undefined) return;
+    if (this._service !== undefined) return;
     const manifest = this.sandbox.manifest;
     const environment = this.options.environment ?? 'sandbox';
     mkdirSync(join(this.sandbox.stateDir, 'service'), { recursive: true });
@@ -77,33 +77,33 @@ export class ServiceHost {
       environment,
       chains: manifest.chains,
       storePath: this.storePath,
-      port: this.#port,
+      port: this.port,
       ...timing,
-      logger: this.#logger(),
+      logger: this.logger(),
       settlement: { serviceRelayer: { privateKey: serviceRelayer.privateKey }, oracleRelayer: { privateKey: oracleRelayer.privateKey } },
       ...(environment === 'sandbox' && deployer !== undefined ? { faucet: { minterKey: deployer.privateKey } } : {}),
       ...(this.options.compliance === undefined ? {} : { compliance: this.options.compliance }),
     });
-    this.#service = service;
-    this.#port = Number(new URL(service.url).port);
-    this.#admin ??= service.bootstrapWorkspace('Scenario runner');
+    this._service = service;
+    this.port = Number(new URL(service.url).port);
+    this._admin ??= service.bootstrapWorkspace('Scenario runner');
   }
 
   /**
    * One logger for every start, owned here: a service closes only a log it opened itself, and work of a stopped
    * service that still logs must not write into a closed stream.
    */
-  #logger(): Logger {
-    this.#log ??= pino(
+  private logger(): Logger {
+    this.log ??= pino(
       { level: process.env.SCENARIO_SERVICE_LOG ?? 'warn', base: { service: 'settlement' } },
       pino.destination({ dest: join(this.sandbox.stateDir, 'service', 'service.log'), sync: true, mkdir: true }),
     );
-    return this.#log;
+    return this.log;
   }
 
   async stop(): Promise<void> {
-    const service = this.#service;
-    this.#service = undefined;
+    const service = this._service;
+    this._service = undefined;
     await service?.stop();
   }
 }

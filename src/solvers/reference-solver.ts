@@ -67,86 +67,86 @@ export class ReferenceSolver {
     errors: 0,
   };
   solverId = '';
-  #behaviour: SolverBehaviour;
-  #stream: SolverStreamClient | undefined;
-  #stopped = false;
-  readonly #listeners = new Set<(event: SolverEvent) => void>();
+  private _behaviour: SolverBehaviour;
+  private stream: SolverStreamClient | undefined;
+  private stopped = false;
+  private readonly listeners = new Set<(event: SolverEvent) => void>();
   /** Output still deliverable per destination token (`chainId:token`), smallest units. */
-  readonly #inventory = new Map<string, bigint>();
+  private readonly inventory = new Map<string, bigint>();
   /** Orders seen, so a repeated message does not fill or claim twice. */
-  readonly #orders = new Map<string, { order: StandardOrder; filled: boolean; claimed: boolean }>();
-  readonly #work = new Set<Promise<unknown>>();
-  readonly #rest: RestClient;
+  private readonly orders = new Map<string, { order: StandardOrder; filled: boolean; claimed: boolean }>();
+  private readonly work = new Set<Promise<unknown>>();
+  private readonly rest: RestClient;
 
   constructor(options: ReferenceSolverOptions) {
     this.name = options.name;
     this.strategy = options.strategy;
-    this.#behaviour = { ...options.behaviour };
+    this._behaviour = { ...options.behaviour };
     this.wallet = new SolverWallet(options.chains, options.account.privateKey);
-    this.#rest = new RestClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey });
+    this.rest = new RestClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey });
   }
 
   get behaviour(): SolverBehaviour {
-    return { ...HONEST, ...this.#behaviour };
+    return { ...HONEST, ...this._behaviour };
   }
 
   /** Changes behaviour on the fly (scenarios script a solver between steps). */
   setBehaviour(behaviour: SolverBehaviour): void {
-    this.#behaviour = { ...behaviour };
+    this._behaviour = { ...behaviour };
   }
 
   onEvent(listener: (event: SolverEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   get connected(): boolean {
-    return this.#stream?.connected ?? false;
+    return this.stream?.connected ?? false;
   }
 
   /** Registers for every corridor (or reuses its registration of the same name), then connects and subscribes. */
   async start(): Promise<void> {
-    const corridors = (await this.#rest.corridors()).map((corridor) => corridor.id).sort();
-    const owned = await this.#ownedSolvers();
+    const corridors = (await this.rest.corridors()).map((corridor) => corridor.id).sort();
+    const owned = await this.ownedSolvers();
     const existing = owned.find((solver) => solver.name === this.name && [...solver.corridors].sort().join() === corridors.join());
     let token: string;
     let url: string;
     if (existing !== undefined) {
-      const rotated = await this.#rest.rotateSolverToken(existing.solverId);
+      const rotated = await this.rest.rotateSolverToken(existing.solverId);
       this.solverId = existing.solverId;
       token = rotated.wsToken;
       url = rotated.wsUrl;
     } else {
-      const registration = await this.#rest.registerSolver({ name: this.name, corridors, address: this.wallet.address });
+      const registration = await this.rest.registerSolver({ name: this.name, corridors, address: this.wallet.address });
       this.solverId = registration.solverId;
       token = registration.wsToken;
       url = registration.wsUrl;
     }
-    this.#stream = await SolverStreamClient.connect({ url, token, reconnect: true });
-    this.#stream.onRfq((rfq) => this.#track(this.#answer(rfq)));
-    this.#stream.onOrder((message) => this.#track(this.#onOrder(message)));
+    this.stream = await SolverStreamClient.connect({ url, token, reconnect: true });
+    this.stream.onRfq((rfq) => this.track(this.answer(rfq)));
+    this.stream.onOrder((message) => this.track(this.onOrder(message)));
   }
 
   /** Closes the stream and waits for fills and claims in progress. */
   async stop(): Promise<void> {
-    this.#stopped = true;
-    await this.#stream?.close();
-    await Promise.allSettled([...this.#work]);
+    this.stopped = true;
+    await this.stream?.close();
+    await Promise.allSettled([...this.work]);
   }
 
-  async #ownedSolvers() {
+  private async ownedSolvers() {
     const solvers = [];
     let after: string | undefined;
     do {
-      const page = await this.#rest.listSolvers({ owned: true, limit: 100, ...(after === undefined ? {} : { after }) });
+      const page = await this.rest.listSolvers({ owned: true, limit: 100, ...(after === undefined ? {} : { after }) });
       solvers.push(...page.data);
       after = page.next_cursor ?? undefined;
     } while (after !== undefined);
     return solvers;
   }
 
-  #emit(event: SolverEvent): void {
-    for (const listener of this.#listeners) {
+  private emit(event: SolverEvent): void {
+    for (const listener of this.listeners) {
       try {
         listener(event);
       } catch {
@@ -155,38 +155,38 @@ export class ReferenceSolver {
     }
   }
 
-  #track(work: Promise<void>): void {
+  private track(work: Promise<void>): void {
     const tracked = work.catch((error: unknown) => {
       this.counters.errors += 1;
-      this.#emit({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+      this.emit({ type: 'error', message: error instanceof Error ? error.message : String(error) });
     });
-    this.#work.add(tracked);
-    void tracked.finally(() => this.#work.delete(tracked));
+    this.work.add(tracked);
+    void tracked.finally(() => this.work.delete(tracked));
   }
 
-  #inventoryKey(chainId: number, token: string): string {
+  private inventoryKey(chainId: number, token: string): string {
     return `${chainId}:${token.toLowerCase()}`;
   }
 
-  #inventoryLeft(chainId: number, token: string, decimals: number): bigint {
-    const key = this.#inventoryKey(chainId, token);
-    let left = this.#inventory.get(key);
+  private inventoryLeft(chainId: number, token: string, decimals: number): bigint {
+    const key = this.inventoryKey(chainId, token);
+    let left = this.inventory.get(key);
     if (left === undefined) {
       left = BigInt(this.strategy.inventory) * 10n ** BigInt(decimals);
-      this.#inventory.set(key, left);
+      this.inventory.set(key, left);
     }
     return left;
   }
 
-  async #answer(broadcast: RfqBroadcast): Promise<void> {
+  private async answer(broadcast: RfqBroadcast): Promise<void> {
     const rfq = broadcast.rfq;
-    const stream = this.#stream!;
+    const stream = this.stream!;
     this.counters.rfqs += 1;
-    this.#emit({ type: 'rfq', rfqId: rfq.id, corridor: rfq.corridor });
+    this.emit({ type: 'rfq', rfqId: rfq.id, corridor: rfq.corridor });
     const behaviour = this.behaviour;
     if (behaviour.quote === 'silent') return;
     if (behaviour.quote === 'decline') {
-      await this.#decline(stream, rfq.id, 'declines by script');
+      await this.decline(stream, rfq.id, 'declines by script');
       return;
     }
     if (this.strategy.latencyMs > 0) await sleep(this.strategy.latencyMs);
@@ -194,10 +194,10 @@ export class ReferenceSolver {
       const windowMs = Math.max(0, Date.parse(rfq.respondBy) - Date.parse(broadcast.timestamp));
       await sleep(windowMs + (behaviour.lateByMs ?? 100));
     }
-    const left = this.#inventoryLeft(rfq.destinationChainId, rfq.outputToken, rfq.outputDecimals);
+    const left = this.inventoryLeft(rfq.destinationChainId, rfq.outputToken, rfq.outputDecimals);
     const price = priceRfq(this.strategy, rfq, left);
     if (price === undefined) {
-      await this.#decline(stream, rfq.id, 'no inventory or no price within the RFQ limits');
+      await this.decline(stream, rfq.id, 'no inventory or no price within the RFQ limits');
       return;
     }
     const submission =
@@ -207,88 +207,88 @@ export class ReferenceSolver {
     const answer = await stream.quote(submission);
     if (answer.type === 'quote.ack') {
       this.counters.quoted += 1;
-      this.#emit({ type: 'quoted', rfqId: rfq.id, quoteId: answer.quoteId });
+      this.emit({ type: 'quoted', rfqId: rfq.id, quoteId: answer.quoteId });
     } else {
       this.counters.rejected += 1;
-      this.#emit({ type: 'rejected', rfqId: rfq.id, code: answer.code, reason: answer.reason });
+      this.emit({ type: 'rejected', rfqId: rfq.id, code: answer.code, reason: answer.reason });
     }
   }
 
-  async #decline(stream: SolverStreamClient, rfqId: string, reason: string): Promise<void> {
+  private async decline(stream: SolverStreamClient, rfqId: string, reason: string): Promise<void> {
     await stream.decline(rfqId, reason);
     this.counters.declined += 1;
-    this.#emit({ type: 'declined', rfqId, reason });
+    this.emit({ type: 'declined', rfqId, reason });
   }
 
-  async #onOrder(message: SolverOrderMessage): Promise<void> {
+  private async onOrder(message: SolverOrderMessage): Promise<void> {
     switch (message.type) {
       case 'order.assigned':
-        return this.#fill(message);
+        return this.fill(message);
       case 'order.attested':
-        return this.#claim(message);
+        return this.claim(message);
       case 'order.refunded': {
-        const known = this.#orders.get(message.orderId);
+        const known = this.orders.get(message.orderId);
         this.counters.refunded += 1;
-        if (known !== undefined && !known.filled) this.#release(known.order);
-        this.#emit({ type: 'refunded', orderId: message.orderId });
+        if (known !== undefined && !known.filled) this.release(known.order);
+        this.emit({ type: 'refunded', orderId: message.orderId });
         return;
       }
     }
   }
 
-  async #fill(message: Extract<SolverOrderMessage, { type: 'order.assigned' }>): Promise<void> {
-    if (this.#orders.has(message.orderId)) return;
+  private async fill(message: Extract<SolverOrderMessage, { type: 'order.assigned' }>): Promise<void> {
+    if (this.orders.has(message.orderId)) return;
     const order = standardOrderFromWire(message.standardOrder);
     const record = { order, filled: false, claimed: false };
-    this.#orders.set(message.orderId, record);
+    this.orders.set(message.orderId, record);
     this.counters.assigned += 1;
-    this.#reserve(order);
-    this.#emit({ type: 'assigned', orderId: message.orderId, onchainOrderId: message.onchainOrderId });
+    this.reserve(order);
+    this.emit({ type: 'assigned', orderId: message.orderId, onchainOrderId: message.onchainOrderId });
     const behaviour = this.behaviour;
     if (behaviour.fill === 'never') {
-      this.#emit({ type: 'skipped', orderId: message.orderId, reason: 'never fills by script' });
+      this.emit({ type: 'skipped', orderId: message.orderId, reason: 'never fills by script' });
       return;
     }
     if (behaviour.fillDelayMs !== undefined && behaviour.fillDelayMs > 0) await sleep(behaviour.fillDelayMs);
     if (behaviour.fill === 'late') {
       const destination = order.outputs[0]!.chainId;
-      while (!this.#stopped && (await this.wallet.chainTime(destination)) <= order.fillDeadline) await sleep(200);
-      if (this.#stopped) return;
+      while (!this.stopped && (await this.wallet.chainTime(destination)) <= order.fillDeadline) await sleep(200);
+      if (this.stopped) return;
     }
     const results = await this.wallet.fill(order, message.onchainOrderId, { late: behaviour.fill === 'late' });
     record.filled = true;
     this.counters.filled += 1;
-    this.#emit({ type: 'filled', orderId: message.orderId, txHash: results[0]!.txHash, timestamp: results[0]!.timestamp });
+    this.emit({ type: 'filled', orderId: message.orderId, txHash: results[0]!.txHash, timestamp: results[0]!.timestamp });
   }
 
-  async #claim(message: Extract<SolverOrderMessage, { type: 'order.attested' }>): Promise<void> {
-    const known = this.#orders.get(message.orderId);
+  private async claim(message: Extract<SolverOrderMessage, { type: 'order.attested' }>): Promise<void> {
+    const known = this.orders.get(message.orderId);
     if (known?.claimed) return;
     if (!this.behaviour.claim) {
-      this.#emit({ type: 'skipped', orderId: message.orderId, reason: 'does not claim by script' });
+      this.emit({ type: 'skipped', orderId: message.orderId, reason: 'does not claim by script' });
       return;
     }
     const order = known?.order ?? standardOrderFromWire(message.standardOrder);
     const txHash = await this.wallet.finalise(order, message.lockType, message.solveParams, message.compactSignatures);
     if (known !== undefined) known.claimed = true;
-    else this.#orders.set(message.orderId, { order, filled: true, claimed: true });
+    else this.orders.set(message.orderId, { order, filled: true, claimed: true });
     this.counters.claimed += 1;
-    this.#emit({ type: 'claimed', orderId: message.orderId, txHash });
+    this.emit({ type: 'claimed', orderId: message.orderId, txHash });
   }
 
-  #reserve(order: StandardOrder): void {
+  private reserve(order: StandardOrder): void {
     for (const output of order.outputs) {
-      const key = this.#inventoryKey(Number(output.chainId), bytes32ToAddress(output.token));
-      const left = this.#inventory.get(key);
-      if (left !== undefined) this.#inventory.set(key, left - output.amount);
+      const key = this.inventoryKey(Number(output.chainId), bytes32ToAddress(output.token));
+      const left = this.inventory.get(key);
+      if (left !== undefined) this.inventory.set(key, left - output.amount);
     }
   }
 
-  #release(order: StandardOrder): void {
+  private release(order: StandardOrder): void {
     for (const output of order.outputs) {
-      const key = this.#inventoryKey(Number(output.chainId), bytes32ToAddress(output.token));
-      const left = this.#inventory.get(key);
-      if (left !== undefined) this.#inventory.set(key, left + output.amount);
+      const key = this.inventoryKey(Number(output.chainId), bytes32ToAddress(output.token));
+      const left = this.inventory.get(key);
+      if (left !== undefined) this.inventory.set(key, left + output.amount);
     }
   }
 }

@@ -78,18 +78,18 @@ export class SolverWallet {
   readonly address: Address;
   /** bytes32 solver identifier (left-padded address): what fills record and finalise checks against the caller. */
   readonly identifier: Hex;
-  readonly #chains = new Map<number, ChainHandle>();
-  readonly #account: PrivateKeyAccount;
+  private readonly chains = new Map<number, ChainHandle>();
+  private readonly account: PrivateKeyAccount;
 
   constructor(chains: readonly ChainInfo[], privateKey: Hex) {
     const account = privateKeyToAccount(privateKey);
-    this.#account = account;
+    this.account = account;
     this.address = account.address;
     this.identifier = addressToBytes32(account.address);
     for (const info of chains) {
       const chain = viemChain(info);
       const transport = http(info.rpcUrl);
-      this.#chains.set(info.chainId, {
+      this.chains.set(info.chainId, {
         info,
         public: createPublicClient({ chain, transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<Transport, Chain>,
         wallet: createWalletClient({ chain, transport, account, pollingInterval: SANDBOX_POLLING_INTERVAL }),
@@ -106,7 +106,7 @@ export class SolverWallet {
   }
 
   chain(chainId: number | bigint): ChainHandle {
-    const handle = this.#chains.get(Number(chainId));
+    const handle = this.chains.get(Number(chainId));
     if (handle === undefined) throw new Error(`solver has no RPC for chain ${chainId}`);
     return handle;
   }
@@ -130,9 +130,9 @@ export class SolverWallet {
       const chain = this.chain(output.chainId);
       const settler = bytes32ToAddress(output.settler);
       const token = bytes32ToAddress(output.token);
-      const receipt = await this.#serial(chain, async () => {
-        await this.#approveOnce(chain, token, settler);
-        return this.#send(chain, 'fill', {
+      const receipt = await this.serial(chain, async () => {
+        await this.approveOnce(chain, token, settler);
+        return this.send(chain, 'fill', {
           address: settler,
           abi: OutputSettlerArtifact.abi,
           functionName: 'fill',
@@ -155,17 +155,17 @@ export class SolverWallet {
   async finalise(order: StandardOrder, lockType: LockType, solveParams: readonly SolveParams[], compactSignatures?: Hex): Promise<Hex> {
     const chain = this.chain(order.originChainId);
     const params = solveParams.map((p) => ({ timestamp: p.timestamp, solver: p.solver }));
-    const receipt = await this.#serial(chain, () => {
+    const receipt = await this.serial(chain, () => {
       if (lockType === 'ResourceLock') {
         if (compactSignatures === undefined) throw new Error('a ResourceLock claim needs the sponsor signatures (compactSignatures)');
-        return this.#send(chain, 'finalise', {
+        return this.send(chain, 'finalise', {
           address: chain.info.contracts.InputSettlerCompact!,
           abi: InputSettlerCompactArtifact.abi,
           functionName: 'finalise',
           args: [toAbiOrder(order), compactSignatures, params, this.identifier, '0x'],
         });
       }
-      return this.#send(chain, 'finalise', {
+      return this.send(chain, 'finalise', {
         address: chain.info.contracts.InputSettlerEscrow!,
         abi: InputSettlerEscrowArtifact.abi,
         functionName: 'finalise',
@@ -176,13 +176,13 @@ export class SolverWallet {
   }
 
   /** Runs `task` after every earlier transaction of this solver on this chain. */
-  #serial<T>(chain: ChainHandle, task: () => Promise<T>): Promise<T> {
+  private serial<T>(chain: ChainHandle, task: () => Promise<T>): Promise<T> {
     const run = chain.queue.then(task, task);
     chain.queue = run.catch(() => undefined);
     return run;
   }
 
-  async #approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
+  private async approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
     const key = `${token}:${spender}`;
     if (chain.approved.has(key)) return;
     const allowance = await chain.public.readContract({
@@ -192,7 +192,7 @@ export class SolverWallet {
       args: [this.address, spender],
     });
     if (allowance < maxUint256 / 2n) {
-      await this.#send(
+      await this.send(
         chain,
         'approve',
         { address: token, abi: erc20Abi, functionName: 'approve', args: [spender, maxUint256] },
@@ -202,7 +202,7 @@ export class SolverWallet {
     chain.approved.add(key);
   }
 
-  async #send(
+  private async send(
     chain: ChainHandle,
     what: string,
     request: { address: Address; abi: unknown; functionName: string; args: readonly unknown[] },
@@ -216,7 +216,7 @@ export class SolverWallet {
         const gasPrice = await chain.public.getGasPrice();
         chain.fees = { maxFeePerGas: gasPrice * 3n + 2n * GWEI, maxPriorityFeePerGas: GWEI };
       }
-      const raw = await this.#account.signTransaction({
+      const raw = await this.account.signTransaction({
         type: 'eip1559',
         chainId: chain.info.chainId,
         nonce: chain.nonce,

@@ -65,11 +65,11 @@ function clean(schema: Record<string, unknown>): Record<string, unknown> {
  * schemas that validate requests and responses. Shared shapes become `components.schemas` entries.
  */
 export class OpenApiRegistry {
-  readonly #schemas = z.registry<SchemaMeta>();
-  readonly #ids = new Map<string, z.ZodType>();
-  readonly #inputIds = new Set<string>();
-  readonly #operations: OperationSpec[] = [];
-  #cached: { key: string; document: Record<string, unknown> } | undefined;
+  private readonly schemas = z.registry<SchemaMeta>();
+  private readonly ids = new Map<string, z.ZodType>();
+  private readonly inputIds = new Set<string>();
+  private readonly _operations: OperationSpec[] = [];
+  private cached: { key: string; document: Record<string, unknown> } | undefined;
 
   constructor() {
     this.schema('Error', ErrorA);
@@ -78,56 +78,56 @@ export class OpenApiRegistry {
 
   /** Names a schema in `components.schemas`; returns it for chaining. Names are unique. */
   schema<S extends z.ZodType>(id: string, schema: S): S {
-    if (this.#schemas.has(schema)) return schema;
-    if (this.#ids.has(id)) throw new Error(`OpenAPI schema id "${id}" is already taken by another schema`);
-    this.#ids.set(id, schema);
-    this.#schemas.add(schema, { id });
+    if (this.schemas.has(schema)) return schema;
+    if (this.ids.has(id)) throw new Error(`OpenAPI schema id "${id}" is already taken by another schema`);
+    this.ids.set(id, schema);
+    this.schemas.add(schema, { id });
     return schema;
   }
 
   add(operation: OperationSpec): void {
-    const duplicate = this.#operations.find(
+    const duplicate = this._operations.find(
       (op) => op.operationId === operation.operationId || (op.path === operation.path && op.method === operation.method),
     );
     if (duplicate !== undefined) {
       throw new Error(`OpenAPI: ${operation.method.toUpperCase()} ${operation.path} (${operation.operationId}) declared twice`);
     }
     if (operation.body !== undefined) {
-      const id = this.#schemas.get(operation.body)?.id ?? `${capitalise(operation.operationId)}Request`;
+      const id = this.schemas.get(operation.body)?.id ?? `${capitalise(operation.operationId)}Request`;
       this.schema(id, operation.body);
-      this.#inputIds.add(id);
+      this.inputIds.add(id);
     }
     for (const [status, response] of Object.entries(operation.responses)) {
       if (response.schema !== undefined) {
         this.schema(`${capitalise(operation.operationId)}${status}`, response.schema);
       }
     }
-    this.#operations.push(operation);
+    this._operations.push(operation);
   }
 
   operations(): readonly OperationSpec[] {
-    return this.#operations;
+    return this._operations;
   }
 
   /** Built once per set of operations (routes are declared before the server listens). */
   document(info: { title: string; version: string; description?: string }, serverUrl?: string): Record<string, unknown> {
-    const key = `${this.#operations.length}:${this.#ids.size}:${serverUrl ?? ''}`;
-    if (this.#cached?.key !== key) this.#cached = { key, document: this.#build(info, serverUrl) };
-    return this.#cached.document;
+    const key = `${this._operations.length}:${this.ids.size}:${serverUrl ?? ''}`;
+    if (this.cached?.key !== key) this.cached = { key, document: this.build(info, serverUrl) };
+    return this.cached.document;
   }
 
-  #build(info: { title: string; version: string; description?: string }, serverUrl?: string): Record<string, unknown> {
+  private build(info: { title: string; version: string; description?: string }, serverUrl?: string): Record<string, unknown> {
     const uri = (id: string) => `#/components/schemas/${id}`;
-    const output = z.toJSONSchema(this.#schemas, { ...JSON_SCHEMA_OPTIONS, io: 'output', uri }).schemas;
-    const input = z.toJSONSchema(this.#schemas, { ...JSON_SCHEMA_OPTIONS, io: 'input', uri }).schemas;
+    const output = z.toJSONSchema(this.schemas, { ...JSON_SCHEMA_OPTIONS, io: 'output', uri }).schemas;
+    const input = z.toJSONSchema(this.schemas, { ...JSON_SCHEMA_OPTIONS, io: 'input', uri }).schemas;
     const components: Record<string, unknown> = {};
     for (const [id, schema] of Object.entries(output)) {
-      components[id] = clean((this.#inputIds.has(id) ? input[id] : schema) as Record<string, unknown>);
+      components[id] = clean((this.inputIds.has(id) ? input[id] : schema) as Record<string, unknown>);
     }
-    const ref = (schema: z.ZodType) => ({ $ref: uri(this.#schemas.get(schema)!.id) });
+    const ref = (schema: z.ZodType) => ({ $ref: uri(this.schemas.get(schema)!.id) });
 
     const paths: Record<string, Record<string, unknown>> = {};
-    for (const op of this.#operations) {
+    for (const op of this._operations) {
       const parameters = [
         ...parametersOf(op.params, 'path'),
         ...parametersOf(op.query, 'query'),

@@ -103,8 +103,8 @@ interface LiveAuction {
 const RECENTLY_CLOSED_LIMIT = 10_000;
 
 export class Auctioneer {
-  readonly #live = new Map<string, LiveAuction>();
-  readonly #recentlyClosed = new Set<string>();
+  private readonly live = new Map<string, LiveAuction>();
+  private readonly recentlyClosed = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -135,26 +135,26 @@ export class Auctioneer {
         timer: undefined,
         resolve,
       };
-      this.#live.set(terms.rfqId, live);
+      this.live.set(terms.rfqId, live);
       if (live.waiting.size === 0) {
-        this.#close(live);
+        this.close(live);
         return;
       }
-      live.timer = setTimeout(() => this.#close(live), Math.max(0, windowMs - (performance.now() - startedAt)));
+      live.timer = setTimeout(() => this.close(live), Math.max(0, windowMs - (performance.now() - startedAt)));
     });
   }
 
   isLive(rfqId: string): boolean {
-    return this.#live.has(rfqId);
+    return this.live.has(rfqId);
   }
 
   liveCount(): number {
-    return this.#live.size;
+    return this.live.size;
   }
 
   /** A solver's quote; `receivedAt` is performance.now() when the frame arrived. */
   submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number = performance.now()): QuoteAnswer {
-    const found = this.#find(input.rfqId, solverId);
+    const found = this.find(input.rfqId, solverId);
     const withClientId = <T extends object>(answer: T): T =>
       input.clientQuoteId === undefined ? answer : { ...answer, clientQuoteId: input.clientQuoteId };
     if ('rejection' in found) return withClientId(found.rejection);
@@ -194,18 +194,18 @@ export class Auctioneer {
     };
     live.quotes.set(solverId, quote);
     live.rejected.delete(solverId);
-    this.#answered(live, solverId, receivedAt);
+    this.answered(live, solverId, receivedAt);
     return withClientId({ type: 'quote.ack', rfqId: input.rfqId, quoteId: quote.quoteId });
   }
 
   decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number = performance.now()): DeclineAnswer {
-    const found = this.#find(rfqId, solverId);
+    const found = this.find(rfqId, solverId);
     if ('rejection' in found) return found.rejection;
     const live = found.live;
     if (live.quotes.has(solverId)) return rejection(rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ');
     if (live.declined.has(solverId)) return { type: 'decline.ack', rfqId };
     live.declined.set(solverId, { reason: reason ?? null, latencyMs: Math.max(0, receivedAt - live.startedAt) });
-    this.#answered(live, solverId, receivedAt);
+    this.answered(live, solverId, receivedAt);
     return { type: 'decline.ack', rfqId };
   }
 
@@ -214,27 +214,27 @@ export class Auctioneer {
    * rejection (the RFQ view shows `rejected`, not `silent`). The answer itself is sent by the stream.
    */
   recordMalformed(solverId: string, rfqId: string, reason: string): void {
-    const live = this.#live.get(rfqId);
+    const live = this.live.get(rfqId);
     if (live === undefined || !live.invited.has(solverId) || live.quotes.has(solverId) || live.declined.has(solverId)) return;
     live.rejected.set(solverId, { code: 'malformed', reason });
   }
 
   /** The solver has no live subscribed connection any more: stop waiting for it. */
   solverGone(solverId: string): void {
-    for (const live of [...this.#live.values()]) {
-      if (live.waiting.delete(solverId) && live.waiting.size === 0) this.#close(live);
+    for (const live of [...this.live.values()]) {
+      if (live.waiting.delete(solverId) && live.waiting.size === 0) this.close(live);
     }
   }
 
   /** Closes every running auction now (service stop). */
   abortAll(): void {
-    for (const live of [...this.#live.values()]) this.#close(live);
+    for (const live of [...this.live.values()]) this.close(live);
   }
 
-  #find(rfqId: string, solverId: string): { live: LiveAuction } | { rejection: QuoteRejection } {
-    const live = this.#live.get(rfqId);
+  private find(rfqId: string, solverId: string): { live: LiveAuction } | { rejection: QuoteRejection } {
+    const live = this.live.get(rfqId);
     if (live === undefined) {
-      if (this.#recentlyClosed.has(rfqId) || this.rfqExists(rfqId)) {
+      if (this.recentlyClosed.has(rfqId) || this.rfqExists(rfqId)) {
         return { rejection: rejection(rfqId, 'rfq_expired', 'the auction window of this RFQ has closed') };
       }
       return { rejection: rejection(rfqId, 'rfq_unknown', 'no such RFQ') };
@@ -243,20 +243,20 @@ export class Auctioneer {
     return { live };
   }
 
-  #answered(live: LiveAuction, solverId: string, at: number): void {
+  private answered(live: LiveAuction, solverId: string, at: number): void {
     live.lastAnswerAt = at;
     live.waiting.delete(solverId);
-    if (live.waiting.size === 0) this.#close(live);
+    if (live.waiting.size === 0) this.close(live);
   }
 
-  #close(live: LiveAuction): void {
-    if (this.#live.get(live.terms.rfqId) !== live) return;
+  private close(live: LiveAuction): void {
+    if (this.live.get(live.terms.rfqId) !== live) return;
     if (live.timer !== undefined) clearTimeout(live.timer);
-    this.#live.delete(live.terms.rfqId);
-    this.#recentlyClosed.add(live.terms.rfqId);
-    if (this.#recentlyClosed.size > RECENTLY_CLOSED_LIMIT) {
-      const oldest = this.#recentlyClosed.values().next().value;
-      if (oldest !== undefined) this.#recentlyClosed.delete(oldest);
+    this.live.delete(live.terms.rfqId);
+    this.recentlyClosed.add(live.terms.rfqId);
+    if (this.recentlyClosed.size > RECENTLY_CLOSED_LIMIT) {
+      const oldest = this.recentlyClosed.values().next().value;
+      if (oldest !== undefined) this.recentlyClosed.delete(oldest);
     }
     const silent = [...live.invited].filter((id) => !live.quotes.has(id) && !live.declined.has(id));
     live.resolve({

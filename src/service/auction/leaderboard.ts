@@ -38,8 +38,7 @@ export class SolverStatistics {
       volumes.set(won.solverId, (volumes.get(won.solverId) ?? 0n) + normalise(won.inputAmount, won.inputDecimals));
     }
     const stats = new Map<string, SolverStats>();
-    for (const solver of solvers)
-      stats.set(solver.id, this.#stats(solver.id, totals.get(solver.id) ?? EMPTY, volumes.get(solver.id) ?? 0n));
+    for (const solver of solvers) stats.set(solver.id, this.stats(solver.id, totals.get(solver.id) ?? EMPTY, volumes.get(solver.id) ?? 0n));
     return stats;
   }
 
@@ -62,7 +61,7 @@ export class SolverStatistics {
     return rows.map((row, index) => ({ rank: index + 1, ...row }));
   }
 
-  #stats(solverId: string, totals: SolverTotals, volume: bigint): SolverStats {
+  private stats(solverId: string, totals: SolverTotals, volume: bigint): SolverStats {
     const finished = totals.filled + totals.failed;
     const latency = this.performance.medianLatency(solverId);
     return {

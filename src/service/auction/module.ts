@@ -65,7 +65,7 @@ export class AuctionModule implements ServiceModule {
   readonly name = 'auction';
   readonly migrations = auctionMigrations;
   readonly settings: AuctionSettings;
-  #parts:
+  private parts:
     | {
         quotes: QuoteService;
         registry: SolverRegistry;
@@ -73,25 +73,25 @@ export class AuctionModule implements ServiceModule {
         performance: SolverPerformance;
       }
     | undefined;
-  #solverStreamUrl = '';
-  #nonceSource: NonceSource | undefined;
-  #solverKeys: SolverKeyResolver | undefined;
+  private _solverStreamUrl = '';
+  private nonceSource: NonceSource | undefined;
+  private solverKeys: SolverKeyResolver | undefined;
 
   constructor(private readonly options: AuctionModuleOptions) {
     this.settings = { ...DEFAULT_AUCTION_SETTINGS, ...stripUndefined(options.config ?? {}) };
     checkSettings(this.settings);
-    this.#nonceSource = options.nonceSource;
-    this.#solverKeys = options.solverKeys;
+    this.nonceSource = options.nonceSource;
+    this.solverKeys = options.solverKeys;
   }
 
   /** For the orders module: read and accept quotes. */
   get quoteBook(): QuoteBook {
-    return this.#ready().quotes;
+    return this.ready().quotes;
   }
 
   /** The auction service itself (Reference B's `POST /rfq` runs the same auction). */
   get quotes(): QuoteService {
-    return this.#ready().quotes;
+    return this.ready().quotes;
   }
 
   /**
@@ -100,7 +100,7 @@ export class AuctionModule implements ServiceModule {
    */
   readonly notifier: SolverNotifier = {
     notify: (solverId: string, message: SolverOrderMessage): number => {
-      const { quotes, stream } = this.#ready();
+      const { quotes, stream } = this.ready();
       if (message.type === 'order.attested') quotes.recordOutcome(message.orderId, 'filled');
       else if (message.type === 'order.refunded') quotes.recordOutcome(message.orderId, 'failed');
       return stream.notify(solverId, message);
@@ -108,28 +108,28 @@ export class AuctionModule implements ServiceModule {
   };
 
   useNonceSource(source: NonceSource): void {
-    this.#nonceSource = source;
-    this.#parts?.quotes.useNonceSource(source);
+    this.nonceSource = source;
+    this.parts?.quotes.useNonceSource(source);
   }
 
   useSolverKeys(resolver: SolverKeyResolver): void {
-    this.#solverKeys = resolver;
-    this.#parts?.registry.useSolverKeys(resolver);
+    this.solverKeys = resolver;
+    this.parts?.registry.useSolverKeys(resolver);
   }
 
   /** The solver registry (Reference B's `POST /solver/register` registers through it, so corridor counts stay right). */
   get registry(): SolverRegistry {
-    return this.#ready().registry;
+    return this.ready().registry;
   }
 
   /** A solver's fill rate over finished orders; null before its first (Reference B's RFQ view reports it). */
   fillRate(solverId: string): number | null {
-    return this.#ready().performance.fillRate(solverId);
+    return this.ready().performance.fillRate(solverId);
   }
 
   /** Live solver stream connections of a solver. */
   connectionCount(solverId: string): number {
-    return this.#ready().stream.connectionCount(solverId);
+    return this.ready().stream.connectionCount(solverId);
   }
 
   setup(context: ServiceContext): void {
@@ -141,7 +141,7 @@ export class AuctionModule implements ServiceModule {
       environment: config.environment,
       corridors: context.corridors,
       authenticator: context.authenticator,
-      solverKeys: this.#solverKeys,
+      solverKeys: this.solverKeys,
     });
     const auctioneer = new Auctioneer(clock, (rfqId) => rfqs.getRfq(rfqId) !== undefined);
     const quotes = new QuoteService({
@@ -157,7 +157,7 @@ export class AuctionModule implements ServiceModule {
       settings: this.settings,
       prices: this.options.prices,
     });
-    quotes.useNonceSource(this.#nonceSource);
+    quotes.useNonceSource(this.nonceSource);
     const stream = new SolverStream({
       clock,
       logger: context.logger.child({ component: 'solver-stream' }),
@@ -174,7 +174,7 @@ export class AuctionModule implements ServiceModule {
     quotes.useChannel(stream);
     stream.attach(context.upgrades);
     context.corridors.setSolverCount((corridorId) => registry.corridorCount(corridorId));
-    this.#parts = { quotes, registry, stream, performance };
+    this.parts = { quotes, registry, stream, performance };
 
     mountAuctionRoutes(context.routes(), context.openapi, {
       quotes,
@@ -182,7 +182,7 @@ export class AuctionModule implements ServiceModule {
       solvers,
       statistics: new SolverStatistics(rfqs, performance),
       connections: (solverId) => stream.connectionCount(solverId),
-      solverStreamUrl: () => this.#solverStreamUrl,
+      solverStreamUrl: () => this._solverStreamUrl,
       fillRate: (solverId) => performance.fillRate(solverId),
       now: () => clock.now(),
     });
@@ -190,12 +190,12 @@ export class AuctionModule implements ServiceModule {
 
   start(context: RunningContext): void {
     const base = (context.config.publicUrl ?? context.url).replace(/^http/, 'ws');
-    this.#solverStreamUrl = `${base}/ws/v1/solver/stream`;
-    this.#ready().quotes.restore();
+    this._solverStreamUrl = `${base}/ws/v1/solver/stream`;
+    this.ready().quotes.restore();
   }
 
   async stop(): Promise<void> {
-    const parts = this.#parts;
+    const parts = this.parts;
     if (parts === undefined) return;
     await parts.quotes.stop();
     parts.stream.close();
@@ -203,12 +203,12 @@ export class AuctionModule implements ServiceModule {
 
   /** The solver stream's address, once the service listens. */
   get solverStreamUrl(): string {
-    return this.#solverStreamUrl;
+    return this._solverStreamUrl;
   }
 
-  #ready() {
-    if (this.#parts === undefined) throw new Error('the auction module is used before setup');
-    return this.#parts;
+  private ready() {
+    if (this.parts === undefined) throw new Error('the auction module is used before setup');
+    return this.parts;
   }
 }
 

@@ -59,7 +59,7 @@ export class QuoteRequestResolver {
   }
 
   resolve(body: QuoteRequestBody): ResolvedQuoteRequest {
-    const base = body.shape === 'pair' ? this.#fromPair(body) : this.#fromTokens(body);
+    const base = body.shape === 'pair' ? this.fromPair(body) : this.fromTokens(body);
     const lockType = body.lockType ?? 'Permit2Escrow';
     if (!base.corridor.lockTypes.includes(lockType)) {
       throw new ValidationError({
@@ -93,7 +93,7 @@ export class QuoteRequestResolver {
     };
   }
 
-  #chainById(chainId: number, param: string): ChainInfo {
+  private chainById(chainId: number, param: string): ChainInfo {
     const chain = this.chains.find((candidate) => candidate.chainId === chainId);
     if (chain === undefined) {
       throw new ValidationError({ code: 'chain_not_supported', param, message: `Chain ${chainId} is not supported here.` });
@@ -101,7 +101,7 @@ export class QuoteRequestResolver {
     return chain;
   }
 
-  #chainByName(name: string, param: string): ChainInfo {
+  private chainByName(name: string, param: string): ChainInfo {
     const chain = this.chains.find((candidate) => candidate.name === name.toLowerCase());
     if (chain === undefined) {
       throw new ValidationError({
@@ -113,9 +113,9 @@ export class QuoteRequestResolver {
     return chain;
   }
 
-  #fromTokens(body: Extract<QuoteRequestBody, { shape: 'tokens' }>) {
-    const originChain = this.#chainById(body.originChainId, 'originChainId');
-    const destinationChain = this.#chainById(body.destinationChainId, 'destinationChainId');
+  private fromTokens(body: Extract<QuoteRequestBody, { shape: 'tokens' }>) {
+    const originChain = this.chainById(body.originChainId, 'originChainId');
+    const destinationChain = this.chainById(body.destinationChainId, 'destinationChainId');
     if (originChain.chainId === destinationChain.chainId) {
       throw new ValidationError({
         code: 'pair_not_supported',
@@ -164,10 +164,10 @@ export class QuoteRequestResolver {
     };
   }
 
-  #fromPair(body: Extract<QuoteRequestBody, { shape: 'pair' }>) {
+  private fromPair(body: Extract<QuoteRequestBody, { shape: 'pair' }>) {
     const [inputSymbol, outputSymbol] = body.pair.toUpperCase().split('/') as [string, string];
-    const origin = body.chain === undefined ? undefined : this.#chainByName(body.chain, 'chain');
-    const destination = body.destinationChain === undefined ? undefined : this.#chainByName(body.destinationChain, 'destinationChain');
+    const origin = body.chain === undefined ? undefined : this.chainByName(body.chain, 'chain');
+    const destination = body.destinationChain === undefined ? undefined : this.chainByName(body.destinationChain, 'destinationChain');
     const candidates = this.corridors
       .list()
       .filter(

@@ -89,41 +89,41 @@ export function priceTier(notionalUsd: bigint): PriceTier {
 const RFQ_EXPIRY_JOB = 'quote.expiry';
 
 export class QuoteService implements QuoteBook {
-  #channel: SolverChannel | undefined;
-  #nonceSource: NonceSource | undefined;
-  readonly #jobs = new Set<ScheduledJob>();
-  readonly #inFlight = new Set<Promise<unknown>>();
-  #stopped = false;
+  private channel: SolverChannel | undefined;
+  private nonceSource: NonceSource | undefined;
+  private readonly jobs = new Set<ScheduledJob>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private stopped = false;
 
   constructor(private readonly deps: QuoteServiceDeps) {}
 
   useChannel(channel: SolverChannel): void {
-    this.#channel = channel;
+    this.channel = channel;
   }
 
   useNonceSource(source: NonceSource | undefined): void {
-    this.#nonceSource = source;
+    this.nonceSource = source;
   }
 
   /** POST /quotes: resolves the request, runs the auction and answers the ranked quotes. */
   async requestQuotes(body: QuoteRequestBody, context: QuoteRequestContext) {
     const request = this.deps.resolver.resolve(body);
-    const channel = this.#channel;
+    const channel = this.channel;
     const eligible = channel?.eligibleSolvers(request.corridor.id) ?? new Set<string>();
-    if (channel === undefined || eligible.size === 0 || this.#stopped) throw noSolvers(request, 'No solver is connected for');
-    const { rfq, envelope } = this.#openRfq(request, context, eligible);
+    if (channel === undefined || eligible.size === 0 || this.stopped) throw noSolvers(request, 'No solver is connected for');
+    const { rfq, envelope } = this.openRfq(request, context, eligible);
     const startedAt = performance.now();
     const reached = channel.broadcast(eligible, rfq.corridor, envelope);
-    const running = this.deps.auctioneer.open(this.#terms(rfq), reached, this.deps.settings.windowMs, startedAt);
-    this.#inFlight.add(running);
+    const running = this.deps.auctioneer.open(this.terms(rfq), reached, this.deps.settings.windowMs, startedAt);
+    this.inFlight.add(running);
     let outcome: AuctionOutcome;
     try {
       outcome = await running;
     } finally {
-      this.#inFlight.delete(running);
+      this.inFlight.delete(running);
     }
     if (!this.deps.store.open) throw noSolvers(request, 'The service stopped while collecting quotes on');
-    const { stored: quotes, nonce } = this.#closeRfq(rfq, outcome, context.workspaceId);
+    const { stored: quotes, nonce } = this.closeRfq(rfq, outcome, context.workspaceId);
     if (quotes.length === 0) throw noSolvers(request, 'No solver quoted within the auction window on');
     const best = quotes.find((quote) => quote.bestPrice)!;
     return {
@@ -140,7 +140,7 @@ export class QuoteService implements QuoteBook {
         lockType: rfq.lockType,
         rank: quote.rank,
         latencyMs: round1(quote.latencyMs),
-        ...(nonce === undefined ? {} : this.#signable(rfq, quote, rfq.user!, nonce)),
+        ...(nonce === undefined ? {} : this.signable(rfq, quote, rfq.user!, nonce)),
       })),
       uccpBps: best.feeBps,
       corridor: rfq.corridor,
@@ -159,11 +159,11 @@ export class QuoteService implements QuoteBook {
     if (quote === undefined || rfq === undefined) {
       throw new NotFoundError({ code: 'resource_not_found', param: 'quoteId', message: `No quote ${quoteId}.` });
     }
-    const status = this.#status(quote);
+    const status = this.status(quote);
     const user = userParam === undefined ? rfq.user : getAddress(userParam);
     let nonce: bigint | undefined;
-    if (user !== null) nonce = status === 'open' ? this.#allocateNonce(rfq, user) : this.deps.rfqs.issuedNonce(rfq.id, user);
-    const terms = this.#orderTerms(rfq, quote);
+    if (user !== null) nonce = status === 'open' ? this.allocateNonce(rfq, user) : this.deps.rfqs.issuedNonce(rfq.id, user);
+    const terms = this.orderTerms(rfq, quote);
     const order = buildStandardOrder(terms, user ?? zeroAddress, nonce ?? 0n);
     const signable = user !== null && nonce !== undefined;
     return {
@@ -209,13 +209,13 @@ export class QuoteService implements QuoteBook {
         outcome: invitation.outcome,
         quoteId: quote?.id ?? null,
         rank: quote?.rank ?? null,
-        price: quote ? priceString(this.#trade(rfq, quote)) : null,
+        price: quote ? priceString(this.trade(rfq, quote)) : null,
         inputAmount: quote?.inputAmount.toString() ?? null,
         outputAmount: quote?.outputAmount.toString() ?? null,
         feeBps: quote?.feeBps ?? null,
         latencyMs: invitation.latencyMs === null ? null : round1(invitation.latencyMs),
         fillRate: fillRate(invitation.solverId),
-        quoteStatus: quote ? this.#status(quote) : null,
+        quoteStatus: quote ? this.status(quote) : null,
         reason: invitation.reason,
       };
     });
@@ -252,7 +252,7 @@ export class QuoteService implements QuoteBook {
       rfqId: rfq.id,
       solverId: quote.solverId,
       workspaceId: rfq.workspaceId,
-      status: this.#status(quote),
+      status: this.status(quote),
       corridor: rfq.corridor,
       originChainId: rfq.originChainId,
       destinationChainId: rfq.destinationChainId,
@@ -290,21 +290,21 @@ export class QuoteService implements QuoteBook {
     const now = this.deps.clock.now();
     for (const rfqId of this.deps.rfqs.staleCollecting()) this.deps.rfqs.closeRfq(rfqId, 'no_quotes', now);
     this.deps.rfqs.expireAllDue(now);
-    for (const { id, expiresAt } of this.deps.rfqs.openQuoteRfqs()) this.#scheduleExpiry(id, expiresAt);
+    for (const { id, expiresAt } of this.deps.rfqs.openQuoteRfqs()) this.scheduleExpiry(id, expiresAt);
   }
 
   /** Closes running auctions (their requests answer) and cancels expiry jobs; call before the store closes. */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.stopped = true;
     this.deps.auctioneer.abortAll();
-    await Promise.allSettled([...this.#inFlight]);
-    for (const job of this.#jobs) this.deps.clock.cancel(job);
-    this.#jobs.clear();
+    await Promise.allSettled([...this.inFlight]);
+    for (const job of this.jobs) this.deps.clock.cancel(job);
+    this.jobs.clear();
   }
 
   // Internals --------------------------------------------------------------------------------------------------
 
-  #openRfq(request: ResolvedQuoteRequest, context: QuoteRequestContext, invited: ReadonlySet<string>) {
+  private openRfq(request: ResolvedQuoteRequest, context: QuoteRequestContext, invited: ReadonlySet<string>) {
     const { clock, settings, rfqs, evidence } = this.deps;
     const now = clock.now();
     const fillDeadline = Math.floor((now + settings.fillWindowMs) / 1000);
@@ -312,7 +312,7 @@ export class QuoteService implements QuoteBook {
     const id = newId('rfq');
     const fixedDecimals = request.swapType === 'exactInput' ? request.inputToken.decimals : request.outputToken.decimals;
     const respondBy = now + settings.windowMs;
-    const terms = this.#limits(request.swapType, request.amount, request.inputToken.decimals, request.outputToken.decimals);
+    const terms = this.limits(request.swapType, request.amount, request.inputToken.decimals, request.outputToken.decimals);
     const rfqPayload = {
       id,
       pair: request.pair,
@@ -401,14 +401,14 @@ export class QuoteService implements QuoteBook {
     });
   }
 
-  #limits(swapType: RfqRecord['swapType'], amount: bigint, inputDecimals: number, outputDecimals: number) {
+  private limits(swapType: RfqRecord['swapType'], amount: bigint, inputDecimals: number, outputDecimals: number) {
     const { maxFeeBps } = this.deps.settings;
     return swapType === 'exactInput'
       ? { minOutputAmount: minimumOutput(amount, inputDecimals, outputDecimals, maxFeeBps) }
       : { maxInputAmount: maximumInput(amount, outputDecimals, inputDecimals, maxFeeBps) };
   }
 
-  #terms(rfq: RfqRecord): AuctionTerms {
+  private terms(rfq: RfqRecord): AuctionTerms {
     return {
       rfqId: rfq.id,
       swapType: rfq.swapType,
@@ -417,16 +417,20 @@ export class QuoteService implements QuoteBook {
       outputDecimals: rfq.outputDecimals,
       lockType: rfq.lockType,
       settlementPath: rfq.settlementPath,
-      ...this.#limits(rfq.swapType, rfq.amount, rfq.inputDecimals, rfq.outputDecimals),
+      ...this.limits(rfq.swapType, rfq.amount, rfq.inputDecimals, rfq.outputDecimals),
     };
   }
 
   /** Ranks, stores and publishes the outcome in one transaction; returns the stored quotes best first. */
   /** Records the auction's result; with quotes and a known taker, also the taker's nonce, in the same commit. */
-  #closeRfq(rfq: RfqRecord, outcome: AuctionOutcome, workspaceId: string | null): { stored: StoredQuote[]; nonce: bigint | undefined } {
+  private closeRfq(
+    rfq: RfqRecord,
+    outcome: AuctionOutcome,
+    workspaceId: string | null,
+  ): { stored: StoredQuote[]; nonce: bigint | undefined } {
     const { clock, rfqs, evidence, performance: track, settings } = this.deps;
     const now = clock.now();
-    const mid = settings.midPrice(this.#corridor(rfq));
+    const mid = settings.midPrice(this.corridor(rfq));
     const candidates = outcome.quotes.map((quote) => ({
       ...quote,
       medianLatencyMs: track.medianLatency(quote.solverId, quote.latencyMs) ?? quote.latencyMs,
@@ -436,7 +440,7 @@ export class QuoteService implements QuoteBook {
     const best = bestPriced(candidates, rfq.swapType);
     const expiresAt = now + settings.quoteTtlMs;
     const stored: StoredQuote[] = ranked.map((quote, index) => {
-      const trade = this.#trade(rfq, quote);
+      const trade = this.trade(rfq, quote);
       return {
         id: quote.quoteId,
         rfqId: rfq.id,
@@ -509,7 +513,7 @@ export class QuoteService implements QuoteBook {
             quote: {
               id: quote.id,
               rfqId: rfq.id,
-              price: priceString(this.#trade(rfq, quote)),
+              price: priceString(this.trade(rfq, quote)),
               solverId: quote.solverId,
               ttl: Math.round(settings.quoteTtlMs / 1000),
               confidence: collected.confidence,
@@ -521,19 +525,19 @@ export class QuoteService implements QuoteBook {
         });
       }
       // One commit less per quote request than allocating it afterwards: nothing happens in between.
-      return stored.length === 0 || rfq.user === null ? undefined : this.#allocateNonce(rfq, rfq.user);
+      return stored.length === 0 || rfq.user === null ? undefined : this.allocateNonce(rfq, rfq.user);
     });
     for (const quote of outcome.quotes) track.recordLatency(quote.solverId, quote.latencyMs);
     if (stored.length > 0) {
-      this.#scheduleExpiry(rfq.id, expiresAt);
-      this.#publishPrice(rfq, stored.find((quote) => quote.bestPrice)!, now);
+      this.scheduleExpiry(rfq.id, expiresAt);
+      this.publishPrice(rfq, stored.find((quote) => quote.bestPrice)!, now);
     }
     return { stored, nonce };
   }
 
-  #publishPrice(rfq: RfqRecord, best: StoredQuote, now: number): void {
+  private publishPrice(rfq: RfqRecord, best: StoredQuote, now: number): void {
     if (this.deps.prices === undefined) return;
-    const corridor = this.#corridor(rfq);
+    const corridor = this.corridor(rfq);
     const chainName = (chainId: number) => this.deps.chains.find((chain) => chain.chainId === chainId)?.name ?? String(chainId);
     const notional = best.inputAmount / 10n ** BigInt(rfq.inputDecimals);
     try {
@@ -544,7 +548,7 @@ export class QuoteService implements QuoteBook {
         dstChain: chainName(rfq.destinationChainId),
         outputToken: corridor.outputToken.symbol,
         tier: priceTier(notional),
-        price: priceString(this.#trade(rfq, best)),
+        price: priceString(this.trade(rfq, best)),
         timestamp: now,
         source: best.solverId,
         ttlMs: this.deps.settings.quoteTtlMs,
@@ -554,17 +558,17 @@ export class QuoteService implements QuoteBook {
     }
   }
 
-  #scheduleExpiry(rfqId: string, at: number): void {
+  private scheduleExpiry(rfqId: string, at: number): void {
     const { clock, rfqs } = this.deps;
     const job = clock.schedule(
       at,
       () => {
-        this.#jobs.delete(job);
+        this.jobs.delete(job);
         if (this.deps.store.open) rfqs.expireRfqQuotes(rfqId, clock.now());
       },
       { name: RFQ_EXPIRY_JOB },
     );
-    this.#jobs.add(job);
+    this.jobs.add(job);
   }
 
   /**
@@ -576,7 +580,7 @@ export class QuoteService implements QuoteBook {
    * resource-lock nonces must also be unique per allocator across every sponsor (the Compact consumes them in the
    * allocator's namespace), so those come from one counter per origin chain as well.
    */
-  #allocateNonce(rfq: Pick<RfqRecord, 'id' | 'lockType' | 'originChainId'>, user: Address): bigint {
+  private allocateNonce(rfq: Pick<RfqRecord, 'id' | 'lockType' | 'originChainId'>, user: Address): bigint {
     const { store, rfqs, clock } = this.deps;
     return store.transaction(() => {
       const issued = rfqs.issuedNonce(rfq.id, user);
@@ -584,7 +588,7 @@ export class QuoteService implements QuoteBook {
       const lockCounter = rfq.lockType === 'ResourceLock' ? (`resource-lock:${rfq.originChainId}` as Address) : undefined;
       const candidates = [
         rfqs.lastIssuedNonce(user) ?? 0n,
-        this.#nonceSource?.highestUsedNonce(user) ?? 0n,
+        this.nonceSource?.highestUsedNonce(user) ?? 0n,
         lockCounter === undefined ? 0n : (rfqs.lastIssuedNonce(lockCounter) ?? 0n),
       ];
       const nonce = candidates.reduce((max, n) => (n > max ? n : max), 0n) + 1n;
@@ -595,8 +599,8 @@ export class QuoteService implements QuoteBook {
     });
   }
 
-  #signable(rfq: RfqRecord, quote: StoredQuote, user: Address, nonce: bigint) {
-    const terms = this.#orderTerms(rfq, quote);
+  private signable(rfq: RfqRecord, quote: StoredQuote, user: Address, nonce: bigint) {
+    const terms = this.orderTerms(rfq, quote);
     const order: StandardOrder = buildStandardOrder(terms, user, nonce);
     return {
       nonce: nonce.toString(),
@@ -605,7 +609,7 @@ export class QuoteService implements QuoteBook {
     };
   }
 
-  #orderTerms(rfq: RfqRecord, quote: Pick<StoredQuote, 'inputAmount' | 'outputAmount'>): OrderTerms {
+  private orderTerms(rfq: RfqRecord, quote: Pick<StoredQuote, 'inputAmount' | 'outputAmount'>): OrderTerms {
     const chain = (chainId: number) => {
       const found = this.deps.chains.find((candidate) => candidate.chainId === chainId);
       if (found === undefined) throw new Error(`chain ${chainId} of ${rfq.id} is no longer configured`);
@@ -624,7 +628,7 @@ export class QuoteService implements QuoteBook {
     };
   }
 
-  #trade(rfq: RfqRecord, quote: Pick<CollectedQuote, 'inputAmount' | 'outputAmount'>) {
+  private trade(rfq: RfqRecord, quote: Pick<CollectedQuote, 'inputAmount' | 'outputAmount'>) {
     return {
       inputAmount: quote.inputAmount,
       inputDecimals: rfq.inputDecimals,
@@ -633,11 +637,11 @@ export class QuoteService implements QuoteBook {
     };
   }
 
-  #corridor(rfq: RfqRecord): Corridor {
+  private corridor(rfq: RfqRecord): Corridor {
     return this.deps.resolver.corridor(rfq.corridor);
   }
 
-  #status(quote: StoredQuote): QuoteStatus {
+  private status(quote: StoredQuote): QuoteStatus {
     if (quote.status === 'open' && this.deps.clock.now() >= quote.expiresAt) return 'expired';
     return quote.status;
   }

@@ -188,11 +188,11 @@ export interface SolverTotals {
 
 /** RFQs, their invitations and quotes, and the nonces handed out with quotes. Statements are prepared once. */
 export class RfqRepository {
-  readonly #statements;
+  private readonly statements;
 
   constructor(store: Store) {
     const db = store.db;
-    this.#statements = {
+    this.statements = {
       insertRfq: db.prepare(
         `INSERT INTO rfqs (id, workspace_id, request_id, corridor, origin_chain_id, destination_chain_id, input_token, output_token,
            input_decimals, output_decimals, pair, side, swap_type, amount, preference, lock_type, settlement_path, user, attestation,
@@ -253,7 +253,7 @@ export class RfqRepository {
   }
 
   insertRfq(rfq: RfqRecord): void {
-    this.#statements.insertRfq.run({
+    this.statements.insertRfq.run({
       id: rfq.id,
       workspace_id: rfq.workspaceId,
       request_id: rfq.requestId,
@@ -285,21 +285,21 @@ export class RfqRepository {
   }
 
   getRfq(id: string): RfqRecord | undefined {
-    const row = this.#statements.getRfq.get(id) as RfqRow | undefined;
+    const row = this.statements.getRfq.get(id) as RfqRow | undefined;
     return row && rfqFromRow(row);
   }
 
   closeRfq(id: string, status: Exclude<RfqStatus, 'collecting'>, at: number): void {
-    this.#statements.closeRfq.run(status, at, id);
+    this.statements.closeRfq.run(status, at, id);
   }
 
   /** RFQs left `collecting` by a stop mid-auction: nobody waits for them any more. */
   staleCollecting(): string[] {
-    return (this.#statements.staleCollecting.all() as Array<{ id: string }>).map((row) => row.id);
+    return (this.statements.staleCollecting.all() as Array<{ id: string }>).map((row) => row.id);
   }
 
   insertInvitation(invitation: InvitationRecord): void {
-    this.#statements.insertInvitation.run(
+    this.statements.insertInvitation.run(
       invitation.rfqId,
       invitation.solverId,
       invitation.outcome,
@@ -309,7 +309,7 @@ export class RfqRepository {
   }
 
   invitations(rfqId: string): InvitationRecord[] {
-    const rows = this.#statements.invitations.all(rfqId) as Array<{
+    const rows = this.statements.invitations.all(rfqId) as Array<{
       rfq_id: string;
       solver_id: string;
       outcome: InvitationOutcome;
@@ -326,7 +326,7 @@ export class RfqRepository {
   }
 
   insertQuote(quote: Omit<StoredQuote, 'status' | 'orderId' | 'acceptedAt' | 'outcome' | 'outcomeAt'>): void {
-    this.#statements.insertQuote.run(
+    this.statements.insertQuote.run(
       quote.id,
       quote.rfqId,
       quote.solverId,
@@ -344,35 +344,35 @@ export class RfqRepository {
   }
 
   getQuote(id: string): StoredQuote | undefined {
-    const row = this.#statements.getQuote.get(id) as QuoteRow | undefined;
+    const row = this.statements.getQuote.get(id) as QuoteRow | undefined;
     return row && quoteFromRow(row);
   }
 
   quotesOf(rfqId: string): StoredQuote[] {
-    return (this.#statements.quotesOf.all(rfqId) as QuoteRow[]).map(quoteFromRow);
+    return (this.statements.quotesOf.all(rfqId) as QuoteRow[]).map(quoteFromRow);
   }
 
   quoteByOrder(orderId: string): StoredQuote | undefined {
-    const row = this.#statements.quoteByOrder.get(orderId) as QuoteRow | undefined;
+    const row = this.statements.quoteByOrder.get(orderId) as QuoteRow | undefined;
     return row && quoteFromRow(row);
   }
 
   /** Open, unexpired, and no sibling of its RFQ accepted yet: one order per RFQ. */
   accept(quoteId: string, orderId: string, now: number): boolean {
-    return this.#statements.accept.run(orderId, now, quoteId, now).changes === 1;
+    return this.statements.accept.run(orderId, now, quoteId, now).changes === 1;
   }
 
   expireRfqQuotes(rfqId: string, now: number): number {
-    return this.#statements.expireRfqQuotes.run(rfqId, now).changes;
+    return this.statements.expireRfqQuotes.run(rfqId, now).changes;
   }
 
   expireAllDue(now: number): number {
-    return this.#statements.expireAllDue.run(now).changes;
+    return this.statements.expireAllDue.run(now).changes;
   }
 
   /** RFQs that still have open quotes, with the time they expire (to re-schedule expiry after a restart). */
   openQuoteRfqs(): Array<{ id: string; expiresAt: number }> {
-    return (this.#statements.openRfqsWithQuotes.all() as Array<{ id: string; expires_at: number }>).map((row) => ({
+    return (this.statements.openRfqsWithQuotes.all() as Array<{ id: string; expires_at: number }>).map((row) => ({
       id: row.id,
       expiresAt: row.expires_at,
     }));
@@ -380,15 +380,15 @@ export class RfqRepository {
 
   /** Records the outcome of the order a quote became; false when unknown or already recorded. */
   setOutcome(orderId: string, outcome: 'filled' | 'failed', at: number): boolean {
-    return this.#statements.setOutcome.run(outcome, at, orderId).changes === 1;
+    return this.statements.setOutcome.run(outcome, at, orderId).changes === 1;
   }
 
   recentLatencies(solverId: string, limit: number): number[] {
-    return (this.#statements.recentLatencies.all(solverId, limit) as Array<{ latency_ms: number }>).map((row) => row.latency_ms);
+    return (this.statements.recentLatencies.all(solverId, limit) as Array<{ latency_ms: number }>).map((row) => row.latency_ms);
   }
 
   outcomeCounts(solverId: string): { filled: number; failed: number } {
-    return this.#statements.outcomeCounts.get(solverId) as { filled: number; failed: number };
+    return this.statements.outcomeCounts.get(solverId) as { filled: number; failed: number };
   }
 
   totals(): Map<string, SolverTotals> {
@@ -401,7 +401,7 @@ export class RfqRepository {
       }
       return value;
     };
-    for (const row of this.#statements.quoteTotals.all() as Array<{
+    for (const row of this.statements.quoteTotals.all() as Array<{
       solver_id: string;
       quotes: number;
       best: number;
@@ -417,7 +417,7 @@ export class RfqRepository {
         failed: row.failed,
       });
     }
-    for (const row of this.#statements.invitationTotals.all() as Array<{ solver_id: string; invited: number; responded: number }>) {
+    for (const row of this.statements.invitationTotals.all() as Array<{ solver_id: string; invited: number; responded: number }>) {
       Object.assign(entry(row.solver_id), { invited: row.invited, responded: row.responded });
     }
     return totals;
@@ -425,7 +425,7 @@ export class RfqRepository {
 
   /** Input amounts of accepted quotes, with the input token's decimals. */
   wonVolumes(): Array<{ solverId: string; inputAmount: bigint; inputDecimals: number }> {
-    return (this.#statements.wonVolumes.all() as Array<{ solver_id: string; input_amount: string; input_decimals: number }>).map((row) => ({
+    return (this.statements.wonVolumes.all() as Array<{ solver_id: string; input_amount: string; input_decimals: number }>).map((row) => ({
       solverId: row.solver_id,
       inputAmount: BigInt(row.input_amount),
       inputDecimals: row.input_decimals,
@@ -433,20 +433,20 @@ export class RfqRepository {
   }
 
   issuedNonce(rfqId: string, user: Address): bigint | undefined {
-    const row = this.#statements.issuedNonce.get(rfqId, user) as { nonce: string } | undefined;
+    const row = this.statements.issuedNonce.get(rfqId, user) as { nonce: string } | undefined;
     return row && BigInt(row.nonce);
   }
 
   insertIssuedNonce(rfqId: string, user: Address, nonce: bigint, at: number): void {
-    this.#statements.insertIssuedNonce.run(rfqId, user, nonce.toString(), at);
+    this.statements.insertIssuedNonce.run(rfqId, user, nonce.toString(), at);
   }
 
   lastIssuedNonce(user: Address): bigint | undefined {
-    const row = this.#statements.lastIssued.get(user) as { last_issued: string } | undefined;
+    const row = this.statements.lastIssued.get(user) as { last_issued: string } | undefined;
     return row && BigInt(row.last_issued);
   }
 
   setLastIssuedNonce(user: Address, nonce: bigint): void {
-    this.#statements.setLastIssued.run(user, nonce.toString());
+    this.statements.setLastIssued.run(user, nonce.toString());
   }
 }

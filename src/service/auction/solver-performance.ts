@@ -14,7 +14,7 @@ interface Record {
 }
 
 export class SolverPerformance {
-  readonly #records = new Map<string, Record>();
+  private readonly records = new Map<string, Record>();
 
   constructor(
     private readonly repo: RfqRepository,
@@ -23,45 +23,45 @@ export class SolverPerformance {
 
   /** Median of the solver's last answers, plus `pending` (this auction's answer) when given; undefined when none. */
   medianLatency(solverId: string, pending?: number): number | undefined {
-    const latencies = this.#record(solverId).latencies;
+    const latencies = this.record(solverId).latencies;
     const values = pending === undefined ? latencies : [...latencies.slice(-(this.historySize - 1)), pending];
     return values.length === 0 ? undefined : median(values);
   }
 
   recordLatency(solverId: string, latencyMs: number): void {
-    const latencies = this.#record(solverId).latencies;
+    const latencies = this.record(solverId).latencies;
     latencies.push(latencyMs);
     if (latencies.length > this.historySize) latencies.splice(0, latencies.length - this.historySize);
   }
 
   outcomes(solverId: string): { filled: number; failed: number } {
-    const { filled, failed } = this.#record(solverId);
+    const { filled, failed } = this.record(solverId);
     return { filled, failed };
   }
 
   /** Raw fill rate over finished orders; null before the first. */
   fillRate(solverId: string): number | null {
-    const { filled, failed } = this.#record(solverId);
+    const { filled, failed } = this.record(solverId);
     return filled + failed === 0 ? null : filled / (filled + failed);
   }
 
   fillScore(solverId: string): number {
-    const { filled, failed } = this.#record(solverId);
+    const { filled, failed } = this.record(solverId);
     return fillScore(filled, failed);
   }
 
   recordOutcome(solverId: string, outcome: 'filled' | 'failed'): void {
-    const record = this.#record(solverId);
+    const record = this.record(solverId);
     if (outcome === 'filled') record.filled += 1;
     else record.failed += 1;
   }
 
-  #record(solverId: string): Record {
-    let record = this.#records.get(solverId);
+  private record(solverId: string): Record {
+    let record = this.records.get(solverId);
     if (record === undefined) {
       const { filled, failed } = this.repo.outcomeCounts(solverId);
       record = { latencies: this.repo.recentLatencies(solverId, this.historySize).reverse(), filled, failed };
-      this.#records.set(solverId, record);
+      this.records.set(solverId, record);
     }
     return record;
   }

@@ -56,21 +56,21 @@ function hashToken(token: string): Buffer {
 }
 
 export class SolverRegistry {
-  readonly #corridorCounts = new Map<string, number>();
-  #solverKeys: SolverKeyResolver | undefined;
+  private readonly corridorCounts = new Map<string, number>();
+  private solverKeys: SolverKeyResolver | undefined;
 
   constructor(
     private readonly repo: SolverRepository,
     private readonly clock: Clock,
     private readonly options: SolverRegistryOptions,
   ) {
-    this.#solverKeys = options.solverKeys;
-    for (const solver of repo.all()) this.#count(solver.corridors);
+    this.solverKeys = options.solverKeys;
+    for (const solver of repo.all()) this.count(solver.corridors);
   }
 
   /** Issue 8 plugs in Reference B solver keys here. */
   useSolverKeys(resolver: SolverKeyResolver): void {
-    this.#solverKeys = resolver;
+    this.solverKeys = resolver;
   }
 
   get keyEnvironment(): 'test' | 'live' {
@@ -93,7 +93,7 @@ export class SolverRegistry {
         });
       }
     });
-    if (input.callbackUrl !== undefined) this.#checkCallbackUrl(input.callbackUrl);
+    if (input.callbackUrl !== undefined) this.checkCallbackUrl(input.callbackUrl);
     const solver: SolverRecord = {
       id: newId('slv'),
       workspaceId,
@@ -105,7 +105,7 @@ export class SolverRegistry {
     };
     const wsToken = this.newWsToken();
     this.repo.insert(solver, hashToken(wsToken));
-    this.#count(solver.corridors);
+    this.count(solver.corridors);
     return { solver, wsToken };
   }
 
@@ -132,7 +132,7 @@ export class SolverRegistry {
 
   /** Solvers registered for a corridor (the corridor's `solverCount`). */
   corridorCount(corridorId: string): number {
-    return this.#corridorCounts.get(corridorId) ?? 0;
+    return this.corridorCounts.get(corridorId) ?? 0;
   }
 
   /**
@@ -142,7 +142,7 @@ export class SolverRegistry {
   async authenticateStream(token: string, solverIdHint?: string): Promise<SolverIdentity> {
     const wsToken = WS_TOKEN_PATTERN.exec(token);
     if (wsToken !== null) {
-      this.#checkEnvironment(wsToken[1]!, 'wst');
+      this.checkEnvironment(wsToken[1]!, 'wst');
       const solver = this.repo.byTokenHash(hashToken(token));
       if (solver === undefined) throw new SolverAuthError('invalid_token', 'unknown or rotated wsToken');
       return { solverId: solver.id, corridors: solver.corridors, limitKey: `wst:${solver.id}`, via: 'wsToken' };
@@ -150,8 +150,8 @@ export class SolverRegistry {
     if (token.startsWith('sk_')) {
       const match = SOLVER_KEY_PATTERN.exec(token);
       if (match === null) throw new SolverAuthError('invalid_token', 'malformed solver key');
-      this.#checkEnvironment(match[1]!, 'sk');
-      const resolved = this.#solverKeys?.resolve(token);
+      this.checkEnvironment(match[1]!, 'sk');
+      const resolved = this.solverKeys?.resolve(token);
       const solver = resolved && this.repo.get(resolved.solverId);
       if (solver === undefined) throw new SolverAuthError('invalid_token', 'unknown solver key');
       return { solverId: solver.id, corridors: solver.corridors, limitKey: `sk:${hashToken(token).toString('hex')}`, via: 'solverKey' };
@@ -182,7 +182,7 @@ export class SolverRegistry {
     return { solverId: solver!.id, corridors: solver!.corridors, limitKey: `key:${keyId}`, via: 'apiKey' };
   }
 
-  #checkEnvironment(environment: string, prefix: string): void {
+  private checkEnvironment(environment: string, prefix: string): void {
     if (environment !== this.keyEnvironment) {
       throw new SolverAuthError(
         'wrong_environment',
@@ -191,7 +191,7 @@ export class SolverRegistry {
     }
   }
 
-  #checkCallbackUrl(text: string): void {
+  private checkCallbackUrl(text: string): void {
     let url: URL;
     try {
       url = new URL(text);
@@ -209,7 +209,7 @@ export class SolverRegistry {
     }
   }
 
-  #count(corridors: readonly string[]): void {
-    for (const id of corridors) this.#corridorCounts.set(id, (this.#corridorCounts.get(id) ?? 0) + 1);
+  private count(corridors: readonly string[]): void {
+    for (const id of corridors) this.corridorCounts.set(id, (this.corridorCounts.get(id) ?? 0) + 1);
   }
 }

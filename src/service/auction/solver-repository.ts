@@ -38,27 +38,27 @@ const COLUMNS = 'id, workspace_id, name, corridors, callback_url, address, creat
 
 /** Registered solvers. Their stream credential is kept only as a SHA-256 hash. */
 export class SolverRepository {
-  readonly #insert;
-  readonly #get;
-  readonly #byTokenHash;
-  readonly #byWorkspace;
-  readonly #all;
-  readonly #setTokenHash;
+  private readonly _insert;
+  private readonly _get;
+  private readonly _byTokenHash;
+  private readonly _byWorkspace;
+  private readonly _all;
+  private readonly setTokenHash;
 
   constructor(private readonly store: Store) {
     const db = store.db;
-    this.#insert = db.prepare(
+    this._insert = db.prepare(
       'INSERT INTO solvers (id, workspace_id, name, corridors, callback_url, address, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     );
-    this.#get = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE id = ?`);
-    this.#byTokenHash = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE token_hash = ?`);
-    this.#byWorkspace = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE workspace_id = ? ORDER BY created_at, id`);
-    this.#all = db.prepare(`SELECT ${COLUMNS} FROM solvers ORDER BY created_at, id`);
-    this.#setTokenHash = db.prepare('UPDATE solvers SET token_hash = ? WHERE id = ?');
+    this._get = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE id = ?`);
+    this._byTokenHash = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE token_hash = ?`);
+    this._byWorkspace = db.prepare(`SELECT ${COLUMNS} FROM solvers WHERE workspace_id = ? ORDER BY created_at, id`);
+    this._all = db.prepare(`SELECT ${COLUMNS} FROM solvers ORDER BY created_at, id`);
+    this.setTokenHash = db.prepare('UPDATE solvers SET token_hash = ? WHERE id = ?');
   }
 
   insert(solver: SolverRecord, tokenHash: Buffer): void {
-    this.#insert.run(
+    this._insert.run(
       solver.id,
       solver.workspaceId,
       solver.name,
@@ -71,25 +71,25 @@ export class SolverRepository {
   }
 
   get(id: string): SolverRecord | undefined {
-    const row = this.#get.get(id) as SolverRow | undefined;
+    const row = this._get.get(id) as SolverRow | undefined;
     return row && fromRow(row);
   }
 
   byTokenHash(hash: Buffer): SolverRecord | undefined {
-    const row = this.#byTokenHash.get(hash) as SolverRow | undefined;
+    const row = this._byTokenHash.get(hash) as SolverRow | undefined;
     return row && fromRow(row);
   }
 
   byWorkspace(workspaceId: string): SolverRecord[] {
-    return (this.#byWorkspace.all(workspaceId) as SolverRow[]).map(fromRow);
+    return (this._byWorkspace.all(workspaceId) as SolverRow[]).map(fromRow);
   }
 
   all(): SolverRecord[] {
-    return (this.#all.all() as SolverRow[]).map(fromRow);
+    return (this._all.all() as SolverRow[]).map(fromRow);
   }
 
   replaceTokenHash(id: string, hash: Buffer): void {
-    this.#setTokenHash.run(hash, id);
+    this.setTokenHash.run(hash, id);
   }
 
   /** Newest first; `workspaceId` narrows to one workspace's solvers. */

@@ -62,9 +62,9 @@ export class AccessService {
     if (this.repos.workspaces.get(workspaceId) === undefined) {
       throw new NotFoundError({ code: 'resource_not_found', param: 'workspaceId', message: `No workspace ${workspaceId}.` });
     }
-    const { key, record } = this.#newKey(workspaceId);
+    const { key, record } = this.newKey(workspaceId);
     this.repos.apiKeys.insert(record);
-    return { ...this.#summary(record), key };
+    return { ...this.summary(record), key };
   }
 
   /**
@@ -77,7 +77,7 @@ export class AccessService {
       if (old === undefined || old.workspaceId !== workspaceId) {
         throw new NotFoundError({ code: 'resource_not_found', param: 'keyId', message: `No API key ${keyId} in this workspace.` });
       }
-      const status = this.#status(old);
+      const status = this.status(old);
       if (status !== 'active') {
         throw new ConflictError({
           code: 'api_key_not_rotatable',
@@ -85,19 +85,19 @@ export class AccessService {
           message: `API key ${keyId} is ${status === 'rotating' ? 'already rotated' : status}; rotate its successor instead.`,
         });
       }
-      const { key, record } = this.#newKey(workspaceId);
+      const { key, record } = this.newKey(workspaceId);
       this.repos.apiKeys.insert(record);
       const expiresAt = this.clock.now() + this.options.rotationGraceMs;
       this.repos.apiKeys.markRotated(old.id, record.id, expiresAt);
       return {
-        issued: { ...this.#summary(record), key },
-        rotated: this.#summary({ ...old, replacedBy: record.id, expiresAt }),
+        issued: { ...this.summary(record), key },
+        rotated: this.summary({ ...old, replacedBy: record.id, expiresAt }),
       };
     });
   }
 
   listApiKeys(workspaceId: string): ApiKeySummary[] {
-    return this.repos.apiKeys.listByWorkspace(workspaceId).map((record) => this.#summary(record));
+    return this.repos.apiKeys.listByWorkspace(workspaceId).map((record) => this.summary(record));
   }
 
   /** The workspace behind a key, or the 401 explaining why not. */
@@ -115,7 +115,7 @@ export class AccessService {
     // Compare even when the id is unknown, so timing tells nothing about which key ids exist.
     const matches = timingSafeEqual(presented, record?.secretHash ?? DUMMY_HASH) && record !== undefined;
     if (!matches || record.environment !== expected) throw invalidKey('The API key is not valid.');
-    const status = this.#status(record);
+    const status = this.status(record);
     if (status === 'revoked') throw invalidKey('The API key was revoked.');
     if (status === 'expired') {
       throw new AuthenticationError({
@@ -128,7 +128,7 @@ export class AccessService {
     return { kind: 'apiKey', workspaceId: record.workspaceId, keyId: record.id };
   }
 
-  #newKey(workspaceId: string): { key: string; record: ApiKeyRecord } {
+  private newKey(workspaceId: string): { key: string; record: ApiKeyRecord } {
     const { key, keyId } = generateApiKey(keyEnvironmentOf(this.options.environment));
     const record: ApiKeyRecord = {
       id: keyId,
@@ -145,18 +145,18 @@ export class AccessService {
     return { key, record };
   }
 
-  #status(record: ApiKeyRecord): ApiKeyStatus {
+  private status(record: ApiKeyRecord): ApiKeyStatus {
     if (record.revokedAt !== null) return 'revoked';
     if (record.expiresAt !== null) return this.clock.now() >= record.expiresAt ? 'expired' : 'rotating';
     return 'active';
   }
 
-  #summary(record: ApiKeyRecord): ApiKeySummary {
+  private summary(record: ApiKeyRecord): ApiKeySummary {
     return {
       id: record.id,
       workspaceId: record.workspaceId,
       redacted: `svc_${record.environment}_${record.id}_…${record.last4}`,
-      status: this.#status(record),
+      status: this.status(record),
       createdAt: record.createdAt,
       expiresAt: record.expiresAt,
       replacedBy: record.replacedBy,

@@ -34,11 +34,11 @@ export class Authenticator {
 
   async fromToken(token: string): Promise<AuthContext> {
     if (looksLikeApiKey(token)) return this.access.verifyApiKey(token);
-    if (looksLikeJwt(token)) return this.#fromJwt(token);
+    if (looksLikeJwt(token)) return this.fromJwt(token);
     throw new AuthenticationError({ code: 'invalid_api_key', message: 'The credential is neither an API key nor a session token.' });
   }
 
-  async #fromJwt(token: string): Promise<JwtAuth> {
+  private async fromJwt(token: string): Promise<JwtAuth> {
     const claims = await this.tokens.verify(token);
     const session = this.repos.sessions.get(claims.sessionId);
     const now = this.clock.now();

@@ -90,7 +90,7 @@ export class MfaService {
       if (!this.repos.mfa.acceptCounter(user.id, counter, now)) throw invalidCode();
       this.repos.sessions.markMfaVerified(sessionId, now);
       if (!enrolling) return { enrolled: false };
-      return { enrolled: true, recoveryCodes: this.#issueRecoveryCodes(user.id, now) };
+      return { enrolled: true, recoveryCodes: this.issueRecoveryCodes(user.id, now) };
     });
   }
 
@@ -99,7 +99,7 @@ export class MfaService {
     if (!this.isEnabled(user.id)) {
       throw new ConflictError({ code: 'mfa_not_enrolled', message: 'Recovery codes come with TOTP: enrol TOTP first.' });
     }
-    return this.#issueRecoveryCodes(user.id, this.clock.now());
+    return this.issueRecoveryCodes(user.id, this.clock.now());
   }
 
   /** Spends one recovery code to complete MFA for `sessionId`. */
@@ -118,7 +118,7 @@ export class MfaService {
     return this.repos.mfa.remainingRecoveryCodes(userId);
   }
 
-  #issueRecoveryCodes(userId: string, now: number): string[] {
+  private issueRecoveryCodes(userId: string, now: number): string[] {
     const codes = new Set<string>();
     while (codes.size < RECOVERY_CODE_COUNT) codes.add(newRecoveryCode());
     this.repos.mfa.replaceRecoveryCodes(userId, [...codes].map(hashRecoveryCode), now);

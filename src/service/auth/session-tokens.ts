@@ -18,14 +18,14 @@ export interface SessionClaims {
  * MFA state); the token only names it.
  */
 export class SessionTokens {
-  readonly #key: Uint8Array;
+  private readonly key: Uint8Array;
 
   constructor(
     secret: Uint8Array,
     private readonly clock: Clock,
   ) {
     if (secret.length < 32) throw new RangeError('SessionTokens: the signing secret must be at least 32 bytes');
-    this.#key = secret;
+    this.key = secret;
   }
 
   async issue(claims: SessionClaims, expiresAt: number): Promise<string> {
@@ -37,12 +37,12 @@ export class SessionTokens {
       .setSubject(claims.userId)
       .setIssuedAt(now)
       .setExpirationTime(Math.floor(expiresAt / 1_000))
-      .sign(this.#key);
+      .sign(this.key);
   }
 
   async verify(token: string): Promise<SessionClaims> {
     try {
-      const { payload } = await jwtVerify(token, this.#key, {
+      const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],

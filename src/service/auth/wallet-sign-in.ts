@@ -101,7 +101,7 @@ export class WalletSignIn {
       if (challenge === undefined || challenge.message !== message) {
         throw challengeInvalid('This sign-in message was not issued by this service, or was already used or expired.');
       }
-      const user = this.#userFor(challenge.address, now);
+      const user = this.userFor(challenge.address, now);
       const session: Session = {
         id: newId('ses'),
         userId: user.id,
@@ -124,7 +124,7 @@ export class WalletSignIn {
     return { token, user, session, mfaRequired };
   }
 
-  #userFor(address: string, now: number): User {
+  private userFor(address: string, now: number): User {
     const existing = this.repos.users.findByAddress(address);
     if (existing !== undefined) return existing;
     const workspace = { id: newId('ws'), name: `Workspace of ${getAddress(address)}`, createdAt: now };

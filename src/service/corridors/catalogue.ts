@@ -71,43 +71,43 @@ export function buildCorridors(chains: readonly ChainInfo[], options: Omit<Corri
 
 /** The corridors of this deployment, with live solver counts. Quotes and orders look corridors up here. */
 export class CorridorCatalogue {
-  readonly #corridors: CorridorDefinition[];
-  readonly #byId: Map<string, CorridorDefinition>;
-  #solverCount: (corridorId: string) => number;
+  private readonly corridors: CorridorDefinition[];
+  private readonly byId: Map<string, CorridorDefinition>;
+  private solverCount: (corridorId: string) => number;
 
   constructor(chains: readonly ChainInfo[], options: CorridorOptions) {
-    this.#corridors = buildCorridors(chains, options);
-    this.#byId = new Map(this.#corridors.map((corridor) => [corridor.id, corridor]));
-    this.#solverCount = options.solverCount;
+    this.corridors = buildCorridors(chains, options);
+    this.byId = new Map(this.corridors.map((corridor) => [corridor.id, corridor]));
+    this.solverCount = options.solverCount;
   }
 
   /** The auction registers its live count once it exists. */
   setSolverCount(provider: (corridorId: string) => number): void {
-    this.#solverCount = provider;
+    this.solverCount = provider;
   }
 
   list(): Corridor[] {
-    return this.#corridors.map((corridor) => this.#withCount(corridor));
+    return this.corridors.map((corridor) => this.withCount(corridor));
   }
 
   get(id: string): Corridor | undefined {
-    const corridor = this.#byId.get(id);
-    return corridor && this.#withCount(corridor);
+    const corridor = this.byId.get(id);
+    return corridor && this.withCount(corridor);
   }
 
   /** The corridor moving `inputToken` on `originChainId` to `outputToken` on `destinationChainId`. */
   find(originChainId: number, inputToken: string, destinationChainId: number, outputToken: string): Corridor | undefined {
-    const corridor = this.#corridors.find(
+    const corridor = this.corridors.find(
       (c) =>
         c.originChainId === originChainId &&
         c.destinationChainId === destinationChainId &&
         c.inputToken.address.toLowerCase() === inputToken.toLowerCase() &&
         c.outputToken.address.toLowerCase() === outputToken.toLowerCase(),
     );
-    return corridor && this.#withCount(corridor);
+    return corridor && this.withCount(corridor);
   }
 
-  #withCount(corridor: CorridorDefinition): Corridor {
-    return { ...corridor, solverCount: this.#solverCount(corridor.id) };
+  private withCount(corridor: CorridorDefinition): Corridor {
+    return { ...corridor, solverCount: this.solverCount(corridor.id) };
   }
 }

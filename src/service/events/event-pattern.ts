@@ -21,19 +21,19 @@ function toRegExp(pattern: string): RegExp {
 /** A compiled set of patterns; `matches(type)` is true when any pattern matches. */
 export class EventPatternSet {
   readonly patterns: readonly string[];
-  readonly #exact = new Set<string>();
-  readonly #globs: RegExp[] = [];
+  private readonly exact = new Set<string>();
+  private readonly globs: RegExp[] = [];
 
   constructor(patterns: readonly string[]) {
     this.patterns = [...patterns];
     for (const pattern of patterns) {
-      if (pattern.includes('*')) this.#globs.push(toRegExp(pattern));
-      else this.#exact.add(pattern);
+      if (pattern.includes('*')) this.globs.push(toRegExp(pattern));
+      else this.exact.add(pattern);
     }
   }
 
   matches(type: string): boolean {
-    return this.#exact.has(type) || this.#globs.some((glob) => glob.test(type));
+    return this.exact.has(type) || this.globs.some((glob) => glob.test(type));
   }
 
   get empty(): boolean {

@@ -44,8 +44,8 @@ export type PriceListener = (update: PriceUpdate) => void;
  * The last price per corridor and tier is kept so a new subscriber starts with a value rather than silence.
  */
 export class PriceFeed {
-  readonly #listeners = new Set<PriceListener>();
-  readonly #latest = new Map<string, PriceUpdate>();
+  private readonly listeners = new Set<PriceListener>();
+  private readonly _latest = new Map<string, PriceUpdate>();
 
   /** Throws a TypeError for a malformed update (a bug in the caller, not a client error). */
   publish(update: PriceUpdate): void {
@@ -53,8 +53,8 @@ export class PriceFeed {
     if (!checked.success)
       throw new TypeError(`PriceFeed.publish: ${checked.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
     const value = checked.data;
-    this.#latest.set(`${value.corridor}|${value.tier}`, value);
-    for (const listener of this.#listeners) {
+    this._latest.set(`${value.corridor}|${value.tier}`, value);
+    for (const listener of this.listeners) {
       try {
         listener(value);
       } catch {
@@ -64,15 +64,15 @@ export class PriceFeed {
   }
 
   subscribe(listener: PriceListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** Latest prices of a corridor (every tier, or one), stale ones included: callers judge freshness by their clock. */
   latest(corridor: string, tier?: PriceTier): PriceUpdate[] {
     const tiers = tier === undefined ? PRICE_TIERS : [tier];
     return tiers.flatMap((t) => {
-      const found = this.#latest.get(`${corridor}|${t}`);
+      const found = this._latest.get(`${corridor}|${t}`);
       return found === undefined ? [] : [found];
     });
   }

@@ -90,75 +90,75 @@ export function corridorOf(envelope: Record<string, unknown>): string | undefine
 
 /** Everything one connection asked for: A topics and B channels, added by successive subscribe messages. */
 export class StreamSubscriptions {
-  readonly #orderTopics = new Map<string, Topic & { kind: 'orders' }>();
-  readonly #priceTopics = new Map<string, Topic & { kind: 'prices' }>();
-  #channels: EventPatternSet | undefined;
-  #corridors: Set<string> | undefined;
+  private readonly orderTopics = new Map<string, Topic & { kind: 'orders' }>();
+  private readonly _priceTopics = new Map<string, Topic & { kind: 'prices' }>();
+  private _channels: EventPatternSet | undefined;
+  private corridors: Set<string> | undefined;
 
   constructor(private readonly makePatterns: (patterns: string[]) => EventPatternSet) {}
 
   addTopics(topics: Topic[]): void {
     for (const topic of topics) {
-      if (topic.kind === 'orders') this.#orderTopics.set(topic.text, topic);
-      else this.#priceTopics.set(topic.text, topic);
+      if (topic.kind === 'orders') this.orderTopics.set(topic.text, topic);
+      else this._priceTopics.set(topic.text, topic);
     }
   }
 
   removeTopics(texts: string[]): void {
     for (const text of texts) {
-      this.#orderTopics.delete(text);
-      this.#priceTopics.delete(text);
+      this.orderTopics.delete(text);
+      this._priceTopics.delete(text);
     }
   }
 
   /** B channels accumulate; a `corridors` filter, when given, replaces the previous one. */
   addChannels(patterns: string[], corridors: string[] | undefined): void {
-    this.#channels = this.makePatterns([
-      ...(this.#channels?.patterns ?? []),
-      ...patterns.filter((p) => !this.#channels?.patterns.includes(p)),
+    this._channels = this.makePatterns([
+      ...(this._channels?.patterns ?? []),
+      ...patterns.filter((p) => !this._channels?.patterns.includes(p)),
     ]);
-    if (corridors !== undefined) this.#corridors = corridors.length === 0 ? undefined : new Set(corridors);
+    if (corridors !== undefined) this.corridors = corridors.length === 0 ? undefined : new Set(corridors);
   }
 
   removeChannels(patterns: string[]): void {
-    if (this.#channels === undefined) return;
-    const kept = this.#channels.patterns.filter((p) => !patterns.includes(p));
-    this.#channels = kept.length === 0 ? undefined : this.makePatterns(kept);
+    if (this._channels === undefined) return;
+    const kept = this._channels.patterns.filter((p) => !patterns.includes(p));
+    this._channels = kept.length === 0 ? undefined : this.makePatterns(kept);
   }
 
   get topics(): string[] {
-    return [...this.#orderTopics.keys(), ...this.#priceTopics.keys()];
+    return [...this.orderTopics.keys(), ...this._priceTopics.keys()];
   }
 
   get channels(): string[] {
-    return [...(this.#channels?.patterns ?? [])];
+    return [...(this._channels?.patterns ?? [])];
   }
 
   /** The caller has already checked that the event belongs to the connection's workspace. */
   matchesEvent(event: StoredEvent): boolean {
     if (event.orderId !== null && event.generation === 'A') {
-      for (const topic of this.#orderTopics.values()) {
+      for (const topic of this.orderTopics.values()) {
         if (topic.orderId === undefined || topic.orderId === event.orderId) return true;
       }
     }
-    if (this.#channels?.matches(event.envelope.type)) {
-      if (this.#corridors === undefined) return true;
+    if (this._channels?.matches(event.envelope.type)) {
+      if (this.corridors === undefined) return true;
       // Events that name no corridor (e.g. audit entries) cannot be filtered by one and pass.
       const corridor = corridorOf(event.envelope);
-      return corridor === undefined || this.#corridors.has(corridor);
+      return corridor === undefined || this.corridors.has(corridor);
     }
     return false;
   }
 
   /** The first subscribed price topic the update falls under, if any. */
   priceTopicFor(update: PriceUpdate): string | undefined {
-    for (const topic of this.#priceTopics.values()) {
+    for (const topic of this._priceTopics.values()) {
       if (topic.corridor === update.corridor && (topic.tier === undefined || topic.tier === update.tier)) return topic.text;
     }
     return undefined;
   }
 
   priceTopics(): Array<Topic & { kind: 'prices' }> {
-    return [...this.#priceTopics.values()];
+    return [...this._priceTopics.values()];
   }
 }

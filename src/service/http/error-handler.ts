@@ -13,7 +13,7 @@ export type { ErrorFormat } from '../errors/error-format.js';
  * ahead of the route (rate limit, malformed JSON, bad credentials) already use the route's format.
  */
 export class ErrorFormatRoutes {
-  readonly #routes: Array<{ method: string; pattern: RegExp }> = [];
+  private readonly routes: Array<{ method: string; pattern: RegExp }> = [];
 
   /** `path` in express form, e.g. `/api/v1/settlements/:id`. */
   add(method: string, path: string, format: ErrorFormat): void {
@@ -28,11 +28,11 @@ export class ErrorFormatRoutes {
           .join(''),
       )
       .join('/');
-    this.#routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`) });
+    this.routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`) });
   }
 
   formatFor(method: string, path: string): ErrorFormat {
-    return this.#routes.some((route) => route.method === method && route.pattern.test(path)) ? 'B' : 'A';
+    return this.routes.some((route) => route.method === method && route.pattern.test(path)) ? 'B' : 'A';
   }
 
   /** Early middleware: records the format of the route this request is heading to. */

@@ -25,35 +25,35 @@ export interface HealthReport {
  * `eth_chainId` with the id it should have (a stranger's chain on a reused port is unhealthy).
  */
 export class HealthProbe {
-  readonly #clients: Array<{ chain: ChainInfo; client: PublicClient }>;
+  private readonly clients: Array<{ chain: ChainInfo; client: PublicClient }>;
   // Uptime is a process metric, not business time: it ignores test-clock advances.
-  readonly #startedAt = performance.now();
+  private readonly startedAt = performance.now();
 
   constructor(
     private readonly store: Store,
     chains: readonly ChainInfo[],
     private readonly info: { environment: Environment; version: string; timeoutMs?: number },
   ) {
-    this.#clients = chains.map((chain) => ({
+    this.clients = chains.map((chain) => ({
       chain,
       client: createPublicClient({ transport: http(chain.rpcUrl, { timeout: info.timeoutMs ?? 2_000, retryCount: 0 }) }),
     }));
   }
 
   async check(): Promise<HealthReport> {
-    const chains = await Promise.all(this.#clients.map(({ chain, client }) => this.#checkChain(chain, client)));
+    const chains = await Promise.all(this.clients.map(({ chain, client }) => this.checkChain(chain, client)));
     const store = { ok: this.store.ping() };
     return {
       ok: store.ok && chains.every((chain) => chain.ok),
       environment: this.info.environment,
       version: this.info.version,
-      uptimeSeconds: Math.floor((performance.now() - this.#startedAt) / 1_000),
+      uptimeSeconds: Math.floor((performance.now() - this.startedAt) / 1_000),
       store,
       chains,
     };
   }
 
-  async #checkChain(chain: ChainInfo, client: PublicClient): Promise<ChainHealth> {
+  private async checkChain(chain: ChainInfo, client: PublicClient): Promise<ChainHealth> {
     const started = performance.now();
     try {
       const chainId = await client.getChainId();

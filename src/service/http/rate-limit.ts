@@ -28,10 +28,10 @@ export interface RateDecision {
  * the business clock must not hand out or take away capacity.
  */
 export class CredentialRateLimiter {
-  readonly #rate: RateLimiterMemory;
-  readonly #burst: RateLimiterMemory | undefined;
-  readonly #limiter: BurstyRateLimiter | RateLimiterMemory;
-  readonly #wall = new RealClock();
+  private readonly rate: RateLimiterMemory;
+  private readonly burst: RateLimiterMemory | undefined;
+  private readonly limiter: BurstyRateLimiter | RateLimiterMemory;
+  private readonly wall = new RealClock();
   readonly limit: number;
 
   constructor(settings: RateLimitSettings, name: string) {
@@ -39,32 +39,32 @@ export class CredentialRateLimiter {
       throw new RangeError(`rate limit ${name}: need perSecond >= 1 and burst >= perSecond`);
     }
     this.limit = settings.burst;
-    this.#rate = new RateLimiterMemory({ keyPrefix: `${name}:rate`, points: settings.perSecond, duration: 1 });
+    this.rate = new RateLimiterMemory({ keyPrefix: `${name}:rate`, points: settings.perSecond, duration: 1 });
     const extra = settings.burst - settings.perSecond;
     if (extra > 0) {
-      this.#burst = new RateLimiterMemory({
+      this.burst = new RateLimiterMemory({
         keyPrefix: `${name}:burst`,
         points: extra,
         duration: Math.max(1, Math.ceil(settings.burst / settings.perSecond)),
       });
-      this.#limiter = new BurstyRateLimiter(this.#rate, this.#burst);
+      this.limiter = new BurstyRateLimiter(this.rate, this.burst);
     } else {
-      this.#limiter = this.#rate;
+      this.limiter = this.rate;
     }
   }
 
   async consume(key: string): Promise<RateDecision> {
-    const now = this.#wall.now();
+    const now = this.wall.now();
     let allowed = true;
     let result: RateLimiterRes;
     try {
-      result = await this.#limiter.consume(key);
+      result = await this.limiter.consume(key);
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       allowed = false;
       result = rejection;
     }
-    const burstLeft = this.#burst === undefined ? 0 : await this.#burstRemaining(key);
+    const burstLeft = this.burst === undefined ? 0 : await this.burstRemaining(key);
     const remaining = Math.max(0, result.remainingPoints) + burstLeft;
     return {
       allowed,
@@ -75,9 +75,9 @@ export class CredentialRateLimiter {
     };
   }
 
-  async #burstRemaining(key: string): Promise<number> {
-    const state = await this.#burst!.get(key);
-    return state === null ? this.#burst!.points : Math.max(0, state.remainingPoints);
+  private async burstRemaining(key: string): Promise<number> {
+    const state = await this.burst!.get(key);
+    return state === null ? this.burst!.points : Math.max(0, state.remainingPoints);
   }
 }
 

@@ -33,22 +33,22 @@ function handshakeProblem(req: IncomingMessage): { param: string; message: strin
  * broken handshakes (400), CONNECT — are typed JSON errors, and nothing a client sends can throw out of here.
  */
 export class UpgradeRouter {
-  readonly #routes = new Map<string, UpgradeHandler>();
-  readonly #sockets = new Set<Duplex>();
+  private readonly routes = new Map<string, UpgradeHandler>();
+  private readonly sockets = new Set<Duplex>();
 
   add(path: string, handler: UpgradeHandler): void {
-    if (this.#routes.has(path)) throw new Error(`upgrade path ${path} registered twice`);
-    this.#routes.set(path, handler);
+    if (this.routes.has(path)) throw new Error(`upgrade path ${path} registered twice`);
+    this.routes.set(path, handler);
   }
 
   paths(): string[] {
-    return [...this.#routes.keys()];
+    return [...this.routes.keys()];
   }
 
   attach(server: Server): void {
     server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      this.#sockets.add(socket);
-      socket.once('close', () => this.#sockets.delete(socket));
+      this.sockets.add(socket);
+      socket.once('close', () => this.sockets.delete(socket));
       socket.on('error', () => socket.destroy());
       const refuse = (status: number, statusText: string, error: { type: string; code: string; message: string; param?: string }) =>
         socket.end(rawErrorResponse(status, statusText, error, socketDocBase(socket)));
@@ -65,7 +65,7 @@ export class UpgradeRouter {
         });
         return;
       }
-      const handler = this.#routes.get(pathname);
+      const handler = this.routes.get(pathname);
       if (handler === undefined) {
         refuse(404, 'Not Found', { type: 'not_found', code: 'route_not_found', message: `No WebSocket endpoint at ${pathname}.` });
         return;
@@ -97,7 +97,7 @@ export class UpgradeRouter {
 
   /** Destroys upgraded sockets that are still open (the server's close() does not cover them). */
   closeAll(): void {
-    for (const socket of this.#sockets) socket.destroy();
-    this.#sockets.clear();
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
   }
 }

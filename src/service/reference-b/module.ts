@@ -38,29 +38,29 @@ export interface ReferenceBModuleOptions {
 export class ReferenceBModule implements ServiceModule {
   readonly name = 'reference-b';
   readonly migrations: MigrationSet = referenceBMigrations;
-  #registrations: SolverRegistrations | undefined;
-  #intake: OrderIntake | undefined;
+  private _registrations: SolverRegistrations | undefined;
+  private intake: OrderIntake | undefined;
 
   constructor(private readonly options: ReferenceBModuleOptions) {
     // Solver keys issued by `POST /solver/register` authenticate on the auction's solver stream.
-    options.auction.useSolverKeys({ resolve: (key) => this.#registrations?.resolver.resolve(key) });
+    options.auction.useSolverKeys({ resolve: (key) => this._registrations?.resolver.resolve(key) });
   }
 
   get registrations(): SolverRegistrations {
-    if (this.#registrations === undefined) throw new Error('the reference-b module is used before setup');
-    return this.#registrations;
+    if (this._registrations === undefined) throw new Error('the reference-b module is used before setup');
+    return this._registrations;
   }
 
   setup(context: ServiceContext): void {
     const { evidence, auction, orders, settlement, compliance } = this.options;
     const { clock, config } = context;
     const logger = context.logger.child({ module: 'reference-b' });
-    this.#registrations = new SolverRegistrations(context.store);
+    this._registrations = new SolverRegistrations(context.store);
     orders.onDomainEvent(new SettlementEventProjection({ outbox: evidence.outbox, ledger: evidence.ledger, chains: config.chains }).handle);
 
     // Reference A's intake itself, built over the orders module's parts once they exist.
     const intake = (): OrderIntake => {
-      this.#intake ??= new OrderIntake({
+      this.intake ??= new OrderIntake({
         orders: orders.orders,
         lifecycle: orders.lifecycle!,
         compliance,
@@ -71,7 +71,7 @@ export class ReferenceBModule implements ServiceModule {
         quoteBook: () => auction.quoteBook,
         engine: () => settlement.engine,
       });
-      return this.#intake;
+      return this.intake;
     };
 
     mountReferenceBRoutes(context.routes({ errorFormat: 'B' }), context.openapi, {
@@ -98,7 +98,7 @@ export class ReferenceBModule implements ServiceModule {
         compliance,
         outbox: evidence.outbox,
         registry: () => auction.registry,
-        registrations: this.#registrations,
+        registrations: this._registrations,
       }),
       solverStreamUrl: () => auction.solverStreamUrl,
     });

@@ -20,12 +20,12 @@ export class Store {
   readonly db: SqliteDatabase;
   readonly path: string;
   /** One transaction function for every call: building one per call costs more than a small transaction's SQL. */
-  readonly #immediate: (fn: () => unknown) => unknown;
+  private readonly immediate: (fn: () => unknown) => unknown;
 
   private constructor(db: SqliteDatabase, path: string) {
     this.db = db;
     this.path = path;
-    this.#immediate = db.transaction((fn: () => unknown) => {
+    this.immediate = db.transaction((fn: () => unknown) => {
       const result = fn();
       if (result instanceof Promise) {
         throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
@@ -59,7 +59,7 @@ export class Store {
    * synchronous: awaiting inside would let other requests interleave with an open transaction.
    */
   transaction<T>(fn: () => T): T {
-    return this.#immediate(fn) as T;
+    return this.immediate(fn) as T;
   }
 
   /** True when the database answers a trivial query. */

@@ -38,16 +38,16 @@ export interface DispatcherOptions {
  * them: a receiver that takes 30 s to fail must not hold up every other timed job of the service.
  */
 export class DeliveryDispatcher {
-  readonly #inFlight = new Map<string, Promise<WebhookDelivery | undefined>>();
+  private readonly inFlight = new Map<string, Promise<WebhookDelivery | undefined>>();
   /**
    * The last attempt launched per endpoint. An endpoint receives one attempt at a time, in the order messages
    * became due (outbox order for first attempts): a receiver sees `order.settled` before the `compliance.event`
    * committed after it, as the spec's sequences read. Different endpoints still go in parallel.
    */
-  readonly #endpointTail = new Map<string, Promise<unknown>>();
-  readonly #abort = new AbortController();
-  #job: ScheduledJob | undefined;
-  #stopped = false;
+  private readonly endpointTail = new Map<string, Promise<unknown>>();
+  private readonly abort = new AbortController();
+  private job: ScheduledJob | undefined;
+  private stopped = false;
 
   constructor(private readonly options: DispatcherOptions) {}
 
@@ -62,80 +62,80 @@ export class DeliveryDispatcher {
   }
 
   async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#job !== undefined) this.options.clock.cancel(this.#job);
-    this.#job = undefined;
+    this.stopped = true;
+    if (this.job !== undefined) this.options.clock.cancel(this.job);
+    this.job = undefined;
     // Unfinished attempts are not recorded: the messages stay pending and go out again after a restart.
-    this.#abort.abort();
-    await Promise.allSettled([...this.#inFlight.values()]);
+    this.abort.abort();
+    await Promise.allSettled([...this.inFlight.values()]);
   }
 
   /** Puts the clock job at the earliest due attempt (call after anything that queues or re-times messages). */
   arm(): void {
     // With every slot busy, the next finishing attempt re-arms (a job now would only find no free slot).
-    if (this.#stopped || this.#inFlight.size >= this.options.concurrency) return;
+    if (this.stopped || this.inFlight.size >= this.options.concurrency) return;
     const due = this.options.messages.earliestDue();
     if (due === undefined) {
-      if (this.#job !== undefined) this.options.clock.cancel(this.#job);
-      this.#job = undefined;
+      if (this.job !== undefined) this.options.clock.cancel(this.job);
+      this.job = undefined;
       return;
     }
-    if (this.#job !== undefined) {
-      if (this.#job.at <= due && this.options.clock.pendingJobs().some((job) => job.id === this.#job!.id)) return;
-      this.options.clock.cancel(this.#job);
+    if (this.job !== undefined) {
+      if (this.job.at <= due && this.options.clock.pendingJobs().some((job) => job.id === this.job!.id)) return;
+      this.options.clock.cancel(this.job);
     }
-    this.#job = this.options.clock.schedule(due, () => this.#run(), { name: 'webhook.delivery' });
+    this.job = this.options.clock.schedule(due, () => this.run(), { name: 'webhook.delivery' });
   }
 
   /** Sends one message at once, whatever its endpoint's state (the test route); resolves with the attempt. */
   async sendNow(messageId: string): Promise<WebhookDelivery | undefined> {
     const message = this.options.messages.get(messageId);
     if (message === undefined) return undefined;
-    return this.#launch(message);
+    return this.launch(message);
   }
 
   /** Resolves once nothing is in flight (tests, benchmarks). */
   async settled(): Promise<void> {
-    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight.values()]);
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
-  async #run(): Promise<void> {
-    this.#job = undefined;
-    if (this.#stopped) return;
+  private async run(): Promise<void> {
+    this.job = undefined;
+    if (this.stopped) return;
     const waits = this.options.clock.kind === 'test';
     for (;;) {
-      const free = this.options.concurrency - this.#inFlight.size;
+      const free = this.options.concurrency - this.inFlight.size;
       if (free <= 0) break;
       const batch = this.options.messages.claimDue(this.options.clock.now(), free);
       if (batch.length === 0) break;
-      const launched = batch.map((message) => this.#launch(message));
+      const launched = batch.map((message) => this.launch(message));
       if (!waits) break;
       await Promise.all(launched);
     }
     this.arm();
   }
 
-  #launch(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
-    const previous = this.#endpointTail.get(message.webhookId) ?? Promise.resolve();
+  private launch(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
+    const previous = this.endpointTail.get(message.webhookId) ?? Promise.resolve();
     const attempt = previous.then(
-      () => this.#attempt(message),
-      () => this.#attempt(message),
+      () => this.attempt(message),
+      () => this.attempt(message),
     );
     const tail = attempt.catch(() => undefined);
-    this.#endpointTail.set(message.webhookId, tail);
+    this.endpointTail.set(message.webhookId, tail);
     void tail.then(() => {
-      if (this.#endpointTail.get(message.webhookId) === tail) this.#endpointTail.delete(message.webhookId);
+      if (this.endpointTail.get(message.webhookId) === tail) this.endpointTail.delete(message.webhookId);
     });
     const running = attempt.finally(() => {
-      this.#inFlight.delete(message.id);
+      this.inFlight.delete(message.id);
       // Under the real clock, finishing an attempt frees a slot and may have queued a retry.
       if (this.options.clock.kind !== 'test') this.arm();
     });
-    this.#inFlight.set(message.id, running);
+    this.inFlight.set(message.id, running);
     return running;
   }
 
-  async #attempt(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
+  private async attempt(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
     const { clock } = this.options;
     const endpoint = this.options.endpoints.get(message.webhookId);
     if (endpoint === undefined || endpoint.status === 'deleted') {
@@ -153,12 +153,12 @@ export class DeliveryDispatcher {
       deliveryId,
       timestampSeconds: Math.floor(sentAt / 1000),
     });
-    if (this.#abort.signal.aborted) return undefined;
-    return this.#record(message, deliveryId, sentAt, result);
+    if (this.abort.signal.aborted) return undefined;
+    return this.record(message, deliveryId, sentAt, result);
   }
 
   /** The attempt, the message's next state and the endpoint's streak, in one transaction. */
-  #record(message: WebhookMessage, deliveryId: string, sentAt: number, result: DeliveryResult): WebhookDelivery {
+  private record(message: WebhookMessage, deliveryId: string, sentAt: number, result: DeliveryResult): WebhookDelivery {
     const { clock, profile } = this.options;
     const finishedAt = clock.now();
     const attempt = message.attempts + 1;
@@ -193,7 +193,7 @@ export class DeliveryDispatcher {
         nextAttemptAt: cancelled ? null : nextAttemptAt,
         completedAt: cancelled ? (current?.completedAt ?? finishedAt) : status === 'pending' ? null : finishedAt,
       });
-      if (message.origin !== 'test') this.#updateStreak(message, status, result.succeeded, finishedAt);
+      if (message.origin !== 'test') this.updateStreak(message, status, result.succeeded, finishedAt);
     });
     if (!result.succeeded) {
       this.options.logger.debug(
@@ -204,7 +204,7 @@ export class DeliveryDispatcher {
     return delivery;
   }
 
-  #updateStreak(message: WebhookMessage, status: MessageStatus, succeeded: boolean, now: number): void {
+  private updateStreak(message: WebhookMessage, status: MessageStatus, succeeded: boolean, now: number): void {
     const endpoint = this.options.endpoints.get(message.webhookId);
     if (endpoint === undefined || endpoint.status === 'deleted') return;
     if (succeeded) {
@@ -218,11 +218,11 @@ export class DeliveryDispatcher {
     this.options.endpoints.setFailureStreak(endpoint.id, streak);
     if (streak >= rule.count && endpoint.status === 'active') {
       this.options.endpoints.setStatus(endpoint.id, rule.status, now);
-      this.#notifyStopped(endpoint, rule.status, streak, now);
+      this.notifyStopped(endpoint, rule.status, streak, now);
     }
   }
 
-  #notifyStopped(endpoint: WebhookEndpoint, status: 'paused' | 'disabled', streak: number, now: number): void {
+  private notifyStopped(endpoint: WebhookEndpoint, status: 'paused' | 'disabled', streak: number, now: number): void {
     const what =
       this.options.profile.stopAfter.counting === 'exhausted-events'
         ? 'consecutive events exhausted every retry'

@@ -14,7 +14,7 @@ import { totalAttempts } from './schedule.js';
  * the service was down, or whose notification was lost, are picked up from the table at start.
  */
 export class WebhookFanOut {
-  #unsubscribe: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly deps: {
@@ -29,30 +29,30 @@ export class WebhookFanOut {
   ) {}
 
   /** Events heard since the last fan-out: a commit publishes its events one by one, they are fanned out together. */
-  #batch: StoredEvent[] = [];
+  private batch: StoredEvent[] = [];
 
   start(): void {
     this.catchUp();
-    this.#unsubscribe = this.deps.outbox.onCommitted((event) => {
+    this.unsubscribe = this.deps.outbox.onCommitted((event) => {
       // One store transaction per batch rather than per event: a settled order publishes several events, and each
       // commit is a write to the database file. The events are already committed, so deferring to the end of
       // the publisher's synchronous work loses nothing; the cursor covers a crash in between.
-      if (this.#batch.push(event) === 1) queueMicrotask(() => this.#drain());
+      if (this.batch.push(event) === 1) queueMicrotask(() => this.drain());
     });
   }
 
   stop(): void {
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    this.#drain();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.drain();
   }
 
-  #drain(): void {
-    const events = this.#batch;
+  private drain(): void {
+    const events = this.batch;
     if (events.length === 0) return;
-    this.#batch = [];
+    this.batch = [];
     try {
-      this.#fanOut(events);
+      this.fanOut(events);
     } catch (error) {
       // Never break the publisher's request; the cursor lets the next start pick the events up.
       this.deps.logger.error({ err: error, eventIds: events.map((e) => e.envelope.id) }, 'webhook fan-out failed');
@@ -65,12 +65,12 @@ export class WebhookFanOut {
     for (;;) {
       const events = this.deps.outbox.after(this.deps.messages.fanOutCursor(), 500);
       if (events.length === 0) return total;
-      this.#fanOut(events);
+      this.fanOut(events);
       total += events.length;
     }
   }
 
-  #fanOut(events: readonly StoredEvent[]): void {
+  private fanOut(events: readonly StoredEvent[]): void {
     const { store, endpoints, messages, clock, dispatcher } = this.deps;
     const maxAttempts = totalAttempts(dispatcher.profile);
     let queued = 0;

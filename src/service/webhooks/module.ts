@@ -34,19 +34,19 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 export class WebhooksModule implements ServiceModule {
   readonly name = 'webhooks';
   readonly migrations = webhookMigrations;
-  #endpoints: WebhookEndpoints | undefined;
-  #dispatcher: DeliveryDispatcher | undefined;
-  #fanOut: WebhookFanOut | undefined;
-  #mailbox: Mailbox | undefined;
-  #messages: WebhookMessageRepository | undefined;
-  #sweep: ScheduledJob | undefined;
-  #context: ServiceContext | undefined;
-  #apiBase = '';
+  private _endpoints: WebhookEndpoints | undefined;
+  private _dispatcher: DeliveryDispatcher | undefined;
+  private fanOut: WebhookFanOut | undefined;
+  private _mailbox: Mailbox | undefined;
+  private _messages: WebhookMessageRepository | undefined;
+  private sweep: ScheduledJob | undefined;
+  private context: ServiceContext | undefined;
+  private apiBase = '';
 
   constructor(private readonly options: WebhooksModuleOptions) {}
 
   setup(context: ServiceContext): void {
-    this.#context = context;
+    this.context = context;
     const { clock, store, logger, config } = context;
     const profile = retryProfile(this.options.profile ?? 'A');
     const endpoints = new WebhookEndpointRepository(store);
@@ -72,15 +72,15 @@ export class WebhooksModule implements ServiceModule {
       profile,
       logger: logger.child({ module: 'webhooks' }),
       concurrency: this.options.concurrency ?? 64,
-      apiBase: () => this.#apiBase,
+      apiBase: () => this.apiBase,
     });
     const outbox = this.options.evidence.outbox;
-    this.#apiBase = config.publicUrl ?? '';
-    this.#messages = messages;
-    this.#mailbox = mailbox;
-    this.#dispatcher = dispatcher;
-    this.#fanOut = new WebhookFanOut({ clock, store, outbox, endpoints, messages, dispatcher, logger });
-    this.#endpoints = new WebhookEndpoints({
+    this.apiBase = config.publicUrl ?? '';
+    this._messages = messages;
+    this._mailbox = mailbox;
+    this._dispatcher = dispatcher;
+    this.fanOut = new WebhookFanOut({ clock, store, outbox, endpoints, messages, dispatcher, logger });
+    this._endpoints = new WebhookEndpoints({
       clock,
       store,
       environment: config.environment,
@@ -90,46 +90,46 @@ export class WebhooksModule implements ServiceModule {
       dispatcher,
       policy,
     });
-    mountWebhookRoutes(context.routes(), context.routes({ base: '/v1' }), context.openapi, this.#endpoints);
+    mountWebhookRoutes(context.routes(), context.routes({ base: '/v1' }), context.openapi, this._endpoints);
     if (config.environment === 'sandbox') mountMailboxRoutes(context.routes(), context.openapi, mailbox);
   }
 
   start(context: RunningContext): void {
-    this.#apiBase = context.config.publicUrl ?? context.url;
+    this.apiBase = context.config.publicUrl ?? context.url;
     this.dispatcher.start();
-    this.#fanOut!.start();
+    this.fanOut!.start();
     const sweep = () => {
       const now = context.clock.now();
-      const purged = this.#messages!.purgeBefore(now - RETENTION_MS);
+      const purged = this._messages!.purgeBefore(now - RETENTION_MS);
       if (purged.messages + purged.expired > 0) context.logger.debug(purged, 'webhook retention sweep');
-      this.#sweep = context.clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
+      this.sweep = context.clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
     };
-    this.#sweep = context.clock.schedule(context.clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
+    this.sweep = context.clock.schedule(context.clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
   }
 
   async stop(): Promise<void> {
-    this.#fanOut?.stop();
-    if (this.#sweep !== undefined) this.#context?.clock.cancel(this.#sweep);
-    await this.#dispatcher?.stop();
+    this.fanOut?.stop();
+    if (this.sweep !== undefined) this.context?.clock.cancel(this.sweep);
+    await this._dispatcher?.stop();
   }
 
   get endpoints(): WebhookEndpoints {
-    if (this.#endpoints === undefined) throw new Error('webhooks module used before setup');
-    return this.#endpoints;
+    if (this._endpoints === undefined) throw new Error('webhooks module used before setup');
+    return this._endpoints;
   }
 
   get dispatcher(): DeliveryDispatcher {
-    if (this.#dispatcher === undefined) throw new Error('webhooks module used before setup');
-    return this.#dispatcher;
+    if (this._dispatcher === undefined) throw new Error('webhooks module used before setup');
+    return this._dispatcher;
   }
 
   get mailbox(): Mailbox {
-    if (this.#mailbox === undefined) throw new Error('webhooks module used before setup');
-    return this.#mailbox;
+    if (this._mailbox === undefined) throw new Error('webhooks module used before setup');
+    return this._mailbox;
   }
 
   get messages(): WebhookMessageRepository {
-    if (this.#messages === undefined) throw new Error('webhooks module used before setup');
-    return this.#messages;
+    if (this._messages === undefined) throw new Error('webhooks module used before setup');
+    return this._messages;
   }
 }

@@ -155,18 +155,18 @@ export class WebhookEndpointRepository {
   constructor(private readonly store: Store) {}
 
   /** Compiled once per SQL text: fan-out and delivery run the same statements for every event. */
-  readonly #statements = new Map<string, Statement>();
-  #prepare(sql: string): Statement {
-    let statement = this.#statements.get(sql);
+  private readonly statements = new Map<string, Statement>();
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.store.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      this.statements.set(sql, statement);
     }
     return statement;
   }
 
   insert(endpoint: WebhookEndpoint): void {
-    this.#prepare(
+    this.prepare(
       `INSERT INTO webhooks (id, workspace_id, url, events, secret, status, failure_streak, created_at, updated_at, stopped_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -184,7 +184,7 @@ export class WebhookEndpointRepository {
   }
 
   get(id: string): WebhookEndpoint | undefined {
-    const row = this.#prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as EndpointRow | undefined;
+    const row = this.prepare('SELECT * FROM webhooks WHERE id = ?').get(id) as EndpointRow | undefined;
     return row === undefined ? undefined : endpointFrom(row);
   }
 
@@ -195,14 +195,14 @@ export class WebhookEndpointRepository {
   }
 
   active(workspaceId: string): WebhookEndpoint[] {
-    return (this.#prepare("SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'").all(workspaceId) as EndpointRow[]).map(
+    return (this.prepare("SELECT * FROM webhooks WHERE workspace_id = ? AND status = 'active'").all(workspaceId) as EndpointRow[]).map(
       endpointFrom,
     );
   }
 
   countLive(workspaceId: string): number {
     return (
-      this.#prepare("SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? AND status != 'deleted'").get(workspaceId) as { n: number }
+      this.prepare("SELECT COUNT(*) AS n FROM webhooks WHERE workspace_id = ? AND status != 'deleted'").get(workspaceId) as { n: number }
     ).n;
   }
 
@@ -220,7 +220,7 @@ export class WebhookEndpointRepository {
   }
 
   setStatus(id: string, status: WebhookStatus, now: number): void {
-    this.#prepare(
+    this.prepare(
       `UPDATE webhooks SET status = ?, updated_at = ?,
            stopped_at = CASE WHEN ? IN ('paused', 'disabled') THEN ? ELSE NULL END,
            failure_streak = CASE WHEN ? = 'active' THEN 0 ELSE failure_streak END
@@ -229,7 +229,7 @@ export class WebhookEndpointRepository {
   }
 
   setFailureStreak(id: string, streak: number): void {
-    this.#prepare('UPDATE webhooks SET failure_streak = ? WHERE id = ?').run(streak, id);
+    this.prepare('UPDATE webhooks SET failure_streak = ? WHERE id = ?').run(streak, id);
   }
 }
 
@@ -258,19 +258,19 @@ export class WebhookMessageRepository {
   constructor(private readonly store: Store) {}
 
   /** Compiled once per SQL text: fan-out and delivery run the same statements for every event. */
-  readonly #statements = new Map<string, Statement>();
-  #prepare(sql: string): Statement {
-    let statement = this.#statements.get(sql);
+  private readonly statements = new Map<string, Statement>();
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
     if (statement === undefined) {
       statement = this.store.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      this.statements.set(sql, statement);
     }
     return statement;
   }
 
   /** False when the event was already queued for this endpoint by fan-out (a catch-up after a restart). */
   insert(message: NewMessage): boolean {
-    const result = this.#prepare(
+    const result = this.prepare(
       `INSERT OR IGNORE INTO webhook_messages
            (id, webhook_id, event_id, event_type, body, origin, status, attempts, max_attempts, next_attempt_at, in_flight, created_at, completed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, 0, ?, NULL)`,
@@ -290,19 +290,19 @@ export class WebhookMessageRepository {
   }
 
   get(id: string): WebhookMessage | undefined {
-    const row = this.#prepare('SELECT * FROM webhook_messages WHERE id = ?').get(id) as MessageRow | undefined;
+    const row = this.prepare('SELECT * FROM webhook_messages WHERE id = ?').get(id) as MessageRow | undefined;
     return row === undefined ? undefined : messageFrom(row);
   }
 
   /** Due, pending, not in flight, for an active endpoint: marked in flight and returned, earliest first. */
   claimDue(now: number, limit: number): WebhookMessage[] {
     return this.store.transaction(() => {
-      const rows = this.#prepare(
+      const rows = this.prepare(
         `SELECT m.* FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
            WHERE m.status = 'pending' AND m.in_flight = 0 AND m.next_attempt_at <= ? AND w.status = 'active'
            ORDER BY m.next_attempt_at, m.rowid LIMIT ?`,
       ).all(now, limit) as MessageRow[];
-      const mark = this.#prepare('UPDATE webhook_messages SET in_flight = 1 WHERE id = ?');
+      const mark = this.prepare('UPDATE webhook_messages SET in_flight = 1 WHERE id = ?');
       for (const row of rows) mark.run(row.id);
       return rows.map(messageFrom);
     });
@@ -310,7 +310,7 @@ export class WebhookMessageRepository {
 
   /** When the next attempt of an active endpoint falls due, if any. */
   earliestDue(): number | undefined {
-    const row = this.#prepare(
+    const row = this.prepare(
       `SELECT MIN(m.next_attempt_at) AS at FROM webhook_messages m JOIN webhooks w ON w.id = m.webhook_id
          WHERE m.status = 'pending' AND m.in_flight = 0 AND w.status = 'active'`,
     ).get() as { at: number | null };
@@ -319,12 +319,12 @@ export class WebhookMessageRepository {
 
   /** After a restart nothing is in flight: those attempts never finished and are sent again. */
   releaseInFlight(): number {
-    return this.#prepare('UPDATE webhook_messages SET in_flight = 0 WHERE in_flight = 1').run().changes;
+    return this.prepare('UPDATE webhook_messages SET in_flight = 0 WHERE in_flight = 1').run().changes;
   }
 
   recordAttempt(outcome: AttemptOutcome): void {
     const d = outcome.delivery;
-    this.#prepare(
+    this.prepare(
       `INSERT INTO webhook_deliveries (id, message_id, webhook_id, event_id, event_type, attempt, sent_at, finished_at, duration_ms,
            status_code, succeeded, error, retry_after_ms, next_attempt_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -344,25 +344,25 @@ export class WebhookMessageRepository {
       d.retryAfterMs,
       d.nextAttemptAt,
     );
-    this.#prepare(
+    this.prepare(
       'UPDATE webhook_messages SET attempts = ?, status = ?, next_attempt_at = ?, completed_at = ?, in_flight = 0 WHERE id = ?',
     ).run(d.attempt, outcome.status, outcome.nextAttemptAt, outcome.completedAt, outcome.message.id);
   }
 
   /** A message that was claimed but whose endpoint went away meanwhile. */
   release(id: string): void {
-    this.#prepare('UPDATE webhook_messages SET in_flight = 0 WHERE id = ?').run(id);
+    this.prepare('UPDATE webhook_messages SET in_flight = 0 WHERE id = ?').run(id);
   }
 
   /** Pending messages of an endpoint overdue at `now` become due now (after enable). Returns how many. */
   resumeOverdue(webhookId: string, now: number): number {
-    return this.#prepare(
+    return this.prepare(
       "UPDATE webhook_messages SET next_attempt_at = ? WHERE webhook_id = ? AND status = 'pending' AND next_attempt_at < ?",
     ).run(now, webhookId, now).changes;
   }
 
   cancelPending(webhookId: string, now: number): number {
-    return this.#prepare(
+    return this.prepare(
       "UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'",
     ).run(now, webhookId).changes;
   }
@@ -370,7 +370,7 @@ export class WebhookMessageRepository {
   /** Event ids of the endpoint that were delivered or are still on their way (recover skips those). */
   deliveredOrPending(webhookId: string, eventIds: readonly string[]): Set<string> {
     const found = new Set<string>();
-    const query = this.#prepare(
+    const query = this.prepare(
       "SELECT 1 FROM webhook_messages WHERE webhook_id = ? AND event_id = ? AND status IN ('succeeded', 'pending') LIMIT 1",
     );
     for (const id of eventIds) if (query.get(webhookId, id) !== undefined) found.add(id);
@@ -379,7 +379,7 @@ export class WebhookMessageRepository {
 
   pendingCount(webhookId: string): number {
     return (
-      this.#prepare("SELECT COUNT(*) AS n FROM webhook_messages WHERE webhook_id = ? AND status = 'pending'").get(webhookId) as {
+      this.prepare("SELECT COUNT(*) AS n FROM webhook_messages WHERE webhook_id = ? AND status = 'pending'").get(webhookId) as {
         n: number;
       }
     ).n;
@@ -399,13 +399,13 @@ export class WebhookMessageRepository {
   }
 
   deliveriesOf(messageId: string): WebhookDelivery[] {
-    return (this.#prepare('SELECT * FROM webhook_deliveries WHERE message_id = ? ORDER BY attempt').all(messageId) as DeliveryRow[]).map(
+    return (this.prepare('SELECT * FROM webhook_deliveries WHERE message_id = ? ORDER BY attempt').all(messageId) as DeliveryRow[]).map(
       deliveryFrom,
     );
   }
 
   messagesOf(webhookId: string): WebhookMessage[] {
-    return (this.#prepare('SELECT * FROM webhook_messages WHERE webhook_id = ? ORDER BY rowid').all(webhookId) as MessageRow[]).map(
+    return (this.prepare('SELECT * FROM webhook_messages WHERE webhook_id = ? ORDER BY rowid').all(webhookId) as MessageRow[]).map(
       messageFrom,
     );
   }
@@ -416,24 +416,24 @@ export class WebhookMessageRepository {
    */
   purgeBefore(cutoff: number): { messages: number; deliveries: number; expired: number } {
     return this.store.transaction(() => {
-      const expired = this.#prepare(
+      const expired = this.prepare(
         "UPDATE webhook_messages SET status = 'cancelled', completed_at = ?, next_attempt_at = NULL WHERE status = 'pending' AND created_at < ?",
       ).run(cutoff, cutoff).changes;
-      const deliveries = this.#prepare(
+      const deliveries = this.prepare(
         `DELETE FROM webhook_deliveries WHERE message_id IN
              (SELECT id FROM webhook_messages WHERE status != 'pending' AND completed_at < ?)`,
       ).run(cutoff).changes;
-      const messages = this.#prepare("DELETE FROM webhook_messages WHERE status != 'pending' AND completed_at < ?").run(cutoff).changes;
+      const messages = this.prepare("DELETE FROM webhook_messages WHERE status != 'pending' AND completed_at < ?").run(cutoff).changes;
       return { messages, deliveries, expired };
     });
   }
 
   fanOutCursor(): number {
-    return (this.#prepare('SELECT seq FROM webhook_fanout_cursor WHERE id = 1').get() as { seq: number } | undefined)?.seq ?? 0;
+    return (this.prepare('SELECT seq FROM webhook_fanout_cursor WHERE id = 1').get() as { seq: number } | undefined)?.seq ?? 0;
   }
 
   advanceFanOutCursor(seq: number): void {
-    this.#prepare(
+    this.prepare(
       'INSERT INTO webhook_fanout_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = MAX(seq, excluded.seq)',
     ).run(seq);
   }

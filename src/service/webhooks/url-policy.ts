@@ -83,10 +83,10 @@ export interface UrlPolicyOptions {
 }
 
 export class WebhookUrlPolicy {
-  readonly #resolver: Resolver;
+  private readonly resolver: Resolver;
 
   constructor(private readonly options: UrlPolicyOptions) {
-    this.#resolver = options.resolver ?? systemResolver;
+    this.resolver = options.resolver ?? systemResolver;
   }
 
   /** Throws UrlRefused with a message for people; returns the normalised URL. */
@@ -120,7 +120,7 @@ export class WebhookUrlPolicy {
     }
     let addresses: string[];
     try {
-      addresses = await this.#resolver(bare);
+      addresses = await this.resolver(bare);
     } catch {
       throw new UrlRefused(`host ${bare} does not resolve`);
     }

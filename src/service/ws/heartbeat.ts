@@ -28,80 +28,80 @@ export interface ClockHeartbeatOptions {
 export const DEFAULT_ANSWER_WINDOW_MS = 1_000;
 
 export class ClockHeartbeat {
-  readonly #intervalMs: number;
-  #job: ScheduledJob | undefined;
-  #awaitingPong = false;
-  #running = false;
+  private readonly intervalMs: number;
+  private job: ScheduledJob | undefined;
+  private _awaitingPong = false;
+  private running = false;
   /** Wall time (ms) the outstanding ping was sent: a network round trip is measured in real time. */
-  #pingSentAt = 0;
-  #answerCheck: NodeJS.Timeout | undefined;
+  private pingSentAt = 0;
+  private answerCheck: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly clock: Clock,
     private readonly options: ClockHeartbeatOptions,
   ) {
-    this.#intervalMs = options.intervalMs ?? DEFAULT_PING_INTERVAL_MS;
-    if (!(this.#intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${this.#intervalMs}`);
+    this.intervalMs = options.intervalMs ?? DEFAULT_PING_INTERVAL_MS;
+    if (!(this.intervalMs > 0)) throw new RangeError(`intervalMs must be positive, got ${this.intervalMs}`);
   }
 
   /** First ping one interval from now. Idempotent. */
   start(): void {
-    if (this.#running) return;
-    this.#running = true;
-    this.#schedule();
+    if (this.running) return;
+    this.running = true;
+    this.schedule();
   }
 
   /** The peer answered; any pong counts for the outstanding ping. */
   pong(): void {
-    this.#awaitingPong = false;
+    this._awaitingPong = false;
   }
 
   get awaitingPong(): boolean {
-    return this.#awaitingPong;
+    return this._awaitingPong;
   }
 
   stop(): void {
-    this.#running = false;
-    if (this.#job !== undefined) this.clock.cancel(this.#job);
-    this.#job = undefined;
-    if (this.#answerCheck !== undefined) clearTimeout(this.#answerCheck);
-    this.#answerCheck = undefined;
+    this.running = false;
+    if (this.job !== undefined) this.clock.cancel(this.job);
+    this.job = undefined;
+    if (this.answerCheck !== undefined) clearTimeout(this.answerCheck);
+    this.answerCheck = undefined;
   }
 
-  #schedule(): void {
-    this.#job = this.clock.schedule(this.clock.now() + this.#intervalMs, () => this.#tick(), {
+  private schedule(): void {
+    this.job = this.clock.schedule(this.clock.now() + this.intervalMs, () => this.tick(), {
       name: this.options.name ?? 'ws.heartbeat',
     });
   }
 
-  #tick(): void {
-    this.#job = undefined;
-    if (!this.#running) return;
-    if (this.#awaitingPong) {
-      const waited = Date.now() - this.#pingSentAt;
+  private tick(): void {
+    this.job = undefined;
+    if (!this.running) return;
+    if (this._awaitingPong) {
+      const waited = Date.now() - this.pingSentAt;
       const window = this.options.answerWindowMs ?? DEFAULT_ANSWER_WINDOW_MS;
       if (waited >= window) {
-        this.#expire();
+        this.expire();
         return;
       }
       // The clock outran the network: judge the ping once the peer had its real-time window, then carry on.
-      this.#answerCheck = setTimeout(() => {
-        this.#answerCheck = undefined;
-        if (!this.#running) return;
-        if (this.#awaitingPong) this.#expire();
-        else this.#schedule();
+      this.answerCheck = setTimeout(() => {
+        this.answerCheck = undefined;
+        if (!this.running) return;
+        if (this._awaitingPong) this.expire();
+        else this.schedule();
       }, window - waited);
-      this.#answerCheck.unref?.();
+      this.answerCheck.unref?.();
       return;
     }
-    this.#awaitingPong = true;
-    this.#pingSentAt = Date.now();
+    this._awaitingPong = true;
+    this.pingSentAt = Date.now();
     this.options.ping();
-    this.#schedule();
+    this.schedule();
   }
 
-  #expire(): void {
-    this.#running = false;
+  private expire(): void {
+    this.running = false;
     this.options.timeout();
   }
 }

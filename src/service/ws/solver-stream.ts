@@ -96,20 +96,20 @@ class SolverConnection {
 }
 
 export class SolverStream implements SolverChannel, SolverNotifier {
-  readonly #settings: SolverStreamSettings;
-  readonly #limit: ConnectionLimit;
-  readonly #server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
-  readonly #connections = new Set<SolverConnection>();
-  readonly #bySolver = new Map<string, Set<SolverConnection>>();
+  private readonly settings: SolverStreamSettings;
+  private readonly limit: ConnectionLimit;
+  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
+  private readonly connections = new Set<SolverConnection>();
+  private readonly bySolver = new Map<string, Set<SolverConnection>>();
 
   constructor(private readonly deps: SolverStreamDeps) {
-    this.#settings = { ...DEFAULT_SOLVER_STREAM_SETTINGS, ...deps.settings };
-    this.#limit = new ConnectionLimit(this.#settings.maxConnectionsPerKey);
+    this.settings = { ...DEFAULT_SOLVER_STREAM_SETTINGS, ...deps.settings };
+    this.limit = new ConnectionLimit(this.settings.maxConnectionsPerKey);
   }
 
   attach(upgrades: UpgradeRouter): void {
     for (const path of SOLVER_STREAM_PATHS) {
-      upgrades.add(path, (req, socket, head) => this.#server.handleUpgrade(req, socket, head, (ws) => this.#accept(ws, req)));
+      upgrades.add(path, (req, socket, head) => this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req)));
     }
   }
 
@@ -117,7 +117,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
 
   eligibleSolvers(corridorId: string): Set<string> {
     const solvers = new Set<string>();
-    for (const [solverId, connections] of this.#bySolver) {
+    for (const [solverId, connections] of this.bySolver) {
       for (const connection of connections) {
         if (connection.receivesRfqs(corridorId)) {
           solvers.add(solverId);
@@ -132,7 +132,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     const text = JSON.stringify(message);
     const reached = new Set<string>();
     for (const solverId of solverIds) {
-      for (const connection of this.#bySolver.get(solverId) ?? []) {
+      for (const connection of this.bySolver.get(solverId) ?? []) {
         if (!connection.receivesRfqs(corridorId) || connection.ws.readyState !== WebSocket.OPEN) continue;
         connection.ws.send(text);
         reached.add(solverId);
@@ -146,7 +146,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
   /** Sends an order message to every live connection of the solver; returns how many got it. */
   notify(solverId: string, message: SolverOrderMessage): number {
     let sent = 0;
-    for (const connection of this.#bySolver.get(solverId) ?? []) {
+    for (const connection of this.bySolver.get(solverId) ?? []) {
       if (!connection.closed && sendJson(connection.ws, message)) sent += 1;
     }
     return sent;
@@ -154,48 +154,48 @@ export class SolverStream implements SolverChannel, SolverNotifier {
 
   /** Live authenticated connections of a solver. */
   connectionCount(solverId: string): number {
-    return this.#bySolver.get(solverId)?.size ?? 0;
+    return this.bySolver.get(solverId)?.size ?? 0;
   }
 
   /** Closes every connection (service stop). */
   close(): void {
-    for (const connection of [...this.#connections]) this.#close(connection, SolverCloseCode.goingAway, 'the service is stopping');
-    this.#server.close();
+    for (const connection of [...this.connections]) this._close(connection, SolverCloseCode.goingAway, 'the service is stopping');
+    this.server.close();
   }
 
   // Connections --------------------------------------------------------------------------------------------------
 
-  #accept(ws: WebSocket, req: IncomingMessage): void {
+  private accept(ws: WebSocket, req: IncomingMessage): void {
     const connection = new SolverConnection(ws);
-    this.#connections.add(connection);
-    ws.on('message', (data, isBinary) => this.#onMessage(connection, data, isBinary, performance.now()));
-    ws.on('close', () => this.#onClose(connection));
+    this.connections.add(connection);
+    ws.on('message', (data, isBinary) => this.onMessage(connection, data, isBinary, performance.now()));
+    ws.on('close', () => this.onClose(connection));
     ws.on('error', (error) => this.deps.logger.debug({ err: error }, 'solver stream socket error'));
     const { clock } = this.deps;
     connection.heartbeat = new ClockHeartbeat(clock, {
-      intervalMs: this.#settings.pingIntervalMs,
+      intervalMs: this.settings.pingIntervalMs,
       name: 'ws.solver.ping',
       ping: () => sendJson(ws, { type: 'ping' }),
-      timeout: () => this.#close(connection, SolverCloseCode.missedPong, 'no pong received since the last ping'),
+      timeout: () => this._close(connection, SolverCloseCode.missedPong, 'no pong received since the last ping'),
     });
     connection.heartbeat.start();
     connection.authJob = clock.schedule(
-      clock.now() + this.#settings.authTimeoutMs,
+      clock.now() + this.settings.authTimeoutMs,
       () => {
         connection.authJob = undefined;
         if (connection.identity === undefined && !connection.authenticating) {
-          this.#refuse(connection, SolverCloseCode.authTimeout, 'auth_timeout', 'authenticate within the allowed time');
+          this.refuse(connection, SolverCloseCode.authTimeout, 'auth_timeout', 'authenticate within the allowed time');
         }
       },
       { name: 'ws.solver.auth-timeout' },
     );
     const token = tokenFromUrl(req);
-    if (token !== undefined) void this.#authenticate(connection, token, queryParam(req, 'solverId'));
+    if (token !== undefined) void this.authenticate(connection, token, queryParam(req, 'solverId'));
   }
 
-  async #authenticate(connection: SolverConnection, token: string, solverId: string | undefined): Promise<void> {
+  private async authenticate(connection: SolverConnection, token: string, solverId: string | undefined): Promise<void> {
     if (connection.identity !== undefined) {
-      this.#error(connection, 'already_authenticated', 'this connection is already authenticated');
+      this.error(connection, 'already_authenticated', 'this connection is already authenticated');
       return;
     }
     if (connection.authenticating) return;
@@ -206,22 +206,22 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     } catch (error) {
       connection.authenticating = false;
       if (error instanceof SolverAuthError) {
-        this.#refuse(connection, SolverCloseCode.policyViolation, error.code, error.message);
+        this.refuse(connection, SolverCloseCode.policyViolation, error.code, error.message);
         return;
       }
       this.deps.logger.error({ err: error }, 'solver stream authentication failed unexpectedly');
-      this.#refuse(connection, 1011, 'internal_error', 'authentication failed; retry later');
+      this.refuse(connection, 1011, 'internal_error', 'authentication failed; retry later');
       return;
     }
     connection.authenticating = false;
     if (connection.closed) return;
-    const release = this.#limit.acquire(identity.limitKey);
+    const release = this.limit.acquire(identity.limitKey);
     if (release === undefined) {
-      this.#refuse(
+      this.refuse(
         connection,
         SolverCloseCode.policyViolation,
         'connection_limit',
-        `connection limit reached: at most ${this.#settings.maxConnectionsPerKey} concurrent connections per key`,
+        `connection limit reached: at most ${this.settings.maxConnectionsPerKey} concurrent connections per key`,
       );
       return;
     }
@@ -229,10 +229,10 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     connection.identity = identity;
     if (connection.authJob !== undefined) this.deps.clock.cancel(connection.authJob);
     connection.authJob = undefined;
-    let connections = this.#bySolver.get(identity.solverId);
+    let connections = this.bySolver.get(identity.solverId);
     if (connections === undefined) {
       connections = new Set();
-      this.#bySolver.set(identity.solverId, connections);
+      this.bySolver.set(identity.solverId, connections);
     }
     connections.add(connection);
     sendJson(connection.ws, {
@@ -243,11 +243,11 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     });
   }
 
-  #onMessage(connection: SolverConnection, data: WebSocket.RawData, isBinary: boolean, receivedAt: number): void {
+  private onMessage(connection: SolverConnection, data: WebSocket.RawData, isBinary: boolean, receivedAt: number): void {
     if (connection.closed) return;
     const parsed = parseClientMessage(data, isBinary);
     if ('error' in parsed) {
-      this.#error(connection, 'malformed', parsed.error);
+      this.error(connection, 'malformed', parsed.error);
       return;
     }
     const message = parsed.message;
@@ -261,10 +261,10 @@ export class SolverStream implements SolverChannel, SolverNotifier {
       case 'auth': {
         const auth = AuthMessage.safeParse(message);
         if (!auth.success) {
-          this.#invalid(connection, auth.error);
+          this.invalid(connection, auth.error);
           return;
         }
-        void this.#authenticate(connection, auth.data.token, auth.data.solverId);
+        void this.authenticate(connection, auth.data.token, auth.data.solverId);
         return;
       }
       default:
@@ -272,22 +272,22 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     }
     const identity = connection.identity;
     if (identity === undefined) {
-      this.#error(connection, 'auth_required', 'send {"type":"auth","token":"…"} first');
+      this.error(connection, 'auth_required', 'send {"type":"auth","token":"…"} first');
       return;
     }
     switch (message.type) {
       case 'subscribe':
-        this.#subscribe(connection, identity, message);
+        this.subscribe(connection, identity, message);
         return;
       case 'unsubscribe': {
         const unsubscribe = UnsubscribeMessage.safeParse(message);
         if (!unsubscribe.success) {
-          this.#invalid(connection, unsubscribe.error);
+          this.invalid(connection, unsubscribe.error);
           return;
         }
         for (const channel of unsubscribe.data.channels) connection.channels.delete(channel);
         sendJson(connection.ws, { type: 'unsubscribe.ok', channels: [...connection.channels] });
-        this.#checkGone(identity.solverId);
+        this.checkGone(identity.solverId);
         return;
       }
       case 'quote': {
@@ -312,32 +312,32 @@ export class SolverStream implements SolverChannel, SolverNotifier {
       case 'decline': {
         const decline = DeclineMessage.safeParse(message);
         if (!decline.success) {
-          this.#invalid(connection, decline.error);
+          this.invalid(connection, decline.error);
           return;
         }
         sendJson(connection.ws, this.deps.intake.decline(identity.solverId, decline.data.rfqId, decline.data.reason, receivedAt));
         return;
       }
       default:
-        this.#error(connection, 'message_type_unknown', 'type must be auth, subscribe, unsubscribe, quote, decline, ping or pong', 'type');
+        this.error(connection, 'message_type_unknown', 'type must be auth, subscribe, unsubscribe, quote, decline, ping or pong', 'type');
     }
   }
 
-  #subscribe(connection: SolverConnection, identity: SolverIdentity, message: JsonObject): void {
+  private subscribe(connection: SolverConnection, identity: SolverIdentity, message: JsonObject): void {
     const subscribe = SubscribeMessage.safeParse(message);
     if (!subscribe.success) {
-      this.#invalid(connection, subscribe.error);
+      this.invalid(connection, subscribe.error);
       return;
     }
     const { channels, corridors } = subscribe.data;
     const unknownChannel = channels.findIndex((channel) => !(SOLVER_CHANNELS as readonly string[]).includes(channel));
     if (unknownChannel >= 0) {
-      this.#error(connection, 'channel_unknown', `channels: one of ${SOLVER_CHANNELS.join(', ')}`, `channels.${unknownChannel}`);
+      this.error(connection, 'channel_unknown', `channels: one of ${SOLVER_CHANNELS.join(', ')}`, `channels.${unknownChannel}`);
       return;
     }
     const foreign = corridors?.findIndex((corridor) => !identity.corridors.includes(corridor)) ?? -1;
     if (foreign >= 0) {
-      this.#error(
+      this.error(
         connection,
         'corridor_not_registered',
         `${corridors![foreign]} is not among the corridors this solver registered for`,
@@ -352,52 +352,52 @@ export class SolverStream implements SolverChannel, SolverNotifier {
       channels: [...connection.channels],
       corridors: connection.corridors === undefined ? [...identity.corridors] : [...connection.corridors],
     });
-    this.#checkGone(identity.solverId);
+    this.checkGone(identity.solverId);
   }
 
   /** Tells the auction to stop waiting for a solver once none of its connections receives RFQs any more. */
-  #checkGone(solverId: string): void {
-    const connections = this.#bySolver.get(solverId);
+  private checkGone(solverId: string): void {
+    const connections = this.bySolver.get(solverId);
     const stillListening = [...(connections ?? [])].some(
       (c) => !c.closed && c.identity !== undefined && [...c.channels].some((p) => channelMatches(p, RFQ_EVENT)),
     );
     if (!stillListening) this.deps.intake.solverGone(solverId);
   }
 
-  #error(connection: SolverConnection, code: string, message: string, param?: string): void {
+  private error(connection: SolverConnection, code: string, message: string, param?: string): void {
     sendJson(connection.ws, { type: 'error', code, message, ...(param === undefined ? {} : { param }) });
   }
 
-  #invalid(connection: SolverConnection, error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): void {
+  private invalid(connection: SolverConnection, error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> }): void {
     const issue = error.issues[0];
     const param = issue?.path.map(String).join('.') || undefined;
-    this.#error(connection, 'parameter_invalid', `${param ?? 'message'}: ${issue?.message ?? 'invalid'}`, param);
+    this.error(connection, 'parameter_invalid', `${param ?? 'message'}: ${issue?.message ?? 'invalid'}`, param);
   }
 
   /** Explains, then closes: clients that cannot read close reasons still see why. */
-  #refuse(connection: SolverConnection, code: number, errorCode: string, message: string): void {
-    this.#error(connection, errorCode, message);
-    this.#close(connection, code, message);
+  private refuse(connection: SolverConnection, code: number, errorCode: string, message: string): void {
+    this.error(connection, errorCode, message);
+    this._close(connection, code, message);
   }
 
-  #close(connection: SolverConnection, code: number, reason: string): void {
+  private _close(connection: SolverConnection, code: number, reason: string): void {
     if (!connection.closed) closeSocket(connection.ws, code, reason);
-    this.#onClose(connection);
+    this.onClose(connection);
   }
 
-  #onClose(connection: SolverConnection): void {
+  private onClose(connection: SolverConnection): void {
     if (connection.closed) return;
     connection.closed = true;
-    this.#connections.delete(connection);
+    this.connections.delete(connection);
     connection.heartbeat?.stop();
     if (connection.authJob !== undefined) this.deps.clock.cancel(connection.authJob);
     connection.authJob = undefined;
     connection.release?.();
     const solverId = connection.identity?.solverId;
     if (solverId === undefined) return;
-    const connections = this.#bySolver.get(solverId);
+    const connections = this.bySolver.get(solverId);
     connections?.delete(connection);
-    if (connections?.size === 0) this.#bySolver.delete(solverId);
-    this.#checkGone(solverId);
+    if (connections?.size === 0) this.bySolver.delete(solverId);
+    this.checkGone(solverId);
   }
 }

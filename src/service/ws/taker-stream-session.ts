@@ -61,73 +61,73 @@ function errorOf(error: ApiError): WireError {
 export class TakerStreamSession {
   auth: AuthContext | undefined;
   readonly subscriptions = new StreamSubscriptions((patterns) => new EventPatternSet(patterns));
-  readonly #heartbeat: ClockHeartbeat;
-  #authJob: ScheduledJob | undefined;
-  #authenticating = false;
-  #release: (() => void) | undefined;
-  #closed = false;
+  private readonly heartbeat: ClockHeartbeat;
+  private authJob: ScheduledJob | undefined;
+  private authenticating = false;
+  private release: (() => void) | undefined;
+  private closed = false;
   /** Live events at or below this seq were already considered by a replay. */
-  #replayedUpTo = 0;
-  #dropped: { count: number; first: string; last: string } | undefined;
+  private replayedUpTo = 0;
+  private dropped: { count: number; first: string; last: string } | undefined;
 
   constructor(
     readonly socket: WebSocket,
     private readonly deps: SessionDeps,
   ) {
     const { clock, settings } = deps;
-    this.#heartbeat = new ClockHeartbeat(clock, {
+    this.heartbeat = new ClockHeartbeat(clock, {
       intervalMs: settings.pingIntervalMs,
       name: 'ws.taker.ping',
       ping: () => {
-        this.#reportDrops();
-        this.#send({ type: 'ping' });
+        this.reportDrops();
+        this.send({ type: 'ping' });
       },
       timeout: () => this.close(CloseCode.pongTimeout, 'no pong received'),
     });
-    this.#heartbeat.start();
-    this.#authJob = clock.schedule(
+    this.heartbeat.start();
+    this.authJob = clock.schedule(
       clock.now() + settings.authTimeoutMs,
       () => {
-        this.#authJob = undefined;
+        this.authJob = undefined;
         if (this.auth === undefined)
-          this.#fail(this.#authError('authentication_required', 'Authenticate within 30 seconds.'), CloseCode.unauthorized);
+          this.fail(this.authError('authentication_required', 'Authenticate within 30 seconds.'), CloseCode.unauthorized);
       },
       { name: 'ws.taker.auth-timeout' },
     );
-    socket.on('message', (data, isBinary) => this.#onMessage(isBinary ? undefined : data.toString()));
-    socket.on('close', () => this.#onClose());
+    socket.on('message', (data, isBinary) => this.onMessage(isBinary ? undefined : data.toString()));
+    socket.on('close', () => this.onClose());
     socket.on('error', () => undefined);
   }
 
   get open(): boolean {
-    return !this.#closed;
+    return !this.closed;
   }
 
   async authenticate(token: string): Promise<void> {
     if (this.auth !== undefined) {
-      this.#sendError({ type: 'invalid_request', code: 'already_authenticated', message: 'This connection is already authenticated.' });
+      this.sendError({ type: 'invalid_request', code: 'already_authenticated', message: 'This connection is already authenticated.' });
       return;
     }
-    if (this.#authenticating) return;
-    this.#authenticating = true;
+    if (this.authenticating) return;
+    this.authenticating = true;
     let auth: AuthContext;
     try {
       auth = await this.deps.authenticate(token);
     } catch (error) {
-      this.#authenticating = false;
-      if (error instanceof ApiError) this.#fail(errorOf(error), CloseCode.unauthorized);
-      else this.#fail(this.#authError('invalid_api_key', 'The credential could not be verified.'), CloseCode.unauthorized);
+      this.authenticating = false;
+      if (error instanceof ApiError) this.fail(errorOf(error), CloseCode.unauthorized);
+      else this.fail(this.authError('invalid_api_key', 'The credential could not be verified.'), CloseCode.unauthorized);
       return;
     }
-    this.#authenticating = false;
-    if (this.#closed) return;
+    this.authenticating = false;
+    if (this.closed) return;
     if (auth.kind === 'jwt' && auth.mfa === 'pending') {
-      this.#fail(this.#authError('mfa_required', 'Complete MFA for this session before opening a stream.'), CloseCode.unauthorized);
+      this.fail(this.authError('mfa_required', 'Complete MFA for this session before opening a stream.'), CloseCode.unauthorized);
       return;
     }
     const release = this.deps.limit.acquire(auth.keyId);
     if (release === undefined) {
-      this.#fail(
+      this.fail(
         {
           type: 'rate_limit_error',
           code: 'too_many_connections',
@@ -137,18 +137,18 @@ export class TakerStreamSession {
       );
       return;
     }
-    this.#release = release;
+    this.release = release;
     this.auth = auth;
-    if (this.#authJob !== undefined) this.deps.clock.cancel(this.#authJob);
-    this.#authJob = undefined;
+    if (this.authJob !== undefined) this.deps.clock.cancel(this.authJob);
+    this.authJob = undefined;
     this.deps.joined(this);
-    this.#send({ type: 'auth.ok', environment: this.deps.environment, workspaceId: auth.workspaceId });
+    this.send({ type: 'auth.ok', environment: this.deps.environment, workspaceId: auth.workspaceId });
   }
 
   /** A committed event of this session's workspace (the module checked the workspace). */
   deliverEvent(event: StoredEvent, text: string): void {
-    if (event.seq <= this.#replayedUpTo || !this.subscriptions.matchesEvent(event)) return;
-    this.#sendEvent(event.envelope.id, text);
+    if (event.seq <= this.replayedUpTo || !this.subscriptions.matchesEvent(event)) return;
+    this.sendEvent(event.envelope.id, text);
   }
 
   deliverPrice(update: PriceUpdate): void {
@@ -161,32 +161,32 @@ export class TakerStreamSession {
   }
 
   close(code: number, reason: string): void {
-    if (this.#closed) return;
+    if (this.closed) return;
     this.socket.close(code, reason);
-    this.#onClose();
+    this.onClose();
   }
 
-  #onClose(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#heartbeat.stop();
-    if (this.#authJob !== undefined) this.deps.clock.cancel(this.#authJob);
-    this.#authJob = undefined;
-    this.#release?.();
+  private onClose(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.heartbeat.stop();
+    if (this.authJob !== undefined) this.deps.clock.cancel(this.authJob);
+    this.authJob = undefined;
+    this.release?.();
     this.deps.left(this);
   }
 
-  #onMessage(text: string | undefined): void {
-    if (this.#closed) return;
+  private onMessage(text: string | undefined): void {
+    if (this.closed) return;
     if (text === undefined) {
-      this.#sendError({ type: 'invalid_request', code: 'invalid_json', message: 'Messages are JSON text frames.' });
+      this.sendError({ type: 'invalid_request', code: 'invalid_json', message: 'Messages are JSON text frames.' });
       return;
     }
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      this.#sendError({ type: 'invalid_request', code: 'invalid_json', message: 'The message is not valid JSON.' });
+      this.sendError({ type: 'invalid_request', code: 'invalid_json', message: 'The message is not valid JSON.' });
       return;
     }
     const parsed = ClientMessage.safeParse(json);
@@ -196,7 +196,7 @@ export class TakerStreamSession {
         typeof json === 'object' &&
         json !== null &&
         ['auth', 'subscribe', 'unsubscribe', 'pong', 'ping'].includes((json as { type?: string }).type ?? '');
-      this.#sendError({
+      this.sendError({
         type: 'invalid_request',
         code: known ? 'parameter_invalid' : 'message_type_unknown',
         message: known
@@ -209,10 +209,10 @@ export class TakerStreamSession {
     const message = parsed.data;
     switch (message.type) {
       case 'pong':
-        this.#heartbeat.pong();
+        this.heartbeat.pong();
         return;
       case 'ping':
-        this.#send({ type: 'pong' });
+        this.send({ type: 'pong' });
         return;
       case 'auth':
         void this.authenticate(message.token);
@@ -221,21 +221,19 @@ export class TakerStreamSession {
         break;
     }
     if (this.auth === undefined) {
-      this.#sendError(
-        this.#authError('authentication_required', 'Send {"type":"auth","token":"<API key>"} first, or connect with ?token=.'),
-      );
+      this.sendError(this.authError('authentication_required', 'Send {"type":"auth","token":"<API key>"} first, or connect with ?token=.'));
       return;
     }
-    if (message.type === 'subscribe') this.#subscribe(message);
-    else this.#unsubscribe(message);
+    if (message.type === 'subscribe') this.subscribe(message);
+    else this.unsubscribe(message);
   }
 
-  #subscribe(message: Extract<ClientMessage, { type: 'subscribe' }>): void {
+  private subscribe(message: Extract<ClientMessage, { type: 'subscribe' }>): void {
     const auth = this.auth!;
     const topicsIn = message.topics ?? [];
     const channelsIn = message.channels ?? [];
     if (topicsIn.length === 0 && channelsIn.length === 0) {
-      this.#sendError({
+      this.sendError({
         type: 'invalid_request',
         code: 'parameter_missing',
         param: 'topics',
@@ -249,13 +247,13 @@ export class TakerStreamSession {
         topics.push(parseTopic(text, this.deps.directory));
       } catch (error) {
         if (!(error instanceof TopicError)) throw error;
-        this.#sendError({ type: 'invalid_request', code: 'topic_invalid', param: `topics.${index}`, message: `${text}: ${error.message}` });
+        this.sendError({ type: 'invalid_request', code: 'topic_invalid', param: `topics.${index}`, message: `${text}: ${error.message}` });
         return;
       }
     }
     for (const [index, pattern] of channelsIn.entries()) {
       if (!isWellFormedPattern(pattern)) {
-        this.#sendError({
+        this.sendError({
           type: 'invalid_request',
           code: 'topic_invalid',
           param: `channels.${index}`,
@@ -266,7 +264,7 @@ export class TakerStreamSession {
     }
     const total = this.subscriptions.topics.length + this.subscriptions.channels.length + topics.length + channelsIn.length;
     if (total > this.deps.settings.maxSubscriptions) {
-      this.#sendError({
+      this.sendError({
         type: 'invalid_request',
         code: 'too_many_subscriptions',
         param: 'topics',
@@ -278,7 +276,7 @@ export class TakerStreamSession {
     if (message.cursor !== undefined) {
       cursor = this.deps.outbox.byId(message.cursor);
       if (cursor === undefined || cursor.workspaceId !== auth.workspaceId) {
-        this.#sendError({
+        this.sendError({
           type: 'not_found',
           code: 'cursor_not_found',
           param: 'cursor',
@@ -290,21 +288,21 @@ export class TakerStreamSession {
 
     this.subscriptions.addTopics(topics);
     if (channelsIn.length > 0 || message.corridors !== undefined) this.subscriptions.addChannels(channelsIn, message.corridors);
-    this.#send({
+    this.send({
       type: 'subscribe.ok',
       ...(message.topics === undefined ? {} : { topics: message.topics }),
       ...(message.channels === undefined ? {} : { channels: message.channels }),
       ...(message.corridors === undefined ? {} : { corridors: message.corridors }),
     });
-    if (cursor !== undefined) this.#replay(auth.workspaceId, cursor);
-    this.#sendLatestPrices(topics);
+    if (cursor !== undefined) this.replay(auth.workspaceId, cursor);
+    this.sendLatestPrices(topics);
   }
 
   /**
    * Events after the cursor among the workspace's last N, oldest first, then live. Everything here runs
    * synchronously, so no event can commit between the read and the live subscription taking over.
    */
-  #replay(workspaceId: string, cursor: StoredEvent): void {
+  private replay(workspaceId: string, cursor: StoredEvent): void {
     const window = this.deps.outbox.recentForWorkspace(workspaceId, this.deps.settings.replayWindow);
     const following = window.filter((event) => event.seq > cursor.seq);
     const truncated = this.deps.outbox.countAfter(workspaceId, cursor.seq) > following.length;
@@ -312,15 +310,15 @@ export class TakerStreamSession {
     let last = cursor.envelope.id;
     for (const event of following) {
       if (!this.subscriptions.matchesEvent(event)) continue;
-      this.#sendEvent(event.envelope.id, JSON.stringify(event.envelope));
+      this.sendEvent(event.envelope.id, JSON.stringify(event.envelope));
       replayed += 1;
       last = event.envelope.id;
     }
-    this.#replayedUpTo = Math.max(this.#replayedUpTo, window.at(-1)?.seq ?? cursor.seq);
-    this.#send({ type: 'replay.done', replayed, truncated, cursor: last });
+    this.replayedUpTo = Math.max(this.replayedUpTo, window.at(-1)?.seq ?? cursor.seq);
+    this.send({ type: 'replay.done', replayed, truncated, cursor: last });
   }
 
-  #sendLatestPrices(topics: Topic[]): void {
+  private sendLatestPrices(topics: Topic[]): void {
     const now = this.deps.clock.now();
     for (const topic of topics) {
       if (topic.kind !== 'prices') continue;
@@ -330,50 +328,50 @@ export class TakerStreamSession {
     }
   }
 
-  #unsubscribe(message: Extract<ClientMessage, { type: 'unsubscribe' }>): void {
+  private unsubscribe(message: Extract<ClientMessage, { type: 'unsubscribe' }>): void {
     this.subscriptions.removeTopics(message.topics ?? []);
     this.subscriptions.removeChannels(message.channels ?? []);
-    this.#send({
+    this.send({
       type: 'unsubscribe.ok',
       ...(message.topics === undefined ? {} : { topics: message.topics }),
       ...(message.channels === undefined ? {} : { channels: message.channels }),
     });
   }
 
-  #sendEvent(id: string, text: string): void {
-    if (this.#closed) return;
+  private sendEvent(id: string, text: string): void {
+    if (this.closed) return;
     if (this.socket.bufferedAmount + text.length > this.deps.settings.maxBufferedBytes) {
-      this.#dropped =
-        this.#dropped === undefined ? { count: 1, first: id, last: id } : { ...this.#dropped, count: this.#dropped.count + 1, last: id };
+      this.dropped =
+        this.dropped === undefined ? { count: 1, first: id, last: id } : { ...this.dropped, count: this.dropped.count + 1, last: id };
       return;
     }
-    this.#reportDrops();
+    this.reportDrops();
     this.socket.send(text);
   }
 
   /** Once the reader caught up, tells it which events it missed so it can resubscribe with a cursor. */
-  #reportDrops(): void {
-    const dropped = this.#dropped;
+  private reportDrops(): void {
+    const dropped = this.dropped;
     if (dropped === undefined || this.socket.bufferedAmount > this.deps.settings.maxBufferedBytes / 2) return;
-    this.#dropped = undefined;
-    this.#send({ type: 'events.dropped', count: dropped.count, firstEventId: dropped.first, lastEventId: dropped.last });
+    this.dropped = undefined;
+    this.send({ type: 'events.dropped', count: dropped.count, firstEventId: dropped.first, lastEventId: dropped.last });
   }
 
-  #send(message: ServerMessage): void {
-    if (this.#closed || this.socket.readyState !== this.socket.OPEN) return;
+  private send(message: ServerMessage): void {
+    if (this.closed || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(JSON.stringify(message));
   }
 
-  #sendError(error: WireError): void {
-    this.#send({ type: 'error', error: { ...error, doc_url: this.deps.docUrl(error.code) } });
+  private sendError(error: WireError): void {
+    this.send({ type: 'error', error: { ...error, doc_url: this.deps.docUrl(error.code) } });
   }
 
-  #fail(error: WireError, code: number): void {
-    this.#sendError(error);
+  private fail(error: WireError, code: number): void {
+    this.sendError(error);
     this.close(code, error.code);
   }
 
-  #authError(code: string, message: string): WireError {
+  private authError(code: string, message: string): WireError {
     return { type: 'authentication_error', code, message };
   }
 }

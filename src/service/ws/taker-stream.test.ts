@@ -13,16 +13,16 @@ type Message = { type: string; [key: string]: any };
 class Probe {
   readonly received: Message[] = [];
   closed: { code: number; reason: string } | undefined;
-  #waiters: Array<() => void> = [];
+  private waiters: Array<() => void> = [];
 
   private constructor(readonly ws: WebSocket) {
     ws.on('message', (data) => {
       this.received.push(JSON.parse(data.toString()));
-      this.#wake();
+      this.wake();
     });
     ws.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
-      this.#wake();
+      this.wake();
     });
     ws.on('error', () => undefined);
   }
@@ -41,8 +41,8 @@ class Probe {
     this.ws.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
-  #wake(): void {
-    for (const waiter of this.#waiters.splice(0)) waiter();
+  private wake(): void {
+    for (const waiter of this.waiters.splice(0)) waiter();
   }
 
   /** The next message (in order) matching `type`, skipping nothing else silently: earlier ones stay for later calls. */
@@ -56,7 +56,7 @@ class Probe {
       if (left <= 0) throw new Error(`no ${type ?? 'message'} within ${timeoutMs} ms; got ${JSON.stringify(this.received)}`);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
-        this.#waiters.push(() => {
+        this.waiters.push(() => {
           clearTimeout(timer);
           resolve();
         });

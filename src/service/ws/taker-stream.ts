@@ -30,12 +30,12 @@ export interface TakerStreamModuleOptions {
 export class TakerStreamModule implements ServiceModule {
   readonly name = 'taker-stream';
   readonly settings: TakerStreamSettings;
-  readonly #sessions = new Set<TakerStreamSession>();
-  readonly #byWorkspace = new Map<string, Set<TakerStreamSession>>();
-  readonly #unsubscribe: Array<() => void> = [];
-  #server: WebSocketServer | undefined;
-  #deps: SessionDeps | undefined;
-  #docBase = '';
+  private readonly sessions = new Set<TakerStreamSession>();
+  private readonly byWorkspace = new Map<string, Set<TakerStreamSession>>();
+  private readonly unsubscribe: Array<() => void> = [];
+  private server: WebSocketServer | undefined;
+  private deps: SessionDeps | undefined;
+  private docBase = '';
 
   constructor(private readonly options: TakerStreamModuleOptions) {
     this.settings = { ...DEFAULT_TAKER_STREAM_SETTINGS, ...options.settings };
@@ -43,9 +43,9 @@ export class TakerStreamModule implements ServiceModule {
 
   setup(context: ServiceContext): void {
     const server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-    this.#server = server;
+    this.server = server;
     const outbox: OutboxRepository = this.options.evidence.outbox;
-    this.#deps = {
+    this.deps = {
       clock: context.clock,
       settings: this.settings,
       environment: context.config.environment,
@@ -58,15 +58,15 @@ export class TakerStreamModule implements ServiceModule {
         find: (...args) => context.corridors.find(...args),
         get: (id) => context.corridors.get(id),
       },
-      docUrl: (code) => `${this.#docBase}/docs/errors#${code}`,
-      joined: (session) => this.#join(session),
-      left: (session) => this.#leave(session),
+      docUrl: (code) => `${this.docBase}/docs/errors#${code}`,
+      joined: (session) => this.join(session),
+      left: (session) => this.leave(session),
     };
-    this.#docBase = context.config.publicUrl ?? '';
+    this.docBase = context.config.publicUrl ?? '';
     context.upgrades.add(TAKER_STREAM_PATH, (req, socket, head) => {
       server.handleUpgrade(req, socket, head, (ws) => {
-        const session = new TakerStreamSession(ws, this.#deps!);
-        this.#sessions.add(session);
+        const session = new TakerStreamSession(ws, this.deps!);
+        this.sessions.add(session);
         const url = new URL(req.url ?? '/', 'http://localhost');
         const header = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
         const token = url.searchParams.get('token') ?? header;
@@ -76,17 +76,17 @@ export class TakerStreamModule implements ServiceModule {
   }
 
   start(context: RunningContext): void {
-    this.#docBase = context.config.publicUrl ?? context.url;
-    this.#unsubscribe.push(
-      this.options.evidence.outbox.onCommitted((event) => this.#fanOutEvent(event)),
-      this.options.prices.subscribe((update) => this.#fanOutPrice(update)),
+    this.docBase = context.config.publicUrl ?? context.url;
+    this.unsubscribe.push(
+      this.options.evidence.outbox.onCommitted((event) => this.fanOutEvent(event)),
+      this.options.prices.subscribe((update) => this.fanOutPrice(update)),
     );
   }
 
   stop(): void {
-    for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
-    for (const session of [...this.#sessions]) session.close(CloseCode.goingAway, 'server stopping');
-    this.#server?.close();
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+    for (const session of [...this.sessions]) session.close(CloseCode.goingAway, 'server stopping');
+    this.server?.close();
   }
 
   /** The feed behind `prices:` topics (the auction publishes into the same instance). */
@@ -96,37 +96,37 @@ export class TakerStreamModule implements ServiceModule {
 
   /** Open connections (authenticated or not); tests and status pages read it. */
   get connectionCount(): number {
-    return this.#sessions.size;
+    return this.sessions.size;
   }
 
-  #join(session: TakerStreamSession): void {
+  private join(session: TakerStreamSession): void {
     const workspaceId = session.auth!.workspaceId;
-    let set = this.#byWorkspace.get(workspaceId);
+    let set = this.byWorkspace.get(workspaceId);
     if (set === undefined) {
       set = new Set();
-      this.#byWorkspace.set(workspaceId, set);
+      this.byWorkspace.set(workspaceId, set);
     }
     set.add(session);
   }
 
-  #leave(session: TakerStreamSession): void {
-    this.#sessions.delete(session);
+  private leave(session: TakerStreamSession): void {
+    this.sessions.delete(session);
     const workspaceId = session.auth?.workspaceId;
     if (workspaceId === undefined) return;
-    const set = this.#byWorkspace.get(workspaceId);
+    const set = this.byWorkspace.get(workspaceId);
     set?.delete(session);
-    if (set?.size === 0) this.#byWorkspace.delete(workspaceId);
+    if (set?.size === 0) this.byWorkspace.delete(workspaceId);
   }
 
-  #fanOutEvent(event: StoredEvent): void {
+  private fanOutEvent(event: StoredEvent): void {
     if (event.workspaceId === null) return;
-    const sessions = this.#byWorkspace.get(event.workspaceId);
+    const sessions = this.byWorkspace.get(event.workspaceId);
     if (sessions === undefined) return;
     const text = JSON.stringify(event.envelope);
     for (const session of sessions) session.deliverEvent(event, text);
   }
 
-  #fanOutPrice(update: PriceUpdate): void {
-    for (const session of this.#sessions) if (session.auth !== undefined) session.deliverPrice(update);
+  private fanOutPrice(update: PriceUpdate): void {
+    for (const session of this.sessions) if (session.auth !== undefined) session.deliverPrice(update);
   }
 }

@@ -27,15 +27,15 @@ export interface Fault {
 }
 
 export class FaultProxy {
-  readonly #server: Server;
-  readonly #target: URL;
-  readonly #sockets = new Set<Socket>();
+  private readonly server: Server;
+  private readonly target: URL;
+  private readonly sockets = new Set<Socket>();
   fault: Fault | undefined;
   url = '';
 
   private constructor(server: Server, target: string) {
-    this.#server = server;
-    this.#target = new URL(target);
+    this.server = server;
+    this.target = new URL(target);
   }
 
   static async start(target: string, fault?: Fault): Promise<FaultProxy> {
@@ -43,17 +43,17 @@ export class FaultProxy {
     const proxy = new FaultProxy(server, target);
     proxy.fault = fault;
     server.on('connection', (socket) => {
-      proxy.#sockets.add(socket);
-      socket.on('close', () => proxy.#sockets.delete(socket));
+      proxy.sockets.add(socket);
+      socket.on('close', () => proxy.sockets.delete(socket));
     });
-    server.on('request', (req, res) => void proxy.#handle(req, res));
-    server.on('upgrade', (req, socket, head) => proxy.#upgrade(req, socket as Socket, head));
+    server.on('request', (req, res) => void proxy.handle(req, res));
+    server.on('upgrade', (req, socket, head) => proxy.upgrade(req, socket as Socket, head));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return proxy;
   }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const incoming: ProxiedRequest = {
@@ -73,12 +73,12 @@ export class FaultProxy {
       return;
     }
     this.fault?.request?.(incoming, this);
-    incoming.headers.host = this.#target.host;
+    incoming.headers.host = this.target.host;
     if (incoming.body.length > 0 || incoming.headers['content-length'] !== undefined)
       incoming.headers['content-length'] = String(incoming.body.length);
     let answer: ProxiedResponse;
     try {
-      answer = await send(new URL(incoming.path, this.#target), incoming);
+      answer = await send(new URL(incoming.path, this.target), incoming);
     } catch (error) {
       res.writeHead(502, { 'Content-Type': 'text/plain' });
       res.end(`proxy: ${(error as Error).message}`);
@@ -92,20 +92,20 @@ export class FaultProxy {
     res.end(answer.body);
   }
 
-  #upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
-    const upstream = connect(Number(this.#target.port), this.#target.hostname, () => {
+  private upgrade(req: IncomingMessage, socket: Socket, head: Buffer): void {
+    const upstream = connect(Number(this.target.port), this.target.hostname, () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) {
         const name = req.rawHeaders[i]!;
-        lines.push(`${name}: ${name.toLowerCase() === 'host' ? this.#target.host : req.rawHeaders[i + 1]}`);
+        lines.push(`${name}: ${name.toLowerCase() === 'host' ? this.target.host : req.rawHeaders[i + 1]}`);
       }
       upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length > 0) upstream.write(head);
       upstream.pipe(socket);
       socket.pipe(upstream);
     });
-    this.#sockets.add(upstream);
-    upstream.on('close', () => this.#sockets.delete(upstream));
+    this.sockets.add(upstream);
+    upstream.on('close', () => this.sockets.delete(upstream));
     const end = () => {
       socket.destroy();
       upstream.destroy();
@@ -121,9 +121,9 @@ export class FaultProxy {
   }
 
   async stop(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
 

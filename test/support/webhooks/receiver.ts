@@ -17,15 +17,15 @@ export type Answer = { status: number; headers?: Record<string, string> } | 'han
  */
 export class TestReceiver {
   readonly requests: ReceivedRequest[] = [];
-  readonly #server: Server;
-  readonly #hanging = new Set<ServerResponse>();
+  private readonly server: Server;
+  private readonly hanging = new Set<ServerResponse>();
   answer: (index: number, request: ReceivedRequest) => Answer = () => ({ status: 200 });
 
   private constructor(
     server: Server,
     readonly url: string,
   ) {
-    this.#server = server;
+    this.server = server;
   }
 
   static async start(now: () => number): Promise<TestReceiver> {
@@ -39,7 +39,7 @@ export class TestReceiver {
         receiver!.requests.push(request);
         const answer = receiver!.answer(index, request);
         if (answer === 'hang') {
-          receiver!.#hanging.add(res);
+          receiver!.hanging.add(res);
           return;
         }
         res.writeHead(answer.status, { 'Content-Type': 'text/plain', ...answer.headers });
@@ -57,8 +57,8 @@ export class TestReceiver {
   }
 
   async stop(): Promise<void> {
-    for (const res of this.#hanging) res.destroy();
-    this.#server.closeAllConnections();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    for (const res of this.hanging) res.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }
