@@ -5,7 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { LockType, SettlementPath, SwapType } from './rest-client.js';
-import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
+import type { DeclineAnswer, QuoteAnswer, SolverOrderMessage } from '../contracts/solver-stream.js';
 
 export interface RfqDetails {
   id: string;
@@ -59,53 +59,7 @@ export interface QuoteSubmission {
   clientQuoteId?: string;
 }
 
-export type QuoteRejectionCode =
-  | 'malformed'
-  | 'rfq_unknown'
-  | 'rfq_expired'
-  | 'not_invited'
-  | 'duplicate_quote'
-  | 'below_minimum'
-  | 'above_maximum'
-  | 'lock_type_unsupported'
-  | 'settlement_path_unsupported';
-
-export type QuoteAnswer =
-  | { type: 'quote.ack'; rfqId: string; quoteId: string; clientQuoteId?: string }
-  | { type: 'quote.rejected'; rfqId: string | null; code: QuoteRejectionCode; reason: string; clientQuoteId?: string };
-
-export type DeclineAnswer = { type: 'decline.ack'; rfqId: string } | Extract<QuoteAnswer, { type: 'quote.rejected' }>;
-
-export type SolverOrderMessage =
-  | {
-      type: 'order.assigned';
-      orderId: string;
-      quoteId: string;
-      onchainOrderId: `0x${string}`;
-      lockType: LockType;
-      originChainId: number;
-      destinationChainId: number;
-      standardOrder: StandardOrderWire;
-      fillDeadline: number;
-    }
-  | {
-      type: 'order.attested';
-      orderId: string;
-      onchainOrderId: `0x${string}`;
-      lockType: LockType;
-      originChainId: number;
-      standardOrder: StandardOrderWire;
-      solveParams: { timestamp: number; solver: `0x${string}` }[];
-      compactSignatures?: `0x${string}`;
-    }
-  | { type: 'order.refunded'; orderId: string; onchainOrderId: `0x${string}` };
-
-export interface StreamError {
-  type: 'error';
-  code: string;
-  message: string;
-  param?: string;
-}
+export type { DeclineAnswer, QuoteAnswer, QuoteRejectionCode, SolverOrderMessage, StreamError } from '../contracts/solver-stream.js';
 
 export class SolverStreamError extends Error {
   override readonly name = 'SolverStreamError';

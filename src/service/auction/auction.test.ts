@@ -1,5 +1,6 @@
 /** The auction over real solver stream connections: collection, the window, ranking, storage and evidence. */
 import { performance } from 'node:perf_hooks';
+import type { StandardOrderWire } from '../../contracts/standard-order-wire.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvidenceModule } from '../evidence/module.js';
 import { TEST_EPOCH } from '../../../test/support/service/service.js';
@@ -184,7 +185,7 @@ describe('auction', () => {
               onchainOrderId: `0x${'11'.repeat(32)}` as const,
               lockType: 'Permit2Escrow' as const,
               originChainId: 31_337,
-              standardOrder: {},
+              standardOrder: {} as StandardOrderWire,
               solveParams: [],
             };
       expect(notify.notify(solverId, message)).toBe(1);

@@ -7,6 +7,7 @@
  * not cut an auction short, and clock jobs (which run one at a time) must not hold one open.
  */
 import { performance } from 'node:perf_hooks';
+import type { DeclineAnswer, QuoteAnswer, QuoteRejection, QuoteRejectionCode } from '../../contracts/solver-stream.js';
 import type { Clock } from '../../clock/index.js';
 import type { LockType } from '../../contracts/order.js';
 import { newId } from '../store/ids.js';
@@ -41,26 +42,7 @@ export interface SolverQuoteInput {
   clientQuoteId?: string | undefined;
 }
 
-export type QuoteRejectionCode =
-  | 'malformed'
-  | 'rfq_unknown'
-  | 'rfq_expired'
-  | 'not_invited'
-  | 'duplicate_quote'
-  | 'below_minimum'
-  | 'above_maximum'
-  | 'lock_type_unsupported'
-  | 'settlement_path_unsupported';
-
-export type QuoteRejection = {
-  type: 'quote.rejected';
-  rfqId: string | null;
-  code: QuoteRejectionCode;
-  reason: string;
-  clientQuoteId?: string;
-};
-export type QuoteAnswer = { type: 'quote.ack'; rfqId: string; quoteId: string; clientQuoteId?: string } | QuoteRejection;
-export type DeclineAnswer = { type: 'decline.ack'; rfqId: string } | QuoteRejection;
+export type { DeclineAnswer, QuoteAnswer, QuoteRejection, QuoteRejectionCode } from '../../contracts/solver-stream.js';
 
 export interface CollectedQuote {
   quoteId: string;

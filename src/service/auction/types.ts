@@ -3,6 +3,7 @@
  * and accept it; the auction module owns how quotes are collected, ranked and stored.
  */
 import type { Address } from 'viem';
+import type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 import type { LockType } from '../../contracts/order.js';
 
 export type QuoteStatus = 'open' | 'expired' | 'accepted';
@@ -49,33 +50,8 @@ export interface QuoteBook {
   accept(quoteId: string, orderId: string, now: number): boolean;
 }
 
-/** Server → solver messages about orders the solver won (sent on the solver stream). */
-export type SolverOrderMessage =
-  | {
-      type: 'order.assigned';
-      orderId: string;
-      quoteId: string;
-      /** bytes32 order id on the origin chain. */
-      onchainOrderId: `0x${string}`;
-      lockType: LockType;
-      originChainId: number;
-      destinationChainId: number;
-      /** JSON form of the StandardOrder (bigints as decimal strings). */
-      standardOrder: unknown;
-      fillDeadline: number;
-    }
-  | {
-      type: 'order.attested';
-      orderId: string;
-      onchainOrderId: `0x${string}`;
-      lockType: LockType;
-      originChainId: number;
-      standardOrder: unknown;
-      /** What `finalise` needs besides the order: solve params in output order, and for ResourceLock the claim signatures. */
-      solveParams: { timestamp: number; solver: `0x${string}` }[];
-      compactSignatures?: `0x${string}`;
-    }
-  | { type: 'order.refunded'; orderId: string; onchainOrderId: `0x${string}` };
+/** Server → solver messages about orders the solver won (sent on the solver stream): the protocol's one definition. */
+export type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 
 /** Served by the solver stream: delivers a message to every live connection of a solver (best effort). */
 export interface SolverNotifier {

@@ -1,0 +1,64 @@
+import type { Clock } from '../../clock/index.js';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import type { Corridor } from '../corridors/schemas.js';
+import type { OutboxRepository } from '../events/outbox.js';
+import type { PriceUpdate } from '../events/price-feed.js';
+import type { LedgerRepository } from '../ledger/repository.js';
+import type { Store } from '../store/store.js';
+import type { Auctioneer } from './auctioneer.js';
+import type { MidPrice } from './pricing.js';
+import type { QuoteRequestResolver } from './quote-request.js';
+import type { RfqRepository } from './rfq-repository.js';
+import type { SolverPerformance } from './solver-performance.js';
+import type { SolverRepository } from './solver-repository.js';
+
+/** What the auction's quote service and its RFQ rounds are built from. */
+export interface AuctionSettings {
+  /** Longest wait for answers after the broadcast (wall ms); default 300. */
+  windowMs: number;
+  /** Quote lifetime by the service clock; default 30 s. */
+  quoteTtlMs: number;
+  /** fillDeadline = quote time + this (clock); default 10 min. */
+  fillWindowMs: number;
+  /** expires = fillDeadline + this; refunds are possible after expires; default 5 min. */
+  refundGraceMs: number;
+  /** Largest fee a quote may charge (bps versus par); cheaper offers are `below_minimum`. Default 200. */
+  maxFeeBps: number;
+  /** Mid-market rate per corridor (output per input, whole tokens); default 1:1. */
+  midPrice: (corridor: Corridor) => MidPrice;
+}
+
+/** How RFQs reach solvers (the solver stream implements it). */
+export interface SolverChannel {
+  /** Solvers invited to an RFQ on `corridorId` now: registered for it, connected, subscribed to `rfq.created`. */
+  eligibleSolvers(corridorId: string): Set<string>;
+  /** Sends `message` to the subscribed connections of `solverIds`; returns the solvers it reached. */
+  broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown): Set<string>;
+}
+
+export interface Evidence {
+  readonly ledger: LedgerRepository;
+  readonly outbox: OutboxRepository;
+}
+
+export interface QuoteRequestContext {
+  workspaceId: string | null;
+  requestId: string;
+  /** `X-Service-Attestation`, forwarded to solvers as the RFQ's complianceAttestation. */
+  attestation: string | null;
+}
+
+export interface QuoteServiceDeps {
+  store: Store;
+  clock: Clock;
+  chains: readonly ChainInfo[];
+  resolver: QuoteRequestResolver;
+  rfqs: RfqRepository;
+  solvers: SolverRepository;
+  performance: SolverPerformance;
+  auctioneer: Auctioneer;
+  evidence: Evidence;
+  settings: AuctionSettings;
+  /** The `prices:` feed of the taker stream: each RFQ's best-priced quote is published there. */
+  prices?: { publish(update: PriceUpdate): void } | undefined;
+}
