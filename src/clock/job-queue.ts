@@ -4,6 +4,8 @@ export interface QueuedJob extends ScheduledJob {
   readonly run: Job;
   /** Insertion order: jobs due at the same millisecond run in the order they were scheduled. */
   readonly seq: number;
+  /** Runs where a test-clock jump stops rather than at its own time (see ScheduleOptions.coalesce). */
+  readonly coalesce: boolean;
 }
 
 function before(a: QueuedJob, b: QueuedJob): boolean {
@@ -16,9 +18,9 @@ export class JobQueue {
   private readonly live = new Map<number, QueuedJob>();
   private nextId = 1;
 
-  add(at: number, run: Job, name: string): QueuedJob {
+  add(at: number, run: Job, name: string, coalesce = false): QueuedJob {
     const id = this.nextId++;
-    const job: QueuedJob = { id, at, name, run, seq: id };
+    const job: QueuedJob = { id, at, name, run, seq: id, coalesce };
     this.live.set(id, job);
     this.heap.push(job);
     this.siftUp(this.heap.length - 1);
@@ -46,6 +48,15 @@ export class JobQueue {
     this.pop();
     this.live.delete(head.id);
     return head;
+  }
+
+  /** The earliest live job that is not coalesced (a scan: test-clock advances only). */
+  earliestFixed(): QueuedJob | undefined {
+    let earliest: QueuedJob | undefined;
+    for (const job of this.live.values()) {
+      if (!job.coalesce && (earliest === undefined || before(job, earliest))) earliest = job;
+    }
+    return earliest;
   }
 
   list(): ScheduledJob[] {

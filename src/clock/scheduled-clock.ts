@@ -27,7 +27,7 @@ export abstract class ScheduledClock implements Clock {
 
   schedule(at: number, job: Job, options: ScheduleOptions = {}): ScheduledJob {
     if (!Number.isFinite(at)) throw new RangeError(`schedule: time must be a finite number of ms, got ${at}`);
-    const queued = this.queue.add(at, job, options.name ?? 'job');
+    const queued = this.queue.add(at, job, options.name ?? 'job', options.coalesce ?? false);
     this.armTimer();
     return { id: queued.id, at: queued.at, name: queued.name };
   }

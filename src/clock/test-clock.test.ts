@@ -141,4 +141,71 @@ describe('TestClock', () => {
     expect(clock.now() - start).toBeGreaterThanOrEqual(3_600_000);
     clock.stop();
   });
+
+  describe('long advances (cost grows with due jobs, not with simulated time)', () => {
+    const DAY = 86_400_000;
+
+    it('runs a periodic (coalesced) job once where a jump stops, and steps the chains once for a year with no due job', async () => {
+      const clock = new TestClock({ start: T0 });
+      const steps: Array<[number, number]> = [];
+      clock.onStep((step) => void steps.push([step.from, step.to]));
+      const pings: number[] = [];
+      const ping = () => {
+        pings.push(clock.now());
+        clock.schedule(clock.now() + 30_000, ping, { name: 'ping', coalesce: true });
+      };
+      clock.schedule(T0 + 30_000, ping, { name: 'ping', coalesce: true });
+      const result = await clock.advance(366 * DAY);
+      expect(pings).toEqual([T0 + 366 * DAY]);
+      expect(steps).toEqual([[T0, T0 + 366 * DAY]]);
+      expect(result.jobsRun).toBe(1);
+      expect(clock.pendingJobs().map((job) => job.at)).toEqual([T0 + 366 * DAY + 30_000]);
+    });
+
+    it('still stops at every fixed job, in time order, and runs coalesced jobs due before it first', async () => {
+      const clock = new TestClock({ start: T0 });
+      const seen: Array<[string, number]> = [];
+      clock.schedule(T0 + 1_000, () => void seen.push(['sweep', clock.now()]), { coalesce: true });
+      clock.schedule(T0 + 2 * DAY, () => void seen.push(['refund', clock.now()]));
+      clock.schedule(T0 + DAY, () => void seen.push(['retry', clock.now()]));
+      const steps: number[] = [];
+      clock.onStep((step) => void steps.push(step.to));
+      await clock.advance(3 * DAY);
+      expect(seen).toEqual([
+        ['sweep', T0 + DAY],
+        ['retry', T0 + DAY],
+        ['refund', T0 + 2 * DAY],
+      ]);
+      expect(steps).toEqual([T0 + DAY, T0 + 2 * DAY, T0 + 3 * DAY]);
+    });
+
+    it('a thousand due jobs take a thousand jumps, each job at its own time', async () => {
+      const clock = new TestClock({ start: T0 });
+      let steps = 0;
+      clock.onStep(() => void (steps += 1));
+      const late: number[] = [];
+      for (let i = 1; i <= 1_000; i += 1) clock.schedule(T0 + i * 60_000, () => void (clock.now() !== T0 + i * 60_000 && late.push(i)));
+      const result = await clock.advance(366 * DAY);
+      expect(result.jobsRun).toBe(1_000);
+      expect(late).toEqual([]);
+      expect(steps).toBe(1_001);
+    });
+
+    it('an aborted advance stops between jumps, where the last jump left the clock', async () => {
+      const clock = new TestClock({ start: T0 });
+      const controller = new AbortController();
+      const ran: number[] = [];
+      clock.schedule(T0 + DAY, () => {
+        ran.push(clock.now());
+        controller.abort(new Error('cancelled by the caller'));
+      });
+      clock.schedule(T0 + 2 * DAY, () => void ran.push(clock.now()));
+      await expect(clock.advance(10 * DAY, controller.signal)).rejects.toThrow('cancelled by the caller');
+      expect(ran).toEqual([T0 + DAY]);
+      expect(clock.now()).toBe(T0 + DAY);
+      // The clock is not left locked: the next advance runs.
+      await clock.advance(DAY);
+      expect(ran).toEqual([T0 + DAY, T0 + 2 * DAY]);
+    });
+  });
 });

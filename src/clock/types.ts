@@ -10,6 +10,12 @@ export type Job = () => void | Promise<void>;
 export interface ScheduleOptions {
   /** Shown in logs and in `pendingJobs()`; e.g. `webhook.retry` or `order.refund`. */
   name?: string;
+  /**
+   * Periodic housekeeping (heartbeats, sweeps): when a test-clock advance jumps past the job's time, the job runs once
+   * where the jump stops (the next job that is not coalesced, or the advance's end) instead of at its own time. An
+   * advance over a year then costs what its real jobs cost, not one step per heartbeat.
+   */
+  coalesce?: boolean;
 }
 
 export interface ScheduledJob {

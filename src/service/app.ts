@@ -33,6 +33,7 @@ import { mountPlatformRoutes } from './http/platform-routes.js';
 import { CredentialRateLimiter, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
+import { ClockAdvances } from './http/clock-advances.js';
 import type { RunningContext, ServiceContext, ServiceModule } from './module.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
@@ -244,9 +245,15 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     now: () => clock.now(),
     defaultChainId: config.chains[0]?.chainId ?? 1,
   });
+  const advances = config.environment === 'sandbox' && clock.kind === 'test' ? new ClockAdvances(clock as TestClock) : undefined;
   if (config.environment === 'sandbox') {
     mountSandboxKeyRoutes(api, openapi, access);
-    mountSandboxClockRoutes(api, openapi, { clock, chainTime: input.chainTime });
+    mountSandboxClockRoutes(api, openapi, {
+      clock,
+      chainTime: input.chainTime,
+      advances,
+      ...(input.clockAdvanceAnswerMs === undefined ? {} : { answerWithinMs: input.clockAdvanceAnswerMs }),
+    });
   }
 
   const context: ServiceContext = {
@@ -293,9 +300,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     const idempotent = repos.idempotency.deleteExpired(now);
     const challenges = repos.challenges.deleteExpired(now);
     if (idempotent + challenges > 0) logger.debug({ idempotent, challenges }, 'expired records removed');
-    sweepJob = clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep' });
+    sweepJob = clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
   };
-  sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep' });
+  sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
 
   const running: RunningContext = { ...context, url, wsUrl };
   const started: ServiceModule[] = [];
@@ -303,6 +310,8 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    // A clock advance still walking (it answered 202) stops before the modules whose jobs it runs.
+    await advances?.stopAll();
     for (const module of [...started].reverse()) {
       try {
         await module.stop?.();

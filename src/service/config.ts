@@ -30,6 +30,8 @@ export interface ServiceConfig {
   clock?: Clock;
   /** Moves every chain's time when the test clock advances (the devnet provides it). */
   chainTime?: ChainTime;
+  /** How long `POST /sandbox/clock/advance` waits for the advance before it answers 202 with its id (default 10 s). */
+  clockAdvanceAnswerMs?: number;
   rateLimit?: Partial<RateLimitSettings> & { anonymous?: Partial<RateLimitSettings> };
   /** Largest JSON body accepted, in bytes (default 100 KiB); larger → 413. */
   bodyLimitBytes?: number;

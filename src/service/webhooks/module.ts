@@ -102,9 +102,9 @@ export class WebhooksModule implements ServiceModule {
       const now = context.clock.now();
       const purged = this._messages!.purgeBefore(now - RETENTION_MS);
       if (purged.messages + purged.expired > 0) context.logger.debug(purged, 'webhook retention sweep');
-      this.sweep = context.clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
+      this.sweep = context.clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention', coalesce: true });
     };
-    this.sweep = context.clock.schedule(context.clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention' });
+    this.sweep = context.clock.schedule(context.clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'webhook.retention', coalesce: true });
   }
 
   async stop(): Promise<void> {

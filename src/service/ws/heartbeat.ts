@@ -71,6 +71,7 @@ export class ClockHeartbeat {
   private schedule(): void {
     this.job = this.clock.schedule(this.clock.now() + this.intervalMs, () => this.tick(), {
       name: this.options.name ?? 'ws.heartbeat',
+      coalesce: true,
     });
   }
 
