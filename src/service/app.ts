@@ -228,7 +228,8 @@ export async function createService(input: ServiceConfig): Promise<Service> {
           version: config.version,
           description: `Cross-chain RFQ stablecoin settlement service (${config.environment}).`,
         },
-        `${config.publicUrl ?? url}${API_BASE}`,
+        // Every path in the document already starts with /api/v1: the server is the origin alone.
+        config.publicUrl ?? url,
       ),
   });
   mountCorridorRoutes(api, openapi, corridors);
@@ -272,7 +273,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   };
   for (const module of modules) await module.setup?.(context);
 
-  app.use(notFoundHandler());
+  app.use(notFoundHandler(formats));
   app.use(errorHandler());
 
   // Express answers with its own HTML page when it cannot route at all (an unparsable target); ours answers Format A.

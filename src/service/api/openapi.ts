@@ -26,7 +26,7 @@ export interface OperationSpec {
 
 type SchemaMeta = { id: string; description?: string };
 
-const ErrorA = z
+export const ErrorA = z
   .object({
     error: z.object({
       type: z.enum([
@@ -48,7 +48,7 @@ const ErrorA = z
   })
   .meta({ description: 'Format A error (Reference A routes).' });
 
-const ErrorB = z
+export const ErrorB = z
   .object({ error: z.object({ code: z.string(), message: z.string() }) })
   .meta({ description: 'Format B error (Reference B routes).' });
 
@@ -146,9 +146,11 @@ export class OpenApiRegistry {
       const errorRef = { $ref: uri(op.errorFormat === 'B' ? 'ErrorB' : 'Error') };
       const responses: Record<string, unknown> = {};
       for (const [status, response] of Object.entries(op.responses)) {
+        // An error status declared without a body schema answers the route's error format.
+        const schema = response.schema !== undefined ? ref(response.schema) : Number(status) >= 400 ? errorRef : undefined;
         responses[status] = {
           description: response.description,
-          ...(response.schema === undefined ? {} : { content: { 'application/json': { schema: ref(response.schema) } } }),
+          ...(schema === undefined ? {} : { content: { 'application/json': { schema } } }),
         };
       }
       const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });

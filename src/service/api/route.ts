@@ -54,6 +54,11 @@ export interface RouteDefinition<B extends z.ZodType | undefined, Q extends z.Zo
   responses: Record<number, ResponseSpec>;
   /** Honour `Idempotency-Key`; default true for POST (every creating POST), false otherwise. */
   idempotent?: boolean;
+  /**
+   * `false`: served but described by another operation of the same path (one path, one entry in the document);
+   * that operation's description states which requests this route answers.
+   */
+  documented?: boolean;
   /** Returns the response. Errors thrown here (ApiError subclasses) render in the route's error format. */
   handler(input: RouteInput<Infer<B>, Infer<Q>, Infer<P>>): RouteResult | Promise<RouteResult>;
 }

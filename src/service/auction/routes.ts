@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { RouteTable } from '../api/route.js';
 import { AuthenticationError, NotFoundError } from '../errors/api-errors.js';
-import type { OpenApiRegistry } from '../api/openapi.js';
+import { ErrorA, ErrorB, type OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, pageQueryShape, pageSchema, toPageRequest } from '../api/pagination.js';
 import { isoTime } from '../api/wire.js';
 import type { SolverStatistics } from './leaderboard.js';
@@ -45,6 +45,9 @@ export interface AuctionRouteDeps {
 }
 
 const ATTESTATION_HEADER = 'x-service-attestation';
+
+/** Errors of GET /quotes/{id}: Format A for a quote id, Format B for an RFQ id (a Reference B route). */
+const QuoteLookupError = z.union([ErrorA, ErrorB]);
 
 export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: AuctionRouteDeps): void {
   openapi.schema('QuoteRequestFields', QuoteRequestFields);
@@ -91,11 +94,19 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
     path: '/quotes/:quoteId',
     operationId: 'getQuote',
     summary: 'A quote (qt_…) with its StandardOrder and EIP-712 payload; or an RFQ (rfq_…) with every solver response (Reference B).',
+    description:
+      'One path, two id kinds. A `qt_` id answers the quote detail (Reference A; errors in Format A). An `rfq_` id answers the ' +
+      "RFQ's view with every invited solver's response (Reference B's `GET /quotes/{rfqId}`; errors in Format B, as on every " +
+      'Reference B route). `user` gives a quote detail its signable payload; on an `rfq_` id it is accepted and has no effect.',
     tags: ['Quotes'],
     auth: 'public',
     params: QuoteIdParams,
     query: QuoteDetailQuery,
-    responses: { 200: { description: 'Quote detail, or the RFQ view for an rfq_ id.', schema: z.union([QuoteDetail, RfqView]) } },
+    responses: {
+      200: { description: 'Quote detail, or the RFQ view for an rfq_ id.', schema: z.union([QuoteDetail, RfqView]) },
+      400: { description: 'Malformed id or `user` (Format A for qt_ ids, Format B for rfq_ ids).', schema: QuoteLookupError },
+      404: { description: 'No quote with this qt_ id (Format A), or no RFQ with this rfq_ id (Format B).', schema: QuoteLookupError },
+    },
     handler: ({ params, query }) => {
       if (params.quoteId.startsWith('rfq_')) return { status: 200, body: deps.quotes.rfqView(params.quoteId, deps.fillRate) };
       return { status: 200, body: deps.quotes.quoteDetail(params.quoteId, query.user) };

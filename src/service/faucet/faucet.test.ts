@@ -64,4 +64,15 @@ describe('sandbox faucet', () => {
       expect(granted.body.address).toBe(address);
     }
   });
+
+  it('the zero address is a 400 naming address (the token would revert), and no chain is touched (found by an OpenAPI fuzzer)', async () => {
+    for (const address of [
+      '0x0000000000000000000000000000000000000000',
+      '0x0000000000000000000000000000000000000000'.toUpperCase().replace('0X', '0x'),
+    ]) {
+      const answer = await faucet({ address, chain: 'alpha', token: 'USDC', amount: '1' });
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ type: 'invalid_request', code: 'parameter_invalid', param: 'address' });
+    }
+  });
 });

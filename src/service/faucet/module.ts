@@ -1,5 +1,7 @@
 import {
   type Address as ViemAddress,
+  BaseError,
+  ContractFunctionRevertedError,
   type Hex,
   createPublicClient,
   createWalletClient,
@@ -107,6 +109,14 @@ export class FaucetModule implements ServiceModule {
       responses: { 200: { description: 'What was minted, per chain and token.', schema: FaucetResponse } },
       handler: async ({ body }) => {
         const recipient = checksummed(body.address);
+        if (BigInt(recipient) === 0n) {
+          // Tokens cannot be minted to the zero address (the token reverts): bad input, not a chain outage.
+          throw new InvalidRequestError({
+            code: 'parameter_invalid',
+            param: 'address',
+            message: 'The zero address cannot receive tokens; send the address of an account or contract.',
+          });
+        }
         const selected = selectChains(chains, body.chain);
         const whole = body.amount ?? String(DEFAULT_TOKENS);
         if (Number(whole) > MAX_TOKENS) {
@@ -162,6 +172,14 @@ export class FaucetModule implements ServiceModule {
             }
           } catch (error) {
             if (error instanceof InvalidRequestError) throw error;
+            if (isRevert(error)) {
+              // The chain answered and refused this recipient: a 400 naming it, not a 503 (the chain is up).
+              throw new InvalidRequestError({
+                code: 'parameter_invalid',
+                param: 'address',
+                message: `${chain.name} refused to mint to this address: ${(error as Error).message}`.slice(0, 300),
+              });
+            }
             throw new MaintenanceError({
               code: 'chain_unavailable',
               message: `The faucet could not mint on ${chain.name}: ${(error as Error).message}`.slice(0, 300),
@@ -173,6 +191,12 @@ export class FaucetModule implements ServiceModule {
       },
     });
   }
+}
+
+/** A transaction or call the chain executed and reverted (as opposed to a chain that did not answer). */
+function isRevert(error: unknown): boolean {
+  if (error instanceof BaseError) return error.walk((e) => e instanceof ContractFunctionRevertedError) !== null;
+  return error instanceof Error && /reverted/.test(error.message);
 }
 
 /**

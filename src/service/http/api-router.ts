@@ -57,21 +57,22 @@ export class ApiRouter implements RouteTable {
     P extends z.ZodObject | undefined = undefined,
   >(definition: RouteDefinition<B, Q, P>): this {
     const idempotent = definition.idempotent ?? definition.method === 'post';
-    this.deps.openapi.add({
-      method: definition.method,
-      path: `${this.base}${definition.path}`.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}'),
-      operationId: definition.operationId,
-      summary: definition.summary,
-      description: definition.description,
-      tags: definition.tags,
-      security: definition.auth,
-      body: definition.body,
-      query: definition.query,
-      params: definition.params,
-      responses: definition.responses,
-      idempotent,
-      errorFormat: this.errorFormat,
-    });
+    if (definition.documented !== false)
+      this.deps.openapi.add({
+        method: definition.method,
+        path: `${this.base}${definition.path}`.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}'),
+        operationId: definition.operationId,
+        summary: definition.summary,
+        description: definition.description,
+        tags: definition.tags,
+        security: definition.auth,
+        body: definition.body,
+        query: definition.query,
+        params: definition.params,
+        responses: definition.responses,
+        idempotent,
+        errorFormat: this.errorFormat,
+      });
 
     this.deps.formats.add(definition.method, `${this.base}${definition.path}`, this.errorFormat);
     const format: ErrorFormat = this.errorFormat;

@@ -2,22 +2,24 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from 'expre
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { describeErrorCode } from '../errors/error-codes.js';
 import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 
 import type { ErrorFormat } from '../errors/error-format.js';
 
 export type { ErrorFormat } from '../errors/error-format.js';
 
+describeErrorCode('method_not_allowed', 'The path exists but not for this method; the Allow header lists the methods it supports.');
+
 /**
  * Which routes answer errors in Format B (Reference B). Known before routing, so that errors raised
  * ahead of the route (rate limit, malformed JSON, bad credentials) already use the route's format.
  */
 export class ErrorFormatRoutes {
-  private readonly routes: Array<{ method: string; pattern: RegExp }> = [];
+  private readonly routes: Array<{ method: string; pattern: RegExp; format: ErrorFormat }> = [];
 
-  /** `path` in express form, e.g. `/api/v1/settlements/:id`. */
+  /** `path` in express form, e.g. `/api/v1/settlements/:id`. Every declared route is kept: it also answers 405s. */
   add(method: string, path: string, format: ErrorFormat): void {
-    if (format === 'A') return;
     const pattern = path
       .split('/')
       // A parameter may follow literal text inside a segment (`rfq_:rfqId`): escape the text, match the parameter.
@@ -28,11 +30,23 @@ export class ErrorFormatRoutes {
           .join(''),
       )
       .join('/');
-    this.routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`) });
+    this.routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`), format });
   }
 
   formatFor(method: string, path: string): ErrorFormat {
-    return this.routes.some((route) => route.method === method && route.pattern.test(path)) ? 'B' : 'A';
+    if (this.routes.some((route) => route.format === 'B' && route.method === method && route.pattern.test(path))) return 'B';
+    // A method the path does not support answers in the path's format (a 405 on a Reference B path is Format B).
+    const onPath = this.routes.filter((route) => route.pattern.test(path));
+    return onPath.length > 0 && onPath.every((route) => route.format === 'B') && !onPath.some((r) => r.method === method) ? 'B' : 'A';
+  }
+
+  /** The methods a path supports (HEAD with GET, and OPTIONS), for `Allow`; empty when no route has the path. */
+  allowedMethods(path: string): string[] {
+    const methods = new Set(this.routes.filter((route) => route.pattern.test(path)).map((route) => route.method));
+    if (methods.size === 0) return [];
+    if (methods.has('GET')) methods.add('HEAD');
+    methods.add('OPTIONS');
+    return [...methods].sort();
   }
 
   /** Early middleware: records the format of the route this request is heading to. */
@@ -140,9 +154,24 @@ export function errorHandler(): ErrorRequestHandler {
   };
 }
 
-/** Unknown routes: a 404 in format, never express's HTML page. */
-export function notFoundHandler() {
+/**
+ * Unknown routes: a 404 in format, never express's HTML page. A path that exists but not for this method answers
+ * 405 with `Allow` listing the methods it supports (the list OPTIONS reports too).
+ */
+export function notFoundHandler(routes?: ErrorFormatRoutes) {
   return (req: Request, _res: Response, next: NextFunction): void => {
+    const allowed = routes?.allowedMethods(req.path) ?? [];
+    if (allowed.length > 0 && !allowed.includes(req.method)) {
+      next(
+        new InvalidRequestError({
+          status: 405,
+          code: 'method_not_allowed',
+          message: `${req.method} is not supported on ${req.path}; it supports ${allowed.join(', ')}.`,
+          headers: { Allow: allowed.join(', ') },
+        }),
+      );
+      return;
+    }
     next(
       new NotFoundError({
         code: 'route_not_found',

@@ -99,6 +99,26 @@ function conforms(method: string, path: string, response: ApiResponse): void {
 }
 
 describe('OpenAPI document', () => {
+  it('servers + path is the route: a client generated from the document reaches every path once under /api/v1', async () => {
+    const server = doc.servers?.[0]?.url;
+    expect(server).toBe(t.url);
+    for (const path of Object.keys(doc.paths)) {
+      // OpenAPI joins the server URL and the path as written.
+      const target = new URL(`${server}${path}`);
+      // Reference A serves its webhook routes under /v1 too (the spec lists both).
+      expect(target.pathname.startsWith('/api/v1/') || target.pathname.startsWith('/v1/'), path).toBe(true);
+      expect(target.pathname.includes('/api/v1/api/v1'), path).toBe(false);
+    }
+    const health = Object.keys(doc.paths).find((path) => path.endsWith('/health'));
+    expect(health).toBe('/api/v1/health');
+    // The health route itself answers (503 here: the sample chains of this test service do not run).
+    const answer = await fetch(`${server}${health}`);
+    expect([200, 503]).toContain(answer.status);
+    const body = (await answer.json()) as { error?: { code?: string } };
+    expect(body.error?.code).not.toBe('route_not_found');
+    conforms('get', health!, { status: answer.status, body } as ApiResponse);
+  });
+
   it('is a structurally valid OpenAPI 3.1 document whose $refs all resolve', () => {
     for (const ref of collectRefs(doc)) expect(() => resolveRef(ref)).not.toThrow();
     const ids = Object.values(doc.paths).flatMap((item) => Object.values(item).map((op) => op!.operationId));

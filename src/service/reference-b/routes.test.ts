@@ -308,7 +308,6 @@ describe('solver registration and the RFQ on the solver stream', () => {
     for (const [path, method] of [
       ['/api/v1/rfq', 'post'],
       ['/api/v1/accept', 'post'],
-      ['/api/v1/quotes/rfq_{rfqIdSuffix}', 'get'],
       ['/api/v1/settlements/{id}', 'get'],
       ['/api/v1/audit/{tradeId}', 'get'],
       ['/api/v1/solver/register', 'post'],
@@ -318,6 +317,19 @@ describe('solver registration and the RFQ on the solver stream', () => {
       expect(operation, `${method} ${path}`).toBeDefined();
       expect(JSON.stringify(operation.responses)).toContain('#/components/schemas/ErrorB');
     }
+    // GET /quotes/{id} is one documented operation: its errors are Format A for qt_ ids and Format B for rfq_ ids.
+    const getQuote = doc.paths['/api/v1/quotes/{quoteId}'].get;
+    expect(doc.paths['/api/v1/quotes/rfq_{rfqIdSuffix}']).toBeUndefined();
+    for (const status of ['400', '404']) {
+      const ref = getQuote.responses[status].content['application/json'].schema.$ref.replace('#/components/schemas/', '');
+      expect(JSON.stringify(doc.components.schemas[ref])).toContain('#/components/schemas/ErrorB');
+      expect(JSON.stringify(doc.components.schemas[ref])).toContain('#/components/schemas/Error"');
+    }
     expect(verifyChain(t.service.module<EvidenceModule>('evidence').ledger.iterate()).ok).toBe(true);
+  });
+
+  it('an rfq_ id on GET /quotes/{id} takes ?user= (documented, no effect) and answers unknown ids 404 in Format B', async () => {
+    const unknown = await t.request('GET', `/api/v1/quotes/rfq_unknown?user=${'0x976EA74026E726554dB657fA54763abd0C3a0aa9'}`);
+    expectFormatB(unknown, 404, 'NOT_FOUND');
   });
 });

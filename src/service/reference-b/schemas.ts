@@ -251,4 +251,5 @@ export const RfqSuffixParams = z.object({
   rfqIdSuffix: z.string().regex(/^[0-9a-z]{1,64}$/, 'must be the rest of an RFQ id (rfq_…)'),
 });
 
-export const RfqViewQuery = z.strictObject({});
+/** `user` is accepted (the quote detail of the same path takes it) and has no effect on an RFQ's view. */
+export const RfqViewQuery = z.strictObject({ user: Address.optional() });
