@@ -22,14 +22,60 @@ export interface ClockState {
 }
 
 /** `sandbox clock advance 31h`: moves the service clock and every chain, running due jobs in time order. */
-export async function advanceClock(stateDir: string, duration: string): Promise<ClockAdvance> {
+export async function advanceClock(
+  stateDir: string,
+  duration: string,
+  onProgress?: (operation: AdvanceOperation) => void,
+): Promise<ClockAdvance> {
   try {
     parseDuration(duration);
   } catch (error) {
     throw new SandboxApiError((error as Error).message);
   }
-  const { data } = await sandboxApi<ClockAdvance>(stateDir, 'POST', '/api/v1/sandbox/clock/advance', { duration });
-  return data;
+  const { data } = await sandboxApi<ClockAdvance | AdvanceOperation>(stateDir, 'POST', '/api/v1/sandbox/clock/advance', { duration });
+  if (!('status' in data)) return data;
+  return followAdvance(stateDir, data, onProgress);
+}
+
+/** A long advance the service answered 202 for: `sandbox clock advance` waits for it, and Ctrl-C cancels it. */
+export interface AdvanceOperation {
+  id: string;
+  status: 'running' | 'completed' | 'cancelled' | 'failed';
+  now: string;
+  target: string;
+  result: ClockAdvance | null;
+  error: string | null;
+}
+
+async function followAdvance(
+  stateDir: string,
+  first: AdvanceOperation,
+  onProgress?: (operation: AdvanceOperation) => void,
+): Promise<ClockAdvance> {
+  const route = `/api/v1/sandbox/clock/advances/${first.id}`;
+  let operation = first;
+  let interrupted = false;
+  const cancel = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', cancel);
+  try {
+    while (operation.status === 'running') {
+      if (interrupted) {
+        operation = (await sandboxApi<AdvanceOperation>(stateDir, 'DELETE', route)).data;
+        break;
+      }
+      onProgress?.(operation);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      operation = (await sandboxApi<AdvanceOperation>(stateDir, 'GET', route)).data;
+    }
+  } finally {
+    process.off('SIGINT', cancel);
+  }
+  if (operation.status === 'completed' && operation.result !== null) return operation.result;
+  throw new SandboxApiError(
+    `the advance ${operation.id} ${operation.status} at ${operation.now}${operation.error ? `: ${operation.error}` : ''}`,
+  );
 }
 
 export async function showClock(stateDir: string): Promise<ClockState> {
@@ -50,7 +96,11 @@ export function register(program: Command): void {
       const options = command.optsWithGlobals<CommandOptions>();
       await runCommand(
         options,
-        () => advanceClock(options.stateDir, duration),
+        () =>
+          advanceClock(options.stateDir, duration, (operation) => {
+            if (!options.json)
+              process.stderr.write(`  advancing… clock at ${operation.now} (target ${operation.target}; Ctrl-C cancels)\n`);
+          }),
         (result) =>
           `Clock advanced ${formatDuration(result.advancedMs)}: now ${result.now}\n` +
           `  ${result.jobsRun} job${result.jobsRun === 1 ? '' : 's'} ran` +

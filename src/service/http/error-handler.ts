@@ -34,10 +34,8 @@ export class ErrorFormatRoutes {
   }
 
   formatFor(method: string, path: string): ErrorFormat {
-    if (this.routes.some((route) => route.format === 'B' && route.method === method && route.pattern.test(path))) return 'B';
-    // A method the path does not support answers in the path's format (a 405 on a Reference B path is Format B).
-    const onPath = this.routes.filter((route) => route.pattern.test(path));
-    return onPath.length > 0 && onPath.every((route) => route.format === 'B') && !onPath.some((r) => r.method === method) ? 'B' : 'A';
+    // A method the path does not support has no route, so no Format B: its 405 (like a 404) is Format A.
+    return this.routes.some((route) => route.format === 'B' && route.method === method && route.pattern.test(path)) ? 'B' : 'A';
   }
 
   /** The methods a path supports (HEAD with GET, and OPTIONS), for `Allow`; empty when no route has the path. */

@@ -172,7 +172,6 @@ describe('routing and transport errors', () => {
     for (const [method, path] of [
       ['GET', '/api/v1/does-not-exist'],
       ['POST', '/api/v1/does-not-exist'],
-      ['DELETE', '/api/v1/corridors'],
       ['GET', '/not-a-page'],
       ['GET', '/api/v2/health'],
     ] as const) {
@@ -180,6 +179,11 @@ describe('routing and transport errors', () => {
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(formatAError(response)).toMatchObject({ type: 'not_found', code: 'route_not_found' });
     }
+    // A path that exists for another method is a 405 with Allow, not a 404.
+    const wrongMethod = await t.request('DELETE', '/api/v1/corridors', { key: null });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(formatAError(wrongMethod)).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' });
   });
 
   it('a badly percent-encoded path is a 4xx in format', async () => {
