@@ -51,7 +51,8 @@ async function once(modules, dueJobs) {
     if (response.status !== 200) throw new Error(`advance answered ${response.status}: ${JSON.stringify(body)}`);
     const chainTime = Math.max(...(await readChainTime(sandbox.chains)).map((c) => c.offsetSeconds));
     // The chains count whole seconds and trail the service clock by at most a couple of seconds.
-    if (chainTime < offset + 366 * 86_400 - 5) throw new Error(`chains moved to offset ${chainTime}s, expected about ${offset + 366 * 86_400}`);
+    if (chainTime < offset + 366 * 86_400 - 5)
+      throw new Error(`chains moved to offset ${chainTime}s, expected about ${offset + 366 * 86_400}`);
     return { elapsed, jobsRun: body.jobsRun };
   } finally {
     socket?.terminate();
