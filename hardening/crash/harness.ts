@@ -1,0 +1,34 @@
+import type { ServiceChild } from '../service-child.js';
+import type { BlockRecorder } from '../support/block-recorder.js';
+import type { StoreReader } from '../support/store-reader.js';
+import type { WebhookReceiver } from '../support/webhook-receiver.js';
+import type { WireAnswer } from '../support/wire.js';
+import type { CrashOptions } from './plan.js';
+import type { SandboxManifest } from '../../src/contracts/deployment.js';
+import type { ReferenceSolvers } from '../../src/solvers/index.js';
+
+/** What the campaign's steps share: the service under test, what watches it, and where problems are written. */
+export interface CrashHarness {
+  readonly options: CrashOptions;
+  readonly manifest: SandboxManifest;
+  readonly service: ServiceChild;
+  readonly store: StoreReader;
+  readonly receiver: WebhookReceiver;
+  readonly recorder: BlockRecorder;
+  readonly problems: string[];
+  readonly notes: string[];
+  readonly started: number;
+  readonly storePath: string;
+  /** The reference solvers, once started. */
+  solvers(): ReferenceSolvers | undefined;
+  /** The restart in progress, if any. */
+  restarting(): Promise<unknown> | undefined;
+  log(line: string): void;
+  url(): string;
+  call(method: string, path: string, body?: unknown, headers?: Record<string, string>, auth?: boolean): Promise<WireAnswer>;
+  /** SIGKILL and start again (one restart at a time). */
+  restart(why: string): Promise<unknown>;
+  syncReceiverClock(): Promise<void>;
+  /** Outbox position from which the webhook must receive every event. */
+  readonly webhookSince: number;
+}

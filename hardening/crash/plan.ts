@@ -1,0 +1,126 @@
+/** The crash campaign's plan: which lifecycles run, where each one is killed, and what the campaign reports. */
+import type { Address } from 'viem';
+import type { ChainInfo } from '../../src/contracts/deployment.js';
+import type { Sandbox } from '../../src/devnet/sandbox.js';
+import { SeededRandom } from '../support/random.js';
+
+type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
+export type Rail = 'direct' | 'compliant';
+export type Outcome = 'settle' | 'refund';
+/** Where in a lifecycle the service is killed (then a random delay of 0–`maxDelayMs`). */
+export type KillPoint = 'quote' | 'order' | 'deposited' | 'filled' | 'attested' | 'refund';
+
+export interface LifecyclePlan {
+  index: number;
+  lockType: LockType;
+  rail: Rail;
+  outcome: Outcome;
+  /** Origin chain index in the manifest (the other chain is the destination). */
+  origin: 0 | 1;
+  taker: number;
+  kill?: { at: KillPoint; delayMs: number };
+}
+
+export interface LifecycleResult {
+  plan: LifecyclePlan;
+  orderId?: string;
+  /** The 201 reached the taker (else its order was found in the store by quote). */
+  acknowledged: boolean;
+  /** The kill took the 201; the order was found in the store by its quote. */
+  unacknowledged?: boolean;
+  finalStatus?: string;
+  killed: boolean;
+  wallMs: number;
+  error?: string;
+}
+
+export interface CrashOptions {
+  sandbox: Sandbox;
+  /** The campaign's folder (the service store lives in `<dir>/service/`). */
+  dir: string;
+  lifecycles: number;
+  seed: number;
+  /** Share of lifecycles with a kill (default 0.7). */
+  killShare?: number;
+  /** Told every secret the campaign handles (keys, webhook signing key), for the log and store scans. */
+  onSecret?: (kind: string, value: string) => void;
+  log?: (line: string) => void;
+}
+
+export interface CrashFigures {
+  lifecycles: number;
+  settled: number;
+  refunded: number;
+  kills: number;
+  restarts: number;
+  crashes: number;
+  lost: number;
+  stuck: number;
+  duplicateRelays: number;
+  /** Every relay sent more than once, by kind (only `openFor` must never repeat). */
+  repeatedRelays: Record<string, number>;
+  relaysByKind: Record<string, number>;
+  duplicateTerminalEvents: number;
+  /** Orders whose 201 never reached the taker because of a kill (found by quote in the store). */
+  unacknowledged: number;
+  /** Lifecycles that ended another way than planned (e.g. planned to settle, refunded). */
+  outcomeMismatches: number;
+  undelivered: number;
+  webhookEvents: number;
+  webhookRedeliveries: number;
+  webhookRejected: number;
+  ledgerVerifies: boolean;
+  ledgerEntries: number;
+  missedBlocks: number;
+  wallMs: number;
+  results: LifecycleResult[];
+  problems: string[];
+  /** Observations that are not failures (repeated refunds or oracle legs after a kill). */
+  notes: string[];
+}
+
+export const LOCK_TYPES: readonly LockType[] = ['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock'];
+export const KILL_POINTS: readonly KillPoint[] = ['quote', 'order', 'order', 'deposited', 'filled', 'attested'];
+export const TERMINAL = new Set(['Claimed', 'Refunded']);
+export const LIFECYCLE_TIMEOUT_MS = 45_000;
+export const ESCROW_STATUS_ABI = [
+  {
+    type: 'function',
+    name: 'orderStatus',
+    stateMutability: 'view',
+    inputs: [{ name: 'orderId', type: 'bytes32' }],
+    outputs: [{ name: '', type: 'uint8' }],
+  },
+] as const;
+export const ESCROW_STATUS = ['None', 'Deposited', 'Claimed', 'Refunded'] as const;
+
+/** Mixed lock types, rails and outcomes (every combination appears in 20), kill points drawn from the seed. */
+export function planLifecycles(count: number, seed: number, killShare: number): LifecyclePlan[] {
+  const random = new SeededRandom(seed);
+  const plans: LifecyclePlan[] = [];
+  for (let index = 0; index < count; index++) {
+    const outcome: Outcome = index % 4 === 3 ? 'refund' : 'settle';
+    const plan: LifecyclePlan = {
+      index,
+      lockType: LOCK_TYPES[index % 3]!,
+      rail: Math.floor(index / 3) % 2 === 0 ? 'direct' : 'compliant',
+      outcome,
+      origin: (Math.floor(index / 6) % 2) as 0 | 1,
+      // Takers 0–3; the fuzz and load campaigns' service (another store, so other nonces) uses taker 4.
+      taker: index % 4,
+    };
+    if (random.chance(killShare)) {
+      const points =
+        outcome === 'refund' ? [...KILL_POINTS.filter((p) => p !== 'filled' && p !== 'attested'), 'refund' as const] : KILL_POINTS;
+      const at = random.pick(points);
+      // An order request is answered within tens of milliseconds: kills aimed at it land early, inside its work.
+      plan.kill = { at, delayMs: at === 'order' ? random.int(0, 40) : random.int(0, 150) };
+    }
+    plans.push(plan);
+  }
+  return plans;
+}
+
+export function usdcOf(chain: ChainInfo): Address {
+  return chain.tokens.find((token) => token.symbol === 'USDC')!.address as Address;
+}
