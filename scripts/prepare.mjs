@@ -18,6 +18,12 @@ const cli = join(root, 'dist/src/cli/main.js');
 chmodSync(cli, 0o755);
 const binDir = join(root, 'node_modules/.bin');
 mkdirSync(binDir, { recursive: true });
-const link = join(binDir, 'sandbox');
-rmSync(link, { force: true });
-symlinkSync(relative(binDir, cli), link);
+// `settlement-sandbox` is the same program under a name of our own (a registry package named `sandbox` exists).
+for (const name of ['sandbox', 'settlement-sandbox']) {
+  const link = join(binDir, name);
+  rmSync(link, { force: true });
+  symlinkSync(relative(binDir, cli), link);
+}
+
+// The one-time deployment of the default chains, done here so that the first `sandbox up` only loads state.
+if (process.env.SANDBOX_SKIP_GENESIS !== '1') run(process.execPath, [join(root, 'scripts/warm-genesis.mjs')]);

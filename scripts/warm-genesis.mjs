@@ -1,0 +1,18 @@
+// Runs at the end of `npm install` (scripts/prepare.mjs): deploys the contracts once on the default chains and
+// caches their genesis state, so that a newcomer's first `sandbox up` only loads state instead of deploying.
+// Best effort: if it fails, the first `up` builds the genesis itself, as it always could.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const started = performance.now();
+try {
+  const { startSandbox } = await import(pathToFileURL(join(root, 'dist/src/devnet/sandbox.js')).href);
+  const sandbox = await startSandbox({});
+  await sandbox.stop();
+  console.log(`genesis: default chains deployed and cached in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+} catch (error) {
+  console.log(`genesis: not cached now (${error?.message ?? error}); the first \`sandbox up\` will build it`);
+}
