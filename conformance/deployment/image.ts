@@ -10,6 +10,12 @@ export class NoDockerEngine extends Error {
   readonly code = 'no_docker_engine';
 }
 
+/** The engine answers but cannot start the image (unknown image, no registry, bad port): exit 2, docker's reason. */
+export class ImageStartFailed extends Error {
+  override readonly name = 'ImageStartFailed';
+  readonly code = 'image_start_failed';
+}
+
 export interface DockerEngine {
   /** How it was found: DOCKER_HOST, the socket, or the CLI. */
   via: string;
@@ -58,7 +64,16 @@ export interface RunningImage {
 export async function startImage(image: string, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<RunningImage> {
   await detectDockerEngine();
   const port = options.port ?? 8080;
-  const { stdout } = await exec('docker', ['run', '-d', '--rm', '-p', `127.0.0.1::${port}`, image], { timeout: 120_000 });
+  const { stdout } = await exec('docker', ['run', '-d', '--rm', '-p', `127.0.0.1::${port}`, image], { timeout: 120_000 }).catch(
+    (error: { stderr?: string; message?: string }) => {
+      const reason = (error.stderr ?? error.message ?? String(error))
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((line) => line.length > 0 && !line.startsWith("Run 'docker run --help'"))
+        .join(' ');
+      throw new ImageStartFailed(`--image ${image} could not be started: ${reason.slice(0, 400)}`);
+    },
+  );
   const containerId = stdout.trim();
   const stop = async () => {
     await exec('docker', ['rm', '-f', containerId], { timeout: 30_000 }).catch(() => undefined);

@@ -254,6 +254,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       error instanceof c.UsageError ||
       error instanceof c.TargetUnreachable ||
       error instanceof c.NoDockerEngine ||
+      error instanceof c.ImageStartFailed ||
       (error as { name?: string }).name === 'SandboxFileError' ||
       (error as { name?: string }).name === 'ExpectedFailuresError';
     if (json) printJson(toJsonError(error));
