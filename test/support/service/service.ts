@@ -2,6 +2,7 @@ import { TestClock } from '../../../src/clock/index.js';
 import type { ChainInfo } from '../../../src/contracts/deployment.js';
 import { createService, type Service } from '../../../src/service/app.js';
 import type { ServiceConfig } from '../../../src/service/config.js';
+import { DocumentConformance } from './document-conformance.js';
 
 /** 2030-01-01T00:00:00Z: tests start from a fixed, frozen time. */
 export const TEST_EPOCH = Date.UTC(2030, 0, 1);
@@ -31,6 +32,9 @@ export interface TestService {
   workspaceId: string;
   apiKey: string;
   request(method: string, path: string, options?: RequestOptions): Promise<ApiResponse>;
+  /** Responses seen so far that break the published OpenAPI document (checked on every request). */
+  documentViolations(): readonly string[];
+  /** Stops the service; throws when a response broke the document (unless `allowDocumentViolations`). */
   stop(): Promise<void>;
 }
 
@@ -70,7 +74,10 @@ export function sampleChains(): ChainInfo[] {
 }
 
 /** A sandbox service over real HTTP on loopback: `:memory:` store, frozen test clock, no chains unless given. */
-export async function startTestService(overrides: Partial<ServiceConfig> = {}): Promise<TestService> {
+export async function startTestService(
+  overrides: Partial<ServiceConfig> = {},
+  harness: { allowDocumentViolations?: boolean } = {},
+): Promise<TestService> {
   const clock = overrides.clock instanceof TestClock ? overrides.clock : new TestClock({ start: TEST_EPOCH });
   const service = await createService({
     environment: 'sandbox',
@@ -99,9 +106,28 @@ export async function startTestService(overrides: Partial<ServiceConfig> = {}): 
     } catch {
       parsed = undefined;
     }
+    conformance ??= new DocumentConformance((await (await fetch(`${service.url}/api/v1/openapi.json`)).json()) as never);
+    conformance.check(method, `${service.url}${path}`, response.status, parsed);
     return { status: response.status, headers: response.headers, text, body: parsed };
   };
-  return { service, url: service.url, clock, workspaceId, apiKey, request, stop: () => service.stop() };
+  let conformance: DocumentConformance | undefined;
+  const stop = async () => {
+    await service.stop();
+    const violations = conformance?.violations ?? [];
+    if (violations.length > 0 && harness.allowDocumentViolations !== true) {
+      throw new Error(`responses broke the OpenAPI document:\n  ${[...new Set(violations)].join('\n  ')}`);
+    }
+  };
+  return {
+    service,
+    url: service.url,
+    clock,
+    workspaceId,
+    apiKey,
+    request,
+    documentViolations: () => conformance?.violations ?? [],
+    stop,
+  };
 }
 
 /** Asserts the Format A error shape and returns the error object. */
