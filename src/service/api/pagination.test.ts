@@ -95,4 +95,18 @@ describe('cursor pagination over HTTP', () => {
     expect(decodeCursor(Buffer.from('["c2","a",5,"x"]').toString('base64url'))).toBeUndefined();
     expect(decodeCursor('')).toBeUndefined();
   });
+
+  it('the document states what a cursor is, and an empty one is a 400 naming it (an OpenAPI fuzzer sent after=&before=)', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json', { key: null })).body;
+    const parameters = document.paths['/api/v1/auth/sessions'].get.parameters as Array<{ name: string; schema: { pattern?: string } }>;
+    for (const name of ['after', 'before']) {
+      const pattern = parameters.find((p) => p.name === name)?.schema.pattern;
+      expect(pattern, name).toBeDefined();
+      expect(new RegExp(pattern!).test('')).toBe(false);
+      expect(new RegExp(pattern!).test(encodeCursor({ position: { key: 1, id: 'x' }, side: 'after' }))).toBe(true);
+    }
+    const empty = await t.request('GET', '/api/v1/auth/sessions?after=&before=');
+    expect(empty.status).toBe(400);
+    expect(['after', 'before']).toContain(formatAError(empty).param);
+  });
 });

@@ -41,6 +41,9 @@ const limitParam = z
 const cursorParam = (description: string) =>
   z
     .string()
+    // What every cursor this service issues looks like (base64url, bounded): the document states it, so a client
+    // or a fuzzer generating from the document never sends an empty or foreign-looking cursor expecting success.
+    .regex(/^[A-Za-z0-9_-]{1,512}$/, 'is not a cursor issued by this endpoint')
     .transform((text, ctx) => {
       const gap = decodeCursor(text);
       if (gap === undefined) {
@@ -55,8 +58,8 @@ const cursorParam = (description: string) =>
 /** Query parameters of every list endpoint; spread it into a list route's query schema for filters. */
 export const pageQueryShape = {
   limit: limitParam,
-  after: cursorParam('Cursor from a previous `next_cursor`: the page that follows it.'),
-  before: cursorParam('Cursor from a previous page: the page that precedes it.'),
+  after: cursorParam('Cursor from a previous `next_cursor`: the page that follows it. Not together with `before`.'),
+  before: cursorParam('Cursor from a previous page: the page that precedes it. Not together with `after`.'),
 };
 
 export const PageQuery = z.object(pageQueryShape);

@@ -38,3 +38,14 @@ describe('DocumentConformance', () => {
     expect(check.violations.join('\n')).toMatch(/things\/special 200/);
   });
 });
+
+describe('the JSON Schema checker behind it', () => {
+  it('reads a tuple as prefixItems plus items: false (extra elements refused, described ones checked)', async () => {
+    const { validateJson } = await import('./json-schema.js');
+    const tuple = { type: 'array', prefixItems: [{ type: 'string' }, { type: 'string' }], items: false };
+    const none = () => false as const;
+    expect(validateJson([['a', 'b']], { type: 'array', items: tuple }, none)).toEqual([]);
+    expect(validateJson(['a', 'b', 'c'], tuple, none)).toEqual(['$[2]: no value allowed']);
+    expect(validateJson(['a', 1], tuple, none)).toHaveLength(1);
+  });
+});

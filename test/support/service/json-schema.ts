@@ -44,12 +44,18 @@ export function validateJson(value: unknown, schema: Schema, resolveRef: (ref: s
         if (isObject(value))
           for (const name of Object.keys(value)) errors.push(...validateJson(name, rule as Schema, resolveRef, `${path}[key]`));
         break;
-      case 'items':
+      case 'items': {
+        // 2020-12: `items` applies to the elements after those `prefixItems` describes (a tuple is `prefixItems`
+        // plus `items: false`).
+        const skip = Array.isArray((schema as Record<string, unknown>).prefixItems)
+          ? ((schema as Record<string, unknown>).prefixItems as unknown[]).length
+          : 0;
         if (Array.isArray(value))
           value.forEach((item, i) => {
-            errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`));
+            if (i >= skip) errors.push(...validateJson(item, rule as Schema, resolveRef, `${path}[${i}]`));
           });
         break;
+      }
       case 'prefixItems':
         if (Array.isArray(value))
           (rule as Schema[]).forEach((sub, i) => {
