@@ -1,37 +1,16 @@
-import { startSandbox } from '../../src/devnet/sandbox.js';
-import { type ComplianceSettings, ServiceHost } from '../../src/sandbox/service-host.js';
-import { type ReferenceSolvers, startReferenceSolvers } from '../../src/solvers/index.js';
+import { type InProcessSandboxOptions, startInProcessSandbox } from '../../src/sandbox/in-process.js';
 import { ClockRoute } from './clock-route.js';
 import { DeployerMint, fundThroughFaucet } from './funding.js';
-import type { ScenarioTarget, ServedManifest } from './target.js';
+import type { ScenarioTarget } from './target.js';
 import { signInWorkspace } from './workspace.js';
 
-export interface InProcessTargetOptions {
-  environment?: 'sandbox' | 'production';
-  compliance?: ComplianceSettings;
-  /** Reference solvers (default 3). */
-  solvers?: number;
-  /** Seed of the solvers' pricing strategies. */
-  seed?: number;
-  onProgress?: (message: string) => void;
-}
+/** The sandbox's assembly options (environment, compliance, solvers and their seed, progress). */
+export type InProcessTargetOptions = InProcessSandboxOptions;
 
 export async function startInProcessTarget(options: InProcessTargetOptions = {}): Promise<ScenarioTarget> {
-  const environment = options.environment ?? 'sandbox';
-  const onProgress = options.onProgress ?? (() => undefined);
-  const sandbox = await startSandbox({ environment, onProgress });
-  const host = new ServiceHost(sandbox, options);
-  let solvers: ReferenceSolvers | undefined;
+  const assembled = await startInProcessSandbox(options);
+  const { sandbox, host, manifest, environment, solverCount: count, solvers } = assembled;
   try {
-    await host.start();
-    const first = host.service;
-    const manifest: ServedManifest = {
-      ...sandbox.manifest,
-      api: { url: first.url, wsUrl: first.wsUrl, workspaceId: host.admin.workspaceId, apiKeys: [host.admin.apiKey] },
-    };
-    const count = options.solvers ?? 3;
-    if (count > 0)
-      solvers = await startReferenceSolvers({ manifest, count, ...(options.seed === undefined ? {} : { seed: options.seed }) });
     const clock = new ClockRoute(manifest.api.url, host.admin.apiKey);
     const mint = new DeployerMint(manifest);
     const target: ScenarioTarget = {
@@ -57,17 +36,11 @@ export async function startInProcessTarget(options: InProcessTargetOptions = {})
         environment === 'sandbox'
           ? fundThroughFaucet(manifest, host.admin.apiKey, address, chainId, token, amount)
           : mint.fund(address, chainId, token, amount),
-      stop: async () => {
-        await solvers?.stop();
-        await host.stop();
-        await sandbox.stop();
-      },
+      stop: () => assembled.stop(),
     };
     return target;
   } catch (error) {
-    await solvers?.stop();
-    await host.stop();
-    await sandbox.stop();
+    await assembled.stop();
     throw error;
   }
 }

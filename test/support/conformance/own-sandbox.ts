@@ -3,12 +3,8 @@
  * deployment under test. The certifier itself never imports the service; the tests need a deployment to certify,
  * and this is ours.
  */
-import { rmSync } from 'node:fs';
-import { TestClock } from '../../../src/clock/index.js';
-import { readChainTime } from '../../../src/devnet/chain-time.js';
-import { startSandbox, type Sandbox, type SandboxComponent } from '../../../src/devnet/sandbox.js';
-import { createService } from '../../../src/service/app.js';
-import { devnetChainTime, serviceLayout, settlementServiceComponent } from '../../../src/sandbox/service-component.js';
+import { startSandbox, type Sandbox } from '../../../src/devnet/sandbox.js';
+import { settlementServiceComponent } from '../../../src/sandbox/service-component.js';
 import { referenceSolversComponent } from '../../../src/solvers/index.js';
 import type { SandboxFile } from '../../../conformance/deployment/sandbox-file.js';
 
@@ -28,40 +24,12 @@ export interface OwnSandboxOptions {
   webhookProfile?: 'A' | 'B';
 }
 
-/**
- * The service component with Reference B's webhook profile. The devnet's component does not pass a webhook
- * profile through yet; this is the same composition with `webhookProfile: 'B'` added.
- */
-function serviceWithWebhookProfileB(): SandboxComponent {
-  return {
-    name: 'settlement service (webhook profile B)',
-    async start(context) {
-      const layout = serviceLayout(context.layout.root);
-      rmSync(layout.root, { recursive: true, force: true });
-      const times = await readChainTime(context.chains);
-      const offsetSeconds = Math.max(0, ...times.map((time) => time.offsetSeconds));
-      const service = await createService({
-        environment: context.manifest.environment,
-        chains: context.manifest.chains,
-        storePath: ':memory:',
-        clock: new TestClock({ ticking: true, start: Date.now() + offsetSeconds * 1_000 }),
-        chainTime: devnetChainTime(context.chains),
-        logger: { level: 'silent' },
-        settlement: {
-          serviceRelayer: { privateKey: context.manifest.accounts.serviceRelayer[0]!.privateKey },
-          oracleRelayer: { privateKey: context.manifest.accounts.oracleRelayer[0]!.privateKey },
-        },
-        ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
-        webhookProfile: 'B',
-      } as Parameters<typeof createService>[0]);
-      const { workspaceId, apiKey } = service.bootstrapWorkspace('Sandbox workspace');
-      return { manifest: { api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] } }, stop: () => service.stop() };
-    },
-  };
-}
-
 export async function startOwnSandbox(options: OwnSandboxOptions = {}): Promise<OwnSandbox> {
-  const service = options.webhookProfile === 'B' ? serviceWithWebhookProfileB() : settlementServiceComponent({ logLevel: 'silent' });
+  // The same service component as `sandbox up` (`--webhook-profile B` passes the profile through).
+  const service = settlementServiceComponent({
+    logLevel: 'silent',
+    ...(options.webhookProfile === 'B' ? { webhookProfile: 'B' as const } : {}),
+  });
   const sandbox = await startSandbox({ components: [service, referenceSolversComponent({ count: options.solvers ?? 3 })] });
   const api = sandbox.manifest.api;
   if (!api) {
