@@ -242,7 +242,18 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
     const deadline = t0 + timeoutMs;
     const notReady = async (what: string) => {
       const logs = await streamToBuffer(await started.logs({ tail: 20 })).catch(() => Buffer.alloc(0));
-      return new ImageNotReady(`${image}: ${what} within ${timeoutMs} ms. Last container output:\n${logs.toString('utf8').trim()}`);
+      return new ImageNotReady(`${image}: ${what}. Last container output:\n${logs.toString('utf8').trim()}`);
+    };
+
+    // A container that exited will never become ready: say so at once, with its output.
+    const client = await tc.getContainerRuntimeClient();
+    const exited = async () => {
+      const info = await client.container.inspect(client.container.getById(started.getId())).catch(() => undefined);
+      return info !== undefined && info.State.Running !== true ? info.State.ExitCode : undefined;
+    };
+    const failIfExited = async () => {
+      const code = await exited();
+      if (code !== undefined) throw await notReady(`the container exited (code ${code}) before it was ready`);
     };
 
     let manifest: Record<string, unknown> | undefined;
@@ -262,7 +273,9 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
             // written but not complete yet
           }
         }
-        if (Date.now() > deadline) throw await notReady(`no manifest at ${manifestPath} (pass --image-manifest PATH, or none)`);
+        if (Date.now() > deadline)
+          throw await notReady(`no manifest at ${manifestPath} within ${timeoutMs} ms (pass --image-manifest PATH, or none)`);
+        await failIfExited();
         await sleep(200);
       }
     }
@@ -277,7 +290,10 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
       const rpcs = healthy ? await Promise.all(chains.map((c) => answersRpc(c.rpcUrl!, c.chainId!))) : [];
       if (healthy && rpcs.every(Boolean)) break;
       if (Date.now() > deadline)
-        throw await notReady(healthy ? 'a chain RPC endpoint did not answer eth_chainId' : `GET ${url}/api/v1/health did not answer 200`);
+        throw await notReady(
+          `${healthy ? 'a chain RPC endpoint did not answer eth_chainId' : `GET ${url}/api/v1/health did not answer 200`} within ${timeoutMs} ms`,
+        );
+      await failIfExited();
       await sleep(200);
     }
     const readyMs = Date.now() - t0;

@@ -3,10 +3,11 @@
 // ready, writes /app/sandbox.json with the URLs a client outside the container uses.
 //
 // SANDBOX_NETWORK=bridge (default, `docker run -p 127.0.0.1:8080:8080 -p 127.0.0.1:8545:8545 -p 127.0.0.1:8546:8546`):
-//   the sandbox listens on loopback inside the container (18080, 18545, 18546) and this process forwards the
-//   published ports 8080 (API and WebSockets), 8545 and 8546 (chain JSON-RPC) from 0.0.0.0 to them. /app/sandbox.json
-//   names the published container ports, so it is right as is when the host maps each port to the same number, and
-//   the harness (`--image`) rewrites each port to the one Docker mapped it to.
+//   the sandbox listens on the container's loopback on 8080 (API and WebSockets), 8545 and 8546 (chain JSON-RPC), and
+//   this process forwards the same ports from the container's own network addresses (where Docker delivers published
+//   ports) to them. The sandbox itself stays unchanged (loopback only; the service's webhook policy and the URLs it
+//   advertises are those of `sandbox up`), and /app/sandbox.json is right as is when the host maps each port to the
+//   same number; the harness (`--image`) rewrites each port to the one Docker mapped it to.
 // SANDBOX_NETWORK=host (`docker run --network host`, what `sandbox conformance --image` uses for our image): the
 //   sandbox binds the host's loopback on free ports; /app/sandbox.json is sandbox.json as is. Webhooks to receivers
 //   on the host's 127.0.0.1 arrive (the sandbox accepts only loopback receiver URLs).
@@ -14,6 +15,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { networkInterfaces } from 'node:os';
 
 const STATE_DIR = '/app/.sandbox';
 const OUT = '/app/sandbox.json';
@@ -23,23 +25,23 @@ if (network !== 'bridge' && network !== 'host') {
   process.exit(2);
 }
 
-/** Published container port → loopback port the sandbox listens on (bridge mode). */
-const FORWARDS = [
-  [8080, 18080],
-  [8545, 18545],
-  [8546, 18546],
-];
+/** Ports the sandbox listens on in bridge mode, forwarded from the container's network addresses. */
+const PORTS = [8080, 8545, 8546];
 
 const upArgs =
   network === 'bridge'
-    ? ['--port', '18080', '--chain-ports', '18545,18546']
+    ? ['--port', '8080', '--chain-ports', '8545,8546']
     : ['--port', process.env.SANDBOX_PORT ?? '0', '--chain-ports', process.env.SANDBOX_CHAIN_PORTS ?? 'any'];
 
 const servers = [];
+const addresses = Object.values(networkInterfaces())
+  .flat()
+  .filter((a) => a !== undefined && !a.internal && a.family === 'IPv4')
+  .map((a) => a.address);
 if (network === 'bridge') {
-  for (const [published, inner] of FORWARDS) {
+  for (const [port, address] of PORTS.flatMap((p) => addresses.map((a) => [p, a]))) {
     const server = net.createServer((client) => {
-      const upstream = net.connect(inner, '127.0.0.1');
+      const upstream = net.connect(port, '127.0.0.1');
       client.pipe(upstream).pipe(client);
       const close = () => {
         client.destroy();
@@ -48,14 +50,18 @@ if (network === 'bridge') {
       client.on('error', close);
       upstream.on('error', close);
     });
-    server.listen(published, '0.0.0.0');
+    server.listen(port, address);
     servers.push(server);
   }
 }
 
-const child = spawn(process.execPath, ['/app/dist/src/cli/main.js', 'up', '--json', '--state-dir', STATE_DIR, ...upArgs, ...process.argv.slice(2)], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const child = spawn(
+  process.execPath,
+  ['/app/dist/src/cli/main.js', 'up', '--json', '--state-dir', STATE_DIR, ...upArgs, ...process.argv.slice(2)],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 
 let stdout = '';
 let ready = false;
@@ -75,22 +81,12 @@ child.stdout.on('data', (chunk) => {
     child.kill('SIGINT');
     return;
   }
-  writeFileSync(OUT, `${JSON.stringify(network === 'bridge' ? publishedView(manifest) : manifest, null, 2)}\n`);
+  writeFileSync(OUT, `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(`sandbox ready: ${OUT} (${network} network; API ${readManifestUrl()})`);
 });
 
 function readManifestUrl() {
   return JSON.parse(readFileSync(OUT, 'utf8')).api?.url;
-}
-
-/** Rewrites every loopback URL of an inner port to the published container port. */
-function publishedView(manifest) {
-  const ports = new Map(FORWARDS.map(([published, inner]) => [String(inner), String(published)]));
-  return JSON.parse(
-    JSON.stringify(manifest).replace(/(https?|wss?):\/\/(127\.0\.0\.1|localhost):(\d+)/g, (whole, scheme, _host, port) =>
-      ports.has(port) ? `${scheme}://127.0.0.1:${ports.get(port)}` : whole,
-    ),
-  );
 }
 
 let stopping = false;
