@@ -85,9 +85,17 @@ describe('sandbox conformance usage and reachability', () => {
   });
 
   it('exits 2 with a clear message for --image when no Docker engine answers', async () => {
-    const run = await cli('conformance', '--image', 'example/settlement:latest', '--no-sign');
-    expect(run.code).toBe(2);
-    expect(run.err).toMatch(/--image needs a Docker engine and none answers/);
+    // An engine may run on this machine (CI starts one): point the client at a socket nobody serves.
+    const saved = process.env.DOCKER_HOST;
+    process.env.DOCKER_HOST = `unix://${join(folder, 'no-engine.sock')}`;
+    try {
+      const run = await cli('conformance', '--image', 'example/settlement:latest', '--no-sign');
+      expect(run.code).toBe(2);
+      expect(run.err).toMatch(/--image needs a Docker engine and none answers/);
+    } finally {
+      if (saved === undefined) delete process.env.DOCKER_HOST;
+      else process.env.DOCKER_HOST = saved;
+    }
   });
 
   it('lists the selected checks with --list and prints the coverage (exit 0: every MUST covered)', async () => {
