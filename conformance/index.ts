@@ -21,7 +21,19 @@ export { canonicalJson } from './core/canonical-json.js';
 export type { CheckResult, Status, Profile, Capability, Evidence } from './core/types.js';
 export { discoverTarget, TargetUnreachable, UsageError, type Target } from './deployment/discover.js';
 export { readSandboxFile, type SandboxFile } from './deployment/sandbox-file.js';
-export { detectDockerEngine, ImageStartFailed, startImage, NoDockerEngine } from './deployment/image.js';
+export {
+  detectDockerEngine,
+  startImage,
+  NoDockerEngine,
+  ImageNotReady,
+  ImageOptionError,
+  parseImageEnv,
+  parseImagePorts,
+  DEFAULT_IMAGE_PORTS,
+  DEFAULT_IMAGE_MANIFEST,
+  type ImageOptions,
+  type RunningImage,
+} from './deployment/image.js';
 export { consoleProgress, consoleSummary } from './reporters/console.js';
 export { junitXml, writeJunitReport } from './reporters/junit.js';
 export { htmlReport, writeHtmlReport } from './reporters/html.js';

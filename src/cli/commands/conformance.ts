@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { globalOptions, printJson, toJsonError } from '../output.js';
 
 /**
@@ -11,7 +12,7 @@ import { globalOptions, printJson, toJsonError } from '../output.js';
 
 const USAGE = 2;
 
-interface RunFlags {
+interface RunFlags extends ImageFlags {
   target?: string;
   profile: string;
   apiKey?: string;
@@ -27,8 +28,6 @@ interface RunFlags {
   report?: string;
   signingKey?: string;
   sign: boolean;
-  image?: string;
-  imagePort?: string;
   timeout?: string;
   list?: boolean;
 }
@@ -76,32 +75,32 @@ function defaultSigningKeyPath(stateDir: string): string {
 
 export function register(program: Command): void {
   const conformance = usageExits(
-    program
-      .command('conformance')
-      .description('check a deployment against Reference A or B over the wire (HTTP, WebSocket, webhooks, JSON-RPC)')
-      .option('--target <url>', 'base URL of the deployment (default: api.url of --sandbox or <state-dir>/sandbox.json)')
-      .addOption(new Option('--profile <profile>', 'interface generation').choices(['A', 'B']).default('A'))
-      .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
-      .option('--workspace <id>', 'workspace id of the key (settlement routes)')
-      .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
-      .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
-      .option('--seed <n>', 'seed of the generated inputs (replays a run)')
-      .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
-      .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
-      .option('--tag <tags>', 'run checks with any of these tags', commaList)
-      .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
-      .option(
-        '--expected-failures <file>',
-        'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
-      )
-      .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
-      .option(
-        '--signing-key <file>',
-        'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)',
-      )
-      .option('--no-sign', 'do not sign the JSON report')
-      .option('--image <name>', 'start the deployment from a Docker image and target it (needs a Docker engine)')
-      .option('--image-port <port>', 'port the image serves the API on', '8080')
+    addImageOptions(
+      program
+        .command('conformance')
+        .description('check a deployment against Reference A or B over the wire (HTTP, WebSocket, webhooks, JSON-RPC)')
+        .option('--target <url>', 'base URL of the deployment (default: api.url of --sandbox or <state-dir>/sandbox.json)')
+        .addOption(new Option('--profile <profile>', 'interface generation').choices(['A', 'B']).default('A'))
+        .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
+        .option('--workspace <id>', 'workspace id of the key (settlement routes)')
+        .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
+        .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
+        .option('--seed <n>', 'seed of the generated inputs (replays a run)')
+        .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
+        .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
+        .option('--tag <tags>', 'run checks with any of these tags', commaList)
+        .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
+        .option(
+          '--expected-failures <file>',
+          'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
+        )
+        .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
+        .option(
+          '--signing-key <file>',
+          'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)',
+        )
+        .option('--no-sign', 'do not sign the JSON report'),
+    )
       .option('--timeout <ms>', 'time limit per check', '60000')
       .option('--list', 'list the selected checks and exit')
       .action(async (flags: RunFlags, command: Command) => {
@@ -195,9 +194,11 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     let url = flags.target;
     if (flags.image !== undefined) {
       if (!json) progress(`starting ${flags.image} (Docker)`);
-      const started = await c.startImage(flags.image, { port: Number(flags.imagePort) });
+      const started = await c.startImage(flags.image, await imageOptions(flags, json ? undefined : progress));
       stopImage = started.stop;
       url = started.url;
+      sandboxFile ??= started.manifestFile;
+      if (!json) progress(`${flags.image} ready in ${started.readyMs} ms at ${url}`);
     }
     if (url === undefined && sandboxFile === undefined) {
       throw new UsageFailure(`name the deployment: --target URL, --sandbox FILE or --image NAME (no ${implied})`);
@@ -254,7 +255,8 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       error instanceof c.UsageError ||
       error instanceof c.TargetUnreachable ||
       error instanceof c.NoDockerEngine ||
-      error instanceof c.ImageStartFailed ||
+      error instanceof c.ImageNotReady ||
+      error instanceof c.ImageOptionError ||
       (error as { name?: string }).name === 'SandboxFileError' ||
       (error as { name?: string }).name === 'ExpectedFailuresError';
     if (json) printJson(toJsonError(error));

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
 
 /**
@@ -9,7 +10,7 @@ import { bold, dim, globalOptions, printJson, reportError, table } from '../outp
 
 const USAGE = 2;
 
-interface RunFlags {
+interface RunFlags extends ImageFlags {
   target?: string;
   seed?: string;
   report?: string;
@@ -35,16 +36,32 @@ async function exitWhenFlushed(): Promise<void> {
 
 function isUsageError(error: unknown): boolean {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return code === 'usage_error' || code === 'target_unusable';
+  return code === 'usage_error' || code === 'target_unusable' || code === 'no_docker_engine' || code === 'image_not_ready';
 }
 
 async function run(names: string[], flags: RunFlags, command: Command): Promise<void> {
   const json = flags.json === true || globalOptions(command).json;
+  let stopImage: (() => Promise<void>) | undefined;
   try {
     const s = await import('../../../scenarios/index.js');
     const scenarios = s.selectScenarios(s.catalogue, names);
     const seed = s.parseSeed(flags.seed, s.DEFAULT_SEED);
     const reports = s.parseReportSpec(flags.report);
+    if (flags.image !== undefined && flags.target !== undefined)
+      throw new s.ScenarioUsageError('--image and --target: name one deployment');
+    const options =
+      flags.image === undefined ? undefined : await imageOptions(flags, json ? undefined : (line) => process.stderr.write(`› ${line}\n`));
+    if (flags.image !== undefined && options !== undefined) {
+      // Scenarios need the chains beside the API: the image must publish a manifest (sandbox.json).
+      if (options.manifest === null)
+        throw new s.ScenarioUsageError('scenarios need the manifest of the image (chains, accounts): drop --image-manifest none');
+      const { startImage } = await import('../../../conformance/deployment/image.js');
+      if (!json) process.stderr.write(`› starting ${flags.image} (Docker)\n`);
+      const started = await startImage(flags.image, options);
+      stopImage = started.stop;
+      flags.target = started.manifestFile;
+      if (!json) process.stderr.write(`› ${flags.image} ready in ${started.readyMs} ms at ${started.url}\n`);
+    }
     // A target that cannot be read is a usage error; one that reads but does not answer fails its scenarios.
     if (flags.target !== undefined) s.readTargetManifest(flags.target);
     const expectTimeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout);
@@ -69,6 +86,8 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
   } catch (error) {
     reportError(error, json);
     if (isUsageError(error)) process.exitCode = USAGE;
+  } finally {
+    await stopImage?.();
   }
   await exitWhenFlushed();
 }
@@ -101,8 +120,7 @@ export function register(program: Command): void {
     program.command('scenario').description('scripted takers and solvers through every path, invariants checked after every step'),
   );
   usageExits(
-    scenario
-      .command('run')
+    addImageOptions(scenario.command('run'))
       .description('run scenarios (all, or those named: exact names, globs like success-*, or tag:<tag>)')
       .argument('[names...]', 'scenarios to run (default: all)')
       .option('--target <sandbox.json>', 'a running sandbox (its sandbox.json or state folder); default: a fresh in-process sandbox')
