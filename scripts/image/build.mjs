@@ -25,7 +25,15 @@ const env = { ...process.env, DOCKER_BUILDKIT: '0' };
 const log = (line) => process.stderr.write(`› ${line}\n`);
 
 /** Needed only to compile contracts or to drive containers from the host: never inside the image. */
-const LEAVE_OUT = new Set(['@foundry-rs/forge', 'solc', '@layerzerolabs/toolbox-foundry', '@openzeppelin/contracts', 'testcontainers']);
+// typescript arrives as an optional peer of viem/abitype/ox: types only, 23 MB.
+const LEAVE_OUT = new Set([
+  '@foundry-rs/forge',
+  'solc',
+  '@layerzerolabs/toolbox-foundry',
+  '@openzeppelin/contracts',
+  'testcontainers',
+  'typescript',
+]);
 
 const hasImage = (name) => spawnSync(docker, ['image', 'inspect', name], { stdio: 'ignore', env }).status === 0;
 
@@ -37,7 +45,10 @@ if (base === undefined) {
   if (!hasImage(DEFAULT_BASE)) {
     log(`${DEFAULT_BASE} is not on this engine (no registry here?): building ${LOCAL_BASE} from this machine's Node`);
     const t = Date.now();
-    execFileSync(join(root, 'scripts/image/build-base.sh'), [LOCAL_BASE], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...env, DOCKER: docker } });
+    execFileSync(join(root, 'scripts/image/build-base.sh'), [LOCAL_BASE], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...env, DOCKER: docker },
+    });
     baseBuildMs = Date.now() - t;
     base = LOCAL_BASE;
   }
@@ -70,7 +81,10 @@ try {
     const rel = relative(modules, path);
     const name = rel.split('/node_modules/').pop();
     if (name === undefined || !keep.has(name) || !existsSync(path)) continue;
-    const nestedUnderDropped = rel.split('/node_modules/').slice(0, -1).some((parent) => !keep.has(parent));
+    const nestedUnderDropped = rel
+      .split('/node_modules/')
+      .slice(0, -1)
+      .some((parent) => !keep.has(parent));
     if (nestedUnderDropped) continue;
     cpSync(path, join(stage, 'node_modules', rel), {
       recursive: true,
@@ -89,13 +103,17 @@ try {
   for (const part of ['src', 'scenarios', 'conformance', 'dashboard']) {
     if (existsSync(join(root, 'dist', part))) cpSync(join(root, 'dist', part), join(stage, 'dist', part), { recursive: true });
   }
-  cpSync(join(root, 'scripts/image/entrypoint.mjs'), join(stage, 'entrypoint.mjs'));
+  mkdirSync(join(stage, 'scripts/image'), { recursive: true });
+  cpSync(join(root, 'scripts/image/entrypoint.mjs'), join(stage, 'scripts/image/entrypoint.mjs'));
   cpSync(join(root, 'Dockerfile'), join(stage, 'Dockerfile'));
   cpSync(join(root, '.dockerignore'), join(stage, '.dockerignore'));
   log(`staged ${packages} production packages and dist/ in ${basename(stage)}; building ${tag} on ${base}`);
 
   const t = Date.now();
-  const build = spawnSync(docker, ['build', '-q', '--build-arg', `BASE=${base}`, '-t', tag, stage], { stdio: ['ignore', 'ignore', 'inherit'], env });
+  const build = spawnSync(docker, ['build', '-q', '--build-arg', `BASE=${base}`, '-t', tag, stage], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env,
+  });
   if (build.status !== 0) throw new Error(`docker build failed (exit ${build.status})`);
   const imageBuildMs = Date.now() - t;
   const sizeBytes = Number(execFileSync(docker, ['image', 'inspect', '--format', '{{.Size}}', tag], { encoding: 'utf8', env }).trim());
