@@ -139,6 +139,19 @@ async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Settles with `promise` or rejects after `ms`. The timer also keeps the process alive: an engine call on a
+ * container that is going away can leave its promise pending with no open handle, and Node would then exit
+ * (with code 0) in the middle of the wait.
+ */
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
 async function answersHealth(url: string): Promise<boolean> {
   const response = await fetch(`${url}/api/v1/health`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined);
   return response?.status === 200;
@@ -224,7 +237,7 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     rmSync(tmp, { recursive: true, force: true });
-    await started.stop({ timeout: 10_000, remove: true }).catch(() => undefined);
+    await withTimeout(started.stop({ timeout: 10_000, remove: true }), 30_000, 'stopping the container').catch(() => undefined);
   };
   if (options.stopOnSignals !== false) {
     process.on('SIGINT', onSignal);
@@ -241,14 +254,18 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
           );
     const deadline = t0 + timeoutMs;
     const notReady = async (what: string) => {
-      const logs = await streamToBuffer(await started.logs({ tail: 20 })).catch(() => Buffer.alloc(0));
+      const logs = await withTimeout(started.logs({ tail: 20 }).then(streamToBuffer), 5_000, 'reading the container output').catch(() =>
+        Buffer.alloc(0),
+      );
       return new ImageNotReady(`${image}: ${what}. Last container output:\n${logs.toString('utf8').trim()}`);
     };
 
     // A container that exited will never become ready: say so at once, with its output.
     const client = await tc.getContainerRuntimeClient();
     const exited = async () => {
-      const info = await client.container.inspect(client.container.getById(started.getId())).catch(() => undefined);
+      const info = await withTimeout(client.container.inspect(client.container.getById(started.getId())), 10_000, 'inspect').catch(
+        () => undefined,
+      );
       return info !== undefined && info.State.Running !== true ? info.State.ExitCode : undefined;
     };
     const failIfExited = async () => {
@@ -260,10 +277,11 @@ export async function startImage(image: string, options: ImageOptions = {}): Pro
     if (manifestPath !== null) {
       progress(`waiting for ${manifestPath} in the container`);
       for (;;) {
-        const tar = await started
-          .copyArchiveFromContainer(manifestPath)
-          .then(streamToBuffer)
-          .catch(() => undefined);
+        const tar = await withTimeout(
+          started.copyArchiveFromContainer(manifestPath).then(streamToBuffer),
+          10_000,
+          'reading the manifest',
+        ).catch(() => undefined);
         const file = tar === undefined ? undefined : firstFileOfTar(tar);
         if (file !== undefined) {
           try {

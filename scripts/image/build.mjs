@@ -25,7 +25,15 @@ const env = { ...process.env, DOCKER_BUILDKIT: '0' };
 const log = (line) => process.stderr.write(`› ${line}\n`);
 
 /** Needed only to compile contracts or to drive containers from the host: never inside the image. */
-const LEAVE_OUT = new Set(['@foundry-rs/forge', 'solc', '@layerzerolabs/toolbox-foundry', '@openzeppelin/contracts', 'testcontainers']);
+// typescript arrives as an optional peer of viem/abitype/ox: types only, 23 MB.
+const LEAVE_OUT = new Set([
+  '@foundry-rs/forge',
+  'solc',
+  '@layerzerolabs/toolbox-foundry',
+  '@openzeppelin/contracts',
+  'testcontainers',
+  'typescript',
+]);
 
 const hasImage = (name) => spawnSync(docker, ['image', 'inspect', name], { stdio: 'ignore', env }).status === 0;
 
@@ -95,7 +103,8 @@ try {
   for (const part of ['src', 'scenarios', 'conformance', 'dashboard']) {
     if (existsSync(join(root, 'dist', part))) cpSync(join(root, 'dist', part), join(stage, 'dist', part), { recursive: true });
   }
-  cpSync(join(root, 'scripts/image/entrypoint.mjs'), join(stage, 'entrypoint.mjs'));
+  mkdirSync(join(stage, 'scripts/image'), { recursive: true });
+  cpSync(join(root, 'scripts/image/entrypoint.mjs'), join(stage, 'scripts/image/entrypoint.mjs'));
   cpSync(join(root, 'Dockerfile'), join(stage, 'Dockerfile'));
   cpSync(join(root, '.dockerignore'), join(stage, '.dockerignore'));
   log(`staged ${packages} production packages and dist/ in ${basename(stage)}; building ${tag} on ${base}`);
