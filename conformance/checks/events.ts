@@ -147,6 +147,9 @@ export const eventChecks = [
       const session = flow.topicSession;
       if (!session) ctx.fail(`subscribing to orders:${flow.orderId} failed`);
       ctx.evidence.push(session.evidence);
+      // The flow saw Claimed through the REST API; the topic's order.settled may still be on its way (real-time
+      // delivery is best effort, sub-second): give it a few seconds before judging.
+      await session.next((m) => m.type === 'order.settled' && eventsOfOrder([m], flow.orderId).length > 0, 5_000);
       const events = session.messages.filter((m) => hasPrefix(m.id, 'evt_'));
       const mine = eventsOfOrder(events, flow.orderId);
       ctx.expect(
