@@ -3,7 +3,7 @@
  * accounts sent, with their outcome. Anvil keeps only a short history (`--prune-history`), so the recorder reads
  * each block as it is mined rather than scanning afterwards; a block it could not read is counted, never guessed.
  */
-import { type Abi, type AbiFunction, type Address, type Hex, toEventSelector, toFunctionSelector } from 'viem';
+import { type Abi, type AbiEvent, type AbiFunction, type Address, type Hex, toEventSelector, toFunctionSelector } from 'viem';
 import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../src/contracts/artifacts/OutputOracle.js';
@@ -24,7 +24,9 @@ const SELECTORS: Record<string, RelayKind> = {
   [selectorOf(OutputOracleArtifact.abi as Abi, 'submit')]: 'oracleSubmit',
   [selectorOf(InputOracleArtifact.abi as Abi, 'receiveAttestation')]: 'receiveAttestation',
 };
-const OPEN_EVENT = toEventSelector('Open(bytes32,bytes)');
+const OPEN_EVENT = toEventSelector(
+  (InputSettlerEscrowArtifact.abi as Abi).find((entry): entry is AbiEvent => entry.type === 'event' && entry.name === 'Open')!,
+);
 
 export interface RelayedTransaction {
   chainId: number;

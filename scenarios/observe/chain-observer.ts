@@ -1,10 +1,10 @@
-import { type Abi, type Address, type Hex, type Log, decodeAbiParameters, decodeEventLog, getAddress } from 'viem';
+import { type Abi, type Address, type Hex, type Log, decodeEventLog, getAddress } from 'viem';
 import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
 import { InputSettlerCompactArtifact } from '../../src/contracts/artifacts/InputSettlerCompact.js';
 import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
 import { OutputSettlerArtifact } from '../../src/contracts/artifacts/OutputSettler.js';
 import { outputHash } from '../../src/contracts/fill.js';
-import { type MandateOutput, standardOrderAbi } from '../../src/contracts/order.js';
+import type { MandateOutput } from '../../src/contracts/order.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { chainClient, contractOf, tokenBalance } from '../actors/chain-clients.js';
 import { EscrowLedger } from './escrow-accounting.js';
@@ -180,7 +180,8 @@ export class ChainObserver {
     const orderId = String(args.orderId ?? '').toLowerCase() as Hex;
     switch (decoded.eventName) {
       case 'Open': {
-        const [order] = decodeAbiParameters([standardOrderAbi], args.order as Hex);
+        // Upstream's Open(bytes32 indexed, StandardOrder): the order arrives decoded as a struct.
+        const order = args.order as { user: Address; inputs: readonly (readonly [bigint, bigint])[] };
         const inputs = order.inputs.map(([id, amount]) => [`0x${id.toString(16).padStart(40, '0')}`, amount] as const);
         chain.ledger.open(orderId, order.user, inputs);
         this.add({ ...base, kind: 'Open', orderId, user: order.user });

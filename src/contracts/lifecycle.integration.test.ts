@@ -34,7 +34,6 @@ import {
   eip3009OpenSignature,
   eip3009OrderTypedData,
   encodeFillDescription,
-  encodeOrder,
   orderIdentifier,
   permit2OpenSignature,
   permit2OrderTypedData,
@@ -126,7 +125,7 @@ async function fillAndAttest(order: StandardOrder, orderId: Hex, solverKey: Hex)
     functionName: 'submit',
     args: [destination.contracts.OutputSettler!, [encodeFillDescription(filled!.args.solver, orderId, filled!.args.timestamp, output)]],
   });
-  const [proven] = parseEventLogs({ abi: OutputOracleArtifact.abi, logs: submit.logs, eventName: 'OutputProven' });
+  const [proven] = parseEventLogs({ abi: OutputOracleArtifact.abi, logs: submit.logs, eventName: 'OutputAttested' });
   await send(clients(origin, relayerKey), {
     address: origin.contracts.InputOracle!,
     abi: InputOracleArtifact.abi,
@@ -198,7 +197,7 @@ describe('contracts on a real devnet', () => {
       address: escrow,
       abi: InputSettlerEscrowArtifact.abi,
       functionName: 'openFor',
-      args: [encodeOrder(order), taker.account.address, permit2OpenSignature(signature)],
+      args: [toAbiOrder(order), taker.account.address, permit2OpenSignature(signature)],
     });
     expect(await balance(origin, token(origin, 'USDC'), taker.account.address)).toBe(takerBefore - AMOUNT);
 
@@ -240,7 +239,7 @@ describe('contracts on a real devnet', () => {
       address: escrow,
       abi: InputSettlerEscrowArtifact.abi,
       functionName: 'openFor',
-      args: [encodeOrder(order), taker.account.address, eip3009OpenSignature([signature])],
+      args: [toAbiOrder(order), taker.account.address, eip3009OpenSignature([signature])],
     });
     expect(await balance(origin, usdc.address, taker.account.address)).toBe(before - AMOUNT);
 

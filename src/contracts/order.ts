@@ -86,7 +86,7 @@ export function tokenId(token: Address): bigint {
   return BigInt(getAddress(token));
 }
 
-/** ABI encoding of the order, the `bytes order` argument of `open` / `openFor`. */
+/** ABI encoding of the order (`abi.encode(order)`): the argument of the escrow's project-only `orderIdentifier(bytes)`. */
 export function encodeOrder(order: StandardOrder): Hex {
   return encodeAbiParameters([standardOrderAbi], [toAbiOrder(order)]);
 }

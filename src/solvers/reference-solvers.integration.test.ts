@@ -17,7 +17,7 @@ import {
 } from '../contracts/artifacts/index.js';
 import {
   encodeFillDescription,
-  encodeOrder,
+  toAbiOrder,
   permit2OpenSignature,
   type SolveParams,
   type StandardOrder,
@@ -105,7 +105,7 @@ async function openOrder(takerIndex: number, quotes?: QuoteResponse) {
     address: origin.contracts.InputSettlerEscrow!,
     abi: InputSettlerEscrowArtifact.abi,
     functionName: 'openFor',
-    args: [encodeOrder(order), taker.account.address, permit2OpenSignature(signature)],
+    args: [toAbiOrder(order), taker.account.address, permit2OpenSignature(signature)],
   });
   const orderId = `ord_test${takerIndex}${Date.now()}`;
   expect(auction.quoteBook.accept(best.quoteId, orderId, service.clock.now())).toBe(true);
@@ -135,7 +135,7 @@ async function attest(order: StandardOrder, onchainOrderId: Hex, fillTx: Hex): P
       [encodeFillDescription(filled!.args.solver, onchainOrderId, filled!.args.timestamp, output)],
     ],
   });
-  const [proven] = parseEventLogs({ abi: OutputOracleArtifact.abi, logs: submit.logs, eventName: 'OutputProven' });
+  const [proven] = parseEventLogs({ abi: OutputOracleArtifact.abi, logs: submit.logs, eventName: 'OutputAttested' });
   await send(client(origin, relayerKey), {
     address: origin.contracts.InputOracle!,
     abi: InputOracleArtifact.abi,

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.30;
 
-import {IInputOracle} from "../interfaces/IInputOracle.sol";
+import {BaseInputOracle} from "./BaseInputOracle.sol";
 
 /// @title InputOracle
 /// @notice Origin-chain half of the oracle pair: stores fills attested on remote chains, as relayed by one
 /// trusted relayer (the settlement service), and answers the input settlers' proof checks.
-/// @dev Trust model: the relayer is trusted to carry only `OutputOracle.OutputProven` events it observed on
+/// @dev Trust model: the relayer is trusted to carry only `OutputOracle.OutputAttested` events it observed on
 /// the remote chain. Deployed through CREATE2 with the relayer as constructor argument, so one relayer gives
-/// one address on every chain. A record is keccak256 of its 128-byte form
-/// `remoteChainId ‖ remoteOracle ‖ application ‖ dataHash`, which lets `efficientRequireProven` hash each
-/// record of a proof series in place.
-contract InputOracle is IInputOracle {
+/// one address on every chain. Each new record emits OIF's `OutputProven(chainid, remoteIdentifier,
+/// application, payloadHash)` and the project's `AttestationRecorded` (which also carries the order id).
+contract InputOracle is BaseInputOracle {
     /// @notice The caller is not the relayer.
     error NotRelayer();
     /// @notice The relayer cannot be address(0).
@@ -21,7 +20,8 @@ contract InputOracle is IInputOracle {
     /// @notice Payload `index` is too short to carry an order id.
     error PayloadTooShort(uint256 index);
 
-    /// @notice A remote fill was recorded for the first time.
+    /// @notice A remote fill was recorded for the first time (project event, emitted next to OIF's
+    /// `OutputProven`, so watchers can filter by order id).
     /// @param orderId Bytes 32..64 of the payload (the fill description's order id), for watchers.
     /// @param dataHash keccak256(payload): the value the input settlers look up.
     event AttestationRecorded(
@@ -33,12 +33,7 @@ contract InputOracle is IInputOracle {
     );
     event RelayerChanged(address indexed previousRelayer, address indexed newRelayer);
 
-    /// @dev 32-byte remoteChainId, remoteOracle, application, dataHash.
-    uint256 private constant PROOF_RECORD_LENGTH = 128;
-
     address public relayer;
-
-    mapping(bytes32 recordHash => bool) private _proven;
 
     modifier onlyRelayer() {
         if (msg.sender != relayer) revert NotRelayer();
@@ -54,9 +49,9 @@ contract InputOracle is IInputOracle {
     /// @notice Records fills attested on `remoteChainId` by `remoteOracle` for `application`.
     /// @dev Takes the payloads, not their hashes, so the origin chain's logs carry the order id and the
     /// record is bound to bytes the relayer actually saw. Re-recording is a no-op without an event.
-    /// @param remoteOracle The `OutputOracle` that emitted `OutputProven` (the log's address), left-padded.
-    /// @param application The output settler (`OutputProven.application`).
-    /// @param payloads The fill descriptions (`OutputProven.payload`).
+    /// @param remoteOracle The `OutputOracle` that emitted `OutputAttested` (the log's address), left-padded.
+    /// @param application The output settler (`OutputAttested.application`).
+    /// @param payloads The fill descriptions (`OutputAttested.payload`).
     function receiveAttestation(
         uint256 remoteChainId,
         bytes32 remoteOracle,
@@ -69,9 +64,9 @@ contract InputOracle is IInputOracle {
             bytes calldata payload = payloads[i];
             if (payload.length < 64) revert PayloadTooShort(i);
             bytes32 dataHash = keccak256(payload);
-            bytes32 key = _recordHash(remoteChainId, remoteOracle, application, dataHash);
-            if (_proven[key]) continue;
-            _proven[key] = true;
+            if (_attestations[remoteChainId][remoteOracle][application][dataHash]) continue;
+            _attestations[remoteChainId][remoteOracle][application][dataHash] = true;
+            emit OutputProven(remoteChainId, remoteOracle, application, dataHash);
             emit AttestationRecorded(remoteChainId, application, bytes32(payload[32:64]), remoteOracle, dataHash);
         }
     }
@@ -81,32 +76,5 @@ contract InputOracle is IInputOracle {
         if (newRelayer == address(0)) revert ZeroRelayer();
         emit RelayerChanged(relayer, newRelayer);
         relayer = newRelayer;
-    }
-
-    /// @inheritdoc IInputOracle
-    function isProven(uint256 remoteChainId, bytes32 remoteOracle, bytes32 application, bytes32 dataHash)
-        external
-        view
-        returns (bool)
-    {
-        return _proven[_recordHash(remoteChainId, remoteOracle, application, dataHash)];
-    }
-
-    /// @inheritdoc IInputOracle
-    /// @dev An empty series also reverts: it would prove an order with no outputs, i.e. nothing.
-    function efficientRequireProven(bytes calldata proofSeries) external view {
-        uint256 length = proofSeries.length;
-        if (length == 0 || length % PROOF_RECORD_LENGTH != 0) revert NotProven();
-        for (uint256 offset; offset < length; offset += PROOF_RECORD_LENGTH) {
-            if (!_proven[keccak256(proofSeries[offset:offset + PROOF_RECORD_LENGTH])]) revert NotProven();
-        }
-    }
-
-    function _recordHash(uint256 remoteChainId, bytes32 remoteOracle, bytes32 application, bytes32 dataHash)
-        private
-        pure
-        returns (bytes32)
-    {
-        return keccak256(abi.encode(remoteChainId, remoteOracle, application, dataHash));
     }
 }

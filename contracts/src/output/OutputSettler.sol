@@ -3,10 +3,12 @@ pragma solidity ^0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 
 import {MandateOutput} from "../types/StandardOrder.sol";
 import {FillDescriptionLib} from "../libraries/FillDescriptionLib.sol";
 import {IOutputCallback} from "./IOutputCallback.sol";
+import {BaseInputOracle} from "../oracle/BaseInputOracle.sol";
 
 /// @title OutputSettler
 /// @notice Destination-chain settler: solvers deliver an order's outputs here, and the oracle named in each
@@ -26,40 +28,61 @@ import {IOutputCallback} from "./IOutputCallback.sol";
 /// it can claim the inputs). Fillers of later outputs are paid only through their own arrangement with
 /// that owner. `fillOrderOutputs` therefore refuses to start when output 0 is already filled.
 ///
-/// Only limit orders are supported: an output's `context` must be empty or the single byte 0x00.
+/// Output `context` kinds (OIF layout): empty or `0x00` limit order; `0x01 ‖ uint32 startTime ‖ uint32 stopTime
+/// ‖ uint256 slope` Dutch auction; `0xe0 ‖ bytes32 exclusiveFor ‖ uint32 startTime` exclusive limit order;
+/// `0xe1 ‖ bytes32 exclusiveFor ‖ uint32 startTime ‖ uint32 stopTime ‖ uint256 slope` exclusive Dutch auction.
+/// A Dutch auction pays `amount + slope * (stopTime - max(now, startTime))` before `stopTime`, then `amount`.
+/// An exclusive output can be filled only by `exclusiveFor` while `now < startTime` (`ExclusiveTo`).
 ///
-/// The settler never holds ETH: native outputs are forwarded from `msg.value`, the value of any output that
-/// was already filled is returned to the caller in the same call, and there is no receive or fallback.
-contract OutputSettler {
+/// The settler never holds ETH: native outputs are paid from `msg.value`, whatever is left (excess value,
+/// value meant for outputs already filled) is returned to the caller at the end of the call, and there is no
+/// receive or fallback.
+///
+/// As in OIF, the settler is also an input oracle for same-chain orders: `setAttestation` turns a recorded
+/// fill of an output naming this contract as both settler and oracle into a proof that `isProven` and
+/// `efficientRequireProven` answer.
+contract OutputSettler is BaseInputOracle {
     using SafeERC20 for IERC20;
 
     /// @notice `output.chainId` is not this chain.
-    error WrongChain(uint256 outputChainId, uint256 chainId);
+    error WrongChain(uint256 expected, uint256 actual);
     /// @notice `output.settler` is not this contract.
-    error WrongSettler(bytes32 outputSettler);
+    error WrongOutputSettler(bytes32 addressThis, bytes32 expected);
+    /// @notice `setAttestation` for an output whose oracle is not this contract.
+    error WrongOutputOracle(bytes32 addressThis, bytes32 expected);
     /// @notice The fill happens after the fill deadline the solver supplied (the deadline itself is allowed).
-    error FillDeadlinePassed(uint48 fillDeadline, uint256 timestamp);
-    /// @notice `fillerData` is shorter than one word or its first word (the solver identifier) is zero.
-    error InvalidSolver();
-    /// @notice The output's `context` names an order type other than a limit order.
-    error UnsupportedOrderType();
-    /// @notice A token identifier with non-zero upper 96 bits.
-    error InvalidToken(bytes32 token);
-    /// @notice A recipient that is zero or has non-zero upper 96 bits.
+    error FillDeadline();
+    /// @notice `fillerData` is shorter than one word.
+    error FillerDataTooShort();
+    /// @notice The solver identifier (first word of `fillerData`) is zero.
+    error ZeroValue();
+    /// @notice The output's `context` has an order type this settler does not know.
+    error NotImplemented();
+    /// @notice The output's `context` has the wrong length for its order type.
+    error InvalidContextDataLength();
+    /// @notice An exclusive output filled by another solver than `solver` before the exclusivity ends.
+    error ExclusiveTo(bytes32 solver);
+    /// @notice A token or oracle identifier with non-zero upper 96 bits.
+    error HasDirtyBits();
+    /// @notice Project check (not in OIF): a recipient that is zero or has non-zero upper 96 bits.
     error InvalidRecipient(bytes32 recipient);
-    /// @notice `msg.value` differs from the sum of the native outputs of the call.
-    error NativeValueMismatch(uint256 expected, uint256 sent);
-    /// @notice Sending the native coin to `to` failed.
-    error NativeTransferFailed(address to);
     /// @notice `fillOrderOutputs` found output 0 already filled: the order belongs to that fill's solver.
-    error AlreadyFilled(bytes32 fillRecordHash);
-    /// @notice `fillOrderOutputs` with no outputs.
+    error AlreadyFilled();
+    /// @notice Project check (not in OIF): `fillOrderOutputs` with no outputs.
     error NoOutputs();
+    /// @notice `setAttestation` names a fill that is not the one recorded.
+    error InvalidAttestation(bytes32 storedFillRecordHash, bytes32 givenFillRecordHash);
 
-    /// @notice Emitted once per (orderId, output): its first fill.
+    /// @notice Emitted once per (orderId, output): its first fill. `finalAmount` is what the recipient got
+    /// (the Dutch-auction price, or `output.amount`).
     event OutputFilled(
         bytes32 indexed orderId, bytes32 solver, uint32 timestamp, MandateOutput output, uint256 finalAmount
     );
+
+    bytes1 internal constant LIMIT_ORDER = 0x00;
+    bytes1 internal constant DUTCH_AUCTION = 0x01;
+    bytes1 internal constant EXCLUSIVE_LIMIT_ORDER = 0xe0;
+    bytes1 internal constant EXCLUSIVE_DUTCH_AUCTION = 0xe1;
 
     /// @dev Smallest fill description: solver, orderId, timestamp, token, amount, recipient, two empty length
     /// prefixes (32 + 32 + 4 + 32 + 32 + 32 + 2 + 2).
@@ -89,19 +112,14 @@ contract OutputSettler {
     {
         _checkFillDeadline(fillDeadline);
         bytes32 solver = _solverOf(fillerData);
-        uint256 nativeDue = output.token == bytes32(0) ? output.amount : 0;
-        if (msg.value != nativeDue) revert NativeValueMismatch(nativeDue, msg.value);
-
-        bool filledNow;
-        (fillRecordHash, filledNow) = _fill(orderId, output, solver);
-        if (!filledNow && msg.value != 0) _sendNative(msg.sender, msg.value);
+        (fillRecordHash,) = _fill(orderId, output, solver);
+        _refundNativeExcess();
     }
 
     /// @notice Fills every output of an order, in order, for one solver.
     /// @dev The solver of output 0 owns the order: this reverts `AlreadyFilled` when output 0 was filled
     /// before, so a solver never pays later outputs of an order it cannot claim. Later outputs that are
-    /// already filled are skipped, and their native value is returned to the caller. All or nothing.
-    /// `msg.value` must equal the sum of the native outputs' amounts.
+    /// already filled are skipped. All or nothing. Unused `msg.value` is returned.
     function fillOrderOutputs(
         bytes32 orderId,
         MandateOutput[] calldata outputs,
@@ -113,21 +131,12 @@ contract OutputSettler {
         _checkFillDeadline(fillDeadline);
         bytes32 solver = _solverOf(fillerData);
 
-        uint256 nativeDue;
-        for (uint256 i; i < count; ++i) {
-            if (outputs[i].token == bytes32(0)) nativeDue += outputs[i].amount;
-        }
-        if (msg.value != nativeDue) revert NativeValueMismatch(nativeDue, msg.value);
-
-        (bytes32 firstRecord, bool firstFilledNow) = _fill(orderId, outputs[0], solver);
-        if (!firstFilledNow) revert AlreadyFilled(firstRecord);
-
-        uint256 nativeUnused;
+        (, bool firstFilledNow) = _fill(orderId, outputs[0], solver);
+        if (!firstFilledNow) revert AlreadyFilled();
         for (uint256 i = 1; i < count; ++i) {
-            (, bool filledNow) = _fill(orderId, outputs[i], solver);
-            if (!filledNow && outputs[i].token == bytes32(0)) nativeUnused += outputs[i].amount;
+            _fill(orderId, outputs[i], solver);
         }
-        if (nativeUnused != 0) _sendNative(msg.sender, nativeUnused);
+        _refundNativeExcess();
     }
 
     // ----------------------------------------------------------------------------------------------------
@@ -140,19 +149,44 @@ contract OutputSettler {
         return _fillRecords[orderId][outputHash];
     }
 
+    /// @notice The fill record hash of `output` (bytes32(0) when not filled).
+    function getFillRecord(bytes32 orderId, MandateOutput calldata output) external view returns (bytes32) {
+        return _fillRecords[orderId][FillDescriptionLib.outputHash(output)];
+    }
+
     /// @notice True when every payload is the fill description of a fill recorded here for an output that
     /// names the caller as its oracle, this contract as its settler and this chain as its chain.
     /// @dev Meant to be called by the oracle (`OutputOracle.submit`): the caller is taken as the output's
     /// oracle. Called by anyone else it answers false for every real fill. A payload is
     /// `solver ‖ orderId ‖ uint32 timestamp ‖ common payload` (FillDescriptionLib); changing any byte of it
     /// changes either the record looked up or the record expected, so only the exact record matches.
-    /// Payloads too short to be a fill description answer false. An empty array answers true.
+    /// Payloads too short to be a fill description answer false (OIF reverts). An empty array answers true.
     function hasAttested(bytes[] calldata payloads) external view returns (bool) {
         uint256 count = payloads.length;
         for (uint256 i; i < count; ++i) {
             if (!_isRecordedFill(payloads[i])) return false;
         }
         return true;
+    }
+
+    // ----------------------------------------------------------------------------------------------------
+    // Same-chain oracle
+    // ----------------------------------------------------------------------------------------------------
+
+    /// @notice Proves a recorded fill of `output` (which must name this contract as settler and oracle, on
+    /// this chain) so that `isProven(chainId, this, this, keccak256(fillDescription))` answers true.
+    function setAttestation(bytes32 orderId, bytes32 solver, uint32 timestamp, MandateOutput calldata output)
+        external
+    {
+        bytes32 stored = _fillRecords[orderId][FillDescriptionLib.outputHash(output)];
+        bytes32 given = keccak256(abi.encodePacked(solver, timestamp));
+        if (stored != given) revert InvalidAttestation(stored, given);
+        bytes32 self = bytes32(uint256(uint160(address(this))));
+        if (output.settler != self) revert WrongOutputSettler(self, output.settler);
+        if (output.oracle != self) revert WrongOutputOracle(self, output.oracle);
+        if (output.chainId != block.chainid) revert WrongChain(output.chainId, block.chainid);
+        bytes32 dataHash = keccak256(FillDescriptionLib.encodeFillDescription(solver, orderId, timestamp, output));
+        _attestations[block.chainid][self][self][dataHash] = true;
     }
 
     // ----------------------------------------------------------------------------------------------------
@@ -166,6 +200,7 @@ contract OutputSettler {
         returns (bytes32 fillRecordHash, bool filledNow)
     {
         _checkOutput(output);
+        uint256 amount = _resolveAmount(output, solver);
         bytes32 outputHash = FillDescriptionLib.outputHash(output);
         fillRecordHash = _fillRecords[orderId][outputHash];
         if (fillRecordHash != bytes32(0)) return (fillRecordHash, false);
@@ -177,42 +212,87 @@ contract OutputSettler {
 
         address recipient = address(uint160(uint256(output.recipient)));
         if (output.token == bytes32(0)) {
-            _sendNative(recipient, output.amount);
+            Address.sendValue(payable(recipient), amount);
         } else {
-            IERC20(address(uint160(uint256(output.token)))).safeTransferFrom(msg.sender, recipient, output.amount);
+            IERC20(address(uint160(uint256(output.token)))).safeTransferFrom(msg.sender, recipient, amount);
         }
         // After the record and the payment, so the recipient sees a settled output when it runs.
         if (output.callbackData.length != 0) {
-            IOutputCallback(recipient).outputFilled(output.token, output.amount, output.callbackData);
+            IOutputCallback(recipient).outputFilled(output.token, amount, output.callbackData);
         }
-        emit OutputFilled(orderId, solver, timestamp, output, output.amount);
+        emit OutputFilled(orderId, solver, timestamp, output, amount);
         return (fillRecordHash, true);
+    }
+
+    /// @dev The amount the recipient gets under the output's order type; enforces exclusivity.
+    function _resolveAmount(MandateOutput calldata output, bytes32 solver) private view returns (uint256) {
+        bytes calldata context = output.context;
+        uint256 length = context.length;
+        if (length == 0) return output.amount;
+        bytes1 orderType = context[0];
+        if (orderType == LIMIT_ORDER) {
+            if (length != 1) revert InvalidContextDataLength();
+            return output.amount;
+        }
+        if (orderType == DUTCH_AUCTION) {
+            if (length != 41) revert InvalidContextDataLength();
+            return _dutchPrice(
+                output.amount, uint32(bytes4(context[1:5])), uint32(bytes4(context[5:9])), uint256(bytes32(context[9:41]))
+            );
+        }
+        if (orderType == EXCLUSIVE_LIMIT_ORDER) {
+            if (length != 37) revert InvalidContextDataLength();
+            _checkExclusive(bytes32(context[1:33]), uint32(bytes4(context[33:37])), solver);
+            return output.amount;
+        }
+        if (orderType == EXCLUSIVE_DUTCH_AUCTION) {
+            if (length != 73) revert InvalidContextDataLength();
+            uint32 startTime = uint32(bytes4(context[33:37]));
+            _checkExclusive(bytes32(context[1:33]), startTime, solver);
+            return _dutchPrice(output.amount, startTime, uint32(bytes4(context[37:41])), uint256(bytes32(context[41:73])));
+        }
+        revert NotImplemented();
+    }
+
+    function _checkExclusive(bytes32 exclusiveFor, uint32 startTime, bytes32 solver) private view {
+        if (startTime > block.timestamp && exclusiveFor != solver) revert ExclusiveTo(exclusiveFor);
+    }
+
+    /// @dev `minimum + slope * (stopTime - max(now, startTime))`, or `minimum` from `stopTime` on.
+    function _dutchPrice(uint256 minimum, uint32 startTime, uint32 stopTime, uint256 slope)
+        private
+        view
+        returns (uint256)
+    {
+        uint256 current = block.timestamp > startTime ? block.timestamp : startTime;
+        if (stopTime < current) return minimum;
+        return minimum + slope * (stopTime - current);
     }
 
     function _checkOutput(MandateOutput calldata output) private view {
         if (output.chainId != block.chainid) revert WrongChain(output.chainId, block.chainid);
-        if (output.settler != bytes32(uint256(uint160(address(this))))) revert WrongSettler(output.settler);
-        bytes calldata context = output.context;
-        if (context.length > 1 || (context.length == 1 && context[0] != 0x00)) revert UnsupportedOrderType();
-        if (uint256(output.token) >> 160 != 0) revert InvalidToken(output.token);
+        bytes32 self = bytes32(uint256(uint160(address(this))));
+        if (output.settler != self) revert WrongOutputSettler(self, output.settler);
+        if (uint256(output.oracle) >> 160 != 0 || uint256(output.token) >> 160 != 0) revert HasDirtyBits();
         if (output.recipient == bytes32(0) || uint256(output.recipient) >> 160 != 0) {
             revert InvalidRecipient(output.recipient);
         }
     }
 
     function _checkFillDeadline(uint48 fillDeadline) private view {
-        if (block.timestamp > fillDeadline) revert FillDeadlinePassed(fillDeadline, block.timestamp);
+        if (block.timestamp > fillDeadline) revert FillDeadline();
     }
 
     function _solverOf(bytes calldata fillerData) private pure returns (bytes32 solver) {
-        if (fillerData.length < 32) revert InvalidSolver();
+        if (fillerData.length < 32) revert FillerDataTooShort();
         solver = bytes32(fillerData[0:32]);
-        if (solver == bytes32(0)) revert InvalidSolver();
+        if (solver == bytes32(0)) revert ZeroValue();
     }
 
-    function _sendNative(address to, uint256 amount) private {
-        (bool ok,) = payable(to).call{value: amount}("");
-        if (!ok) revert NativeTransferFailed(to);
+    /// @dev Returns whatever native value is left after paying the outputs; the settler keeps no ETH.
+    function _refundNativeExcess() private {
+        uint256 excess = address(this).balance;
+        if (excess != 0) Address.sendValue(payable(msg.sender), excess);
     }
 
     function _isRecordedFill(bytes calldata payload) private view returns (bool) {

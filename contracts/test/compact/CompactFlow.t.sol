@@ -68,7 +68,7 @@ contract CompactFlowTest is CompactTestBase {
         payloads[0] =
             FillDescriptionLib.encodeFillDescription(_id(solver), orderId, uint32(block.timestamp), order.outputs[0]);
         vm.expectEmit(address(outputOracle));
-        emit OutputOracle.OutputProven(
+        emit OutputOracle.OutputAttested(
             DEST, _id(address(outputSettler)), orderId, keccak256(payloads[0]), payloads[0]
         );
         outputOracle.submit(address(outputSettler), payloads);

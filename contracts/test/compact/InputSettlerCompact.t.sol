@@ -110,7 +110,7 @@ contract InputSettlerCompactTest is CompactTestBase {
         if (fillTime > order.fillDeadline) {
             vm.expectRevert(
                 abi.encodeWithSelector(
-                    InputSettlerBase.FilledTooLate.selector, 0, uint32(fillTime), order.fillDeadline
+                    InputSettlerBase.FilledTooLate.selector, order.fillDeadline, uint32(fillTime)
                 )
             );
         }
@@ -166,17 +166,17 @@ contract InputSettlerCompactTest is CompactTestBase {
     function test_finalise_revertsOnZeroOrDirtyDestination() public {
         StandardOrder memory order = _order();
         vm.prank(solver);
-        vm.expectRevert(InputSettlerBase.InvalidDestination.selector);
+        vm.expectRevert(InputSettlerBase.NoDestination.selector);
         settler.finalise(order, "", new SolveParams[](0), bytes32(0), "");
         vm.prank(solver);
-        vm.expectRevert(InputSettlerBase.InvalidDestination.selector);
+        vm.expectRevert(InputSettlerBase.NoDestination.selector);
         settler.finalise(order, "", new SolveParams[](0), bytes32(uint256(1) << 160) | _id(destination), "");
     }
 
     function test_finalise_revertsWithoutSolveParams() public {
         StandardOrder memory order = _order();
         vm.prank(solver);
-        vm.expectRevert(InputSettlerBase.InvalidSolveParamsLength.selector);
+        vm.expectRevert(InputSettlerBase.InvalidTimestampLength.selector);
         settler.finalise(order, "", new SolveParams[](0), _id(destination), "");
     }
 
@@ -188,7 +188,7 @@ contract InputSettlerCompactTest is CompactTestBase {
         tooMany[1] = solveParams[0];
         bytes memory signatures = _signatures(order);
         vm.prank(solver);
-        vm.expectRevert(InputSettlerBase.InvalidSolveParamsLength.selector);
+        vm.expectRevert(InputSettlerBase.InvalidTimestampLength.selector);
         settler.finalise(order, signatures, tooMany, _id(destination), "");
     }
 

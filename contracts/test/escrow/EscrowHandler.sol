@@ -82,7 +82,7 @@ contract EscrowHandler is CommonBase, StdCheats, StdUtils {
         if (orderIds.length >= MAX_ORDERS) return;
         (StandardOrder memory order, uint256 t) = _newOrder(takerSeed, shapeSeed, timing, true);
         vm.prank(takers[t]);
-        try escrow.open(abi.encode(order)) {
+        try escrow.open(order) {
             _opened(order, this.openSelf.selector);
         } catch {
             _flag("open refused a valid order");
@@ -94,7 +94,7 @@ contract EscrowHandler is CommonBase, StdCheats, StdUtils {
         (StandardOrder memory order, uint256 t) = _newOrder(takerSeed, shapeSeed, timing, true);
         bytes memory signature = EscrowSigning.signPermit2(_takerKeys[t], order, address(escrow));
         vm.prank(relayer);
-        try escrow.openFor(abi.encode(order), takers[t], signature) {
+        try escrow.openFor(order, takers[t], signature) {
             _opened(order, this.openWithPermit2.selector);
         } catch {
             _flag("Permit2 openFor refused a valid order");
@@ -106,7 +106,7 @@ contract EscrowHandler is CommonBase, StdCheats, StdUtils {
         (StandardOrder memory order, uint256 t) = _newOrder(takerSeed, shapeSeed, timing, false);
         bytes memory signature = _erc3009Signature(order, t);
         vm.prank(relayer);
-        try escrow.openFor(abi.encode(order), takers[t], signature) {
+        try escrow.openFor(order, takers[t], signature) {
             _opened(order, this.openWithErc3009.selector);
         } catch {
             _flag("ERC-3009 openFor refused a valid order");
@@ -167,7 +167,7 @@ contract EscrowHandler is CommonBase, StdCheats, StdUtils {
         StandardOrder memory order = _order(orderId);
         if (reopen) {
             vm.prank(order.user);
-            try escrow.open(abi.encode(order)) {
+            try escrow.open(order) {
                 _flag("an order id opened twice");
             } catch {}
         } else if (_filled[orderId]) {

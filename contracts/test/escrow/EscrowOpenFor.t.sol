@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.30;
 
+import {InputSettlerBase} from "../../src/input/InputSettlerBase.sol";
 import {InputSettlerEscrow} from "../../src/input/escrow/InputSettlerEscrow.sol";
 import {ISignatureTransfer} from "../../src/permit2/ISignatureTransfer.sol";
 import {IERC3009} from "../../src/tokens/IERC3009.sol";
@@ -17,7 +18,7 @@ contract EscrowOpenForTest is EscrowTestBase {
 
     function _openFor(StandardOrder memory order, address sponsor, bytes memory signature) internal {
         vm.prank(relayer);
-        escrow.openFor(abi.encode(order), sponsor, signature);
+        escrow.openFor(order, sponsor, signature);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -30,7 +31,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         bytes memory signature = _permit2Signature(takerKey, order);
 
         vm.expectEmit(address(escrow));
-        emit InputSettlerEscrow.Open(orderId, abi.encode(order));
+        emit InputSettlerEscrow.Open(orderId, order);
         _openFor(order, taker, signature);
 
         assertEq(uint8(escrow.orderStatus(orderId)), uint8(InputSettlerEscrow.OrderStatus.Deposited));
@@ -111,13 +112,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         StandardOrder memory order = _order();
         bytes memory signature = _permit2Signature(takerKey, order);
         _openFor(order, taker, signature);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                InputSettlerEscrow.InvalidOrderStatus.selector,
-                _orderId(order),
-                InputSettlerEscrow.OrderStatus.Deposited
-            )
-        );
+        vm.expectRevert(InputSettlerEscrow.InvalidOrderStatus.selector);
         _openFor(order, taker, signature);
     }
 
@@ -158,7 +153,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         StandardOrder memory order = _order();
         bytes memory signature = _permit2Signature(takerKey, order);
         vm.warp(order.fillDeadline);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.FillDeadlinePassed.selector, order.fillDeadline));
+        vm.expectRevert(InputSettlerBase.TimestampPassed.selector);
         _openFor(order, taker, signature);
     }
 
@@ -166,7 +161,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         StandardOrder memory order = _order();
         bytes memory signature = _permit2Signature(takerKey, order);
         vm.warp(order.fillDeadline + 1);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.FillDeadlinePassed.selector, order.fillDeadline));
+        vm.expectRevert(InputSettlerBase.TimestampPassed.selector);
         _openFor(order, taker, signature);
     }
 
@@ -198,7 +193,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         bytes32 orderId = _orderId(order);
 
         vm.expectEmit(address(escrow));
-        emit InputSettlerEscrow.Open(orderId, abi.encode(order));
+        emit InputSettlerEscrow.Open(orderId, order);
         _openFor(order, taker, _erc3009Signature(takerKey, taker, order));
 
         assertEq(usdc.balanceOf(address(escrow)), INPUT_AMOUNT);
@@ -241,7 +236,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         bytes[] memory one = new bytes[](1);
         one[0] = new bytes(65);
 
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.SignatureCountMismatch.selector, 2, 1));
+        vm.expectRevert(InputSettlerEscrow.SignatureAndInputsNotEqual.selector);
         _openFor(order, taker, abi.encodePacked(bytes1(0x01), abi.encode(one)));
     }
 
@@ -308,7 +303,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         StandardOrder memory order = _order();
         bytes memory signature = _erc3009Signature(takerKey, taker, order);
         vm.warp(order.fillDeadline);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.FillDeadlinePassed.selector, order.fillDeadline));
+        vm.expectRevert(InputSettlerBase.TimestampPassed.selector);
         _openFor(order, taker, signature);
     }
 
@@ -316,7 +311,7 @@ contract EscrowOpenForTest is EscrowTestBase {
         StandardOrder memory order = _order();
         bytes memory signature = _erc3009Signature(takerKey, taker, order);
         vm.warp(order.fillDeadline + 1);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.FillDeadlinePassed.selector, order.fillDeadline));
+        vm.expectRevert(InputSettlerBase.TimestampPassed.selector);
         _openFor(order, taker, signature);
     }
 
@@ -356,14 +351,14 @@ contract EscrowOpenForTest is EscrowTestBase {
     function test_openFor_self_pullsFromTheCallingSponsor() public {
         StandardOrder memory order = _order();
         vm.prank(taker);
-        escrow.openFor(abi.encode(order), taker, hex"ff");
+        escrow.openFor(order, taker, hex"ff");
         assertEq(usdc.balanceOf(address(escrow)), INPUT_AMOUNT);
         assertEq(uint8(_status(order)), uint8(InputSettlerEscrow.OrderStatus.Deposited));
     }
 
     function test_openFor_self_revertsWhenCallerIsNotTheSponsor() public {
         StandardOrder memory order = _order();
-        vm.expectRevert(InputSettlerEscrow.SponsorIsNotCaller.selector);
+        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.SignatureNotSupported.selector, bytes1(0xff)));
         _openFor(order, taker, hex"ff");
         assertEq(usdc.balanceOf(address(escrow)), 0);
     }
@@ -371,20 +366,20 @@ contract EscrowOpenForTest is EscrowTestBase {
     function test_openFor_emptySignatureMeansSelf() public {
         StandardOrder memory order = _order();
         vm.prank(taker);
-        escrow.openFor(abi.encode(order), taker, "");
+        escrow.openFor(order, taker, "");
         assertEq(usdc.balanceOf(address(escrow)), INPUT_AMOUNT);
     }
 
     function test_openFor_emptySignatureRevertsWhenCallerIsNotTheSponsor() public {
         StandardOrder memory order = _order();
-        vm.expectRevert(InputSettlerEscrow.SponsorIsNotCaller.selector);
+        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.SignatureNotSupported.selector, bytes1(0xff)));
         _openFor(order, taker, "");
     }
 
     function testFuzz_openFor_revertsOnUnknownSignatureType(uint8 signatureType) public {
         vm.assume(signatureType != 0x00 && signatureType != 0x01 && signatureType != 0xff);
         StandardOrder memory order = _order();
-        vm.expectRevert(InputSettlerEscrow.UnknownSignatureType.selector);
+        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.SignatureNotSupported.selector, bytes1(signatureType)));
         _openFor(order, taker, abi.encodePacked(bytes1(signatureType), new bytes(65)));
     }
 

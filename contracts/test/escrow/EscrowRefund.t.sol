@@ -29,7 +29,7 @@ contract EscrowRefundTest is EscrowTestBase {
         StandardOrder memory order = _order();
         _openAsTaker(order);
         vm.warp(order.expires);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.RefundTooEarly.selector, order.expires));
+        vm.expectRevert(InputSettlerBase.TimestampNotPassed.selector);
         escrow.refund(order);
     }
 
@@ -37,7 +37,7 @@ contract EscrowRefundTest is EscrowTestBase {
         StandardOrder memory order = _order();
         _openAsTaker(order);
         vm.warp(order.expires - 1);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.RefundTooEarly.selector, order.expires));
+        vm.expectRevert(InputSettlerBase.TimestampNotPassed.selector);
         escrow.refund(order);
     }
 
@@ -45,7 +45,7 @@ contract EscrowRefundTest is EscrowTestBase {
         StandardOrder memory order = _order();
         _openAsTaker(order);
         vm.warp(order.fillDeadline + 1);
-        vm.expectRevert(abi.encodeWithSelector(InputSettlerEscrow.RefundTooEarly.selector, order.expires));
+        vm.expectRevert(InputSettlerBase.TimestampNotPassed.selector);
         escrow.refund(order);
     }
 
@@ -71,7 +71,7 @@ contract EscrowRefundTest is EscrowTestBase {
         StandardOrder memory order = _order();
         _fundTaker(stranger);
         vm.prank(stranger);
-        escrow.open(abi.encode(order));
+        escrow.open(order);
         uint256 takerBefore = usdc.balanceOf(taker);
         vm.warp(order.expires + 1);
 
@@ -84,11 +84,7 @@ contract EscrowRefundTest is EscrowTestBase {
     function test_refund_revertsForAnOrderNeverOpened() public {
         StandardOrder memory order = _order();
         vm.warp(order.expires + 1);
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                InputSettlerEscrow.InvalidOrderStatus.selector, _orderId(order), InputSettlerEscrow.OrderStatus.None
-            )
-        );
+        vm.expectRevert(InputSettlerEscrow.InvalidOrderStatus.selector);
         escrow.refund(order);
     }
 
@@ -99,11 +95,7 @@ contract EscrowRefundTest is EscrowTestBase {
         escrow.refund(order);
         uint256 takerAfterFirst = usdc.balanceOf(taker);
 
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                InputSettlerEscrow.InvalidOrderStatus.selector, orderId, InputSettlerEscrow.OrderStatus.Refunded
-            )
-        );
+        vm.expectRevert(InputSettlerEscrow.InvalidOrderStatus.selector);
         escrow.refund(order);
         assertEq(usdc.balanceOf(taker), takerAfterFirst);
     }
@@ -116,11 +108,7 @@ contract EscrowRefundTest is EscrowTestBase {
         escrow.finalise(order, params, _id(solver), "");
         vm.warp(order.expires + 1);
 
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                InputSettlerEscrow.InvalidOrderStatus.selector, orderId, InputSettlerEscrow.OrderStatus.Claimed
-            )
-        );
+        vm.expectRevert(InputSettlerEscrow.InvalidOrderStatus.selector);
         escrow.refund(order);
     }
 
@@ -140,11 +128,7 @@ contract EscrowRefundTest is EscrowTestBase {
         _openAsTaker(order);
         vm.warp(order.expires + 1);
         order.user = stranger; // redirecting the refund changes the order id
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                InputSettlerEscrow.InvalidOrderStatus.selector, _orderId(order), InputSettlerEscrow.OrderStatus.None
-            )
-        );
+        vm.expectRevert(InputSettlerEscrow.InvalidOrderStatus.selector);
         escrow.refund(order);
     }
 }

@@ -49,7 +49,7 @@ contract EscrowSignatureBindingTest is EscrowTestBase {
 
         vm.expectRevert(_expectedPermit2Error(field % FIELD_COUNT, tampered));
         vm.prank(relayer);
-        escrow.openFor(abi.encode(tampered), sponsor, signature);
+        escrow.openFor(tampered, sponsor, signature);
 
         _opensUntouched(signed, signature);
     }
@@ -71,7 +71,7 @@ contract EscrowSignatureBindingTest is EscrowTestBase {
 
         vm.expectRevert(_expectedErc3009Error(field % FIELD_COUNT, tampered));
         vm.prank(relayer);
-        escrow.openFor(abi.encode(tampered), sponsor, presented);
+        escrow.openFor(tampered, sponsor, presented);
 
         _opensUntouched(signed, signature);
     }
@@ -83,7 +83,7 @@ contract EscrowSignatureBindingTest is EscrowTestBase {
 
     function _opensUntouched(StandardOrder memory signed, bytes memory signature) internal {
         vm.prank(relayer);
-        escrow.openFor(abi.encode(signed), taker, signature);
+        escrow.openFor(signed, taker, signature);
         assertEq(uint8(_status(signed)), uint8(InputSettlerEscrow.OrderStatus.Deposited));
     }
 

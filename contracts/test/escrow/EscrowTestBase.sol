@@ -132,7 +132,7 @@ abstract contract EscrowTestBase is Test {
 
     function _openAsTaker(StandardOrder memory order) internal returns (bytes32 orderId) {
         vm.prank(taker);
-        escrow.open(abi.encode(order));
+        escrow.open(order);
         return _orderId(order);
     }
 

@@ -2,6 +2,7 @@
 pragma solidity ^0.8.30;
 
 import {Test} from "forge-std/Test.sol";
+import {BaseInputOracle} from "../../src/oracle/BaseInputOracle.sol";
 import {InputOracle} from "../../src/oracle/InputOracle.sol";
 import {IInputOracle} from "../../src/interfaces/IInputOracle.sol";
 
@@ -196,17 +197,17 @@ contract InputOracleTest is Test {
         _record(payloads);
         bytes memory proof = _proofRecord(payloads[0]);
 
-        vm.expectRevert(IInputOracle.NotProven.selector);
+        vm.expectRevert(abi.encodeWithSelector(BaseInputOracle.NotDivisible.selector, 129, 128));
         inputOracle.efficientRequireProven(bytes.concat(proof, hex"00"));
 
         bytes memory cut = new bytes(127);
         for (uint256 i; i < 127; ++i) {
             cut[i] = proof[i];
         }
-        vm.expectRevert(IInputOracle.NotProven.selector);
+        vm.expectRevert(abi.encodeWithSelector(BaseInputOracle.NotDivisible.selector, 127, 128));
         inputOracle.efficientRequireProven(cut);
 
-        vm.expectRevert(IInputOracle.NotProven.selector);
+        vm.expectRevert(abi.encodeWithSelector(BaseInputOracle.NotDivisible.selector, 192, 128));
         inputOracle.efficientRequireProven(bytes.concat(proof, new bytes(64)));
     }
 

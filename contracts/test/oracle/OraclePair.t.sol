@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.30;
 
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {Test, Vm} from "forge-std/Test.sol";
 import {InputOracle} from "../../src/oracle/InputOracle.sol";
 import {OutputOracle} from "../../src/oracle/OutputOracle.sol";
@@ -15,6 +16,8 @@ import {OutputTestToken} from "../output/OutputTestToken.sol";
 /// @notice Exposes the input settlers' shared proof check, so the pair is tested against the proof series the
 /// real input settlers build.
 contract ProofCheckingInputSettler is InputSettlerBase {
+    constructor() EIP712("ProofChecking", "1") {}
+
     function orderIdentifier(StandardOrder calldata order) external view returns (bytes32) {
         return OrderHashLib.orderIdentifier(order, address(this));
     }
@@ -129,7 +132,7 @@ contract OraclePairTest is Test {
     function _relay(Vm.Log[] memory proven) internal {
         vm.chainId(ORIGIN);
         for (uint256 i; i < proven.length; ++i) {
-            assertEq(proven[i].topics[0], OutputOracle.OutputProven.selector);
+            assertEq(proven[i].topics[0], OutputOracle.OutputAttested.selector);
             (bytes32 dataHash, bytes memory payload) = abi.decode(proven[i].data, (bytes32, bytes));
             assertEq(dataHash, keccak256(payload));
             bytes[] memory one = new bytes[](1);

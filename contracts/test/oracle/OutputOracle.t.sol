@@ -57,7 +57,7 @@ contract OutputOracleTest is Test {
         );
     }
 
-    function test_submit_emitsOneOutputProvenPerPayload() public {
+    function test_submit_emitsOneOutputAttestedPerPayload() public {
         bytes[] memory payloads = new bytes[](2);
         payloads[0] = _fill(_output(address(outputOracle), 10e6));
         payloads[1] = _fill(_output(address(outputOracle), 20e6));
@@ -65,7 +65,7 @@ contract OutputOracleTest is Test {
 
         for (uint256 i; i < 2; ++i) {
             vm.expectEmit(true, true, true, true, address(outputOracle));
-            emit OutputOracle.OutputProven(8453, application, orderId, keccak256(payloads[i]), payloads[i]);
+            emit OutputOracle.OutputAttested(8453, application, orderId, keccak256(payloads[i]), payloads[i]);
         }
         outputOracle.submit(address(settler), payloads);
     }
@@ -135,5 +135,17 @@ contract OutputOracleTest is Test {
         payloads[0] = new bytes(63);
         vm.expectRevert(abi.encodeWithSelector(OutputOracle.PayloadTooShort.selector, 0));
         outputOracle.submit(address(liar), payloads);
+    }
+
+    function test_submit_isPayableAndReturnsTheValue() public {
+        bytes[] memory payloads = new bytes[](1);
+        payloads[0] = _fill(_output(address(outputOracle), 10e6));
+        address caller = makeAddr("payer");
+        vm.deal(caller, 1 ether);
+        vm.prank(caller);
+        uint256 refund = outputOracle.submit{value: 0.25 ether}(address(settler), payloads);
+        assertEq(refund, 0.25 ether);
+        assertEq(caller.balance, 1 ether);
+        assertEq(address(outputOracle).balance, 0);
     }
 }

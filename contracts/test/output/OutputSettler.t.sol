@@ -3,6 +3,7 @@ pragma solidity ^0.8.30;
 
 import {Vm} from "forge-std/Vm.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
+import {Errors} from "@openzeppelin/contracts/utils/Errors.sol";
 import {OutputSettler} from "../../src/output/OutputSettler.sol";
 import {IOutputSettler} from "../../src/interfaces/IOutputSettler.sol";
 import {MandateOutput} from "../../src/types/StandardOrder.sol";
@@ -52,29 +53,34 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
     function test_fill_nativeWithTooLittleValue_reverts() public {
         MandateOutput memory output = _nativeOutput();
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.NativeValueMismatch.selector, 1 ether, 1 ether - 1));
+        vm.expectRevert(abi.encodeWithSelector(Errors.InsufficientBalance.selector, 1 ether - 1, 1 ether));
         settler.fill{value: 1 ether - 1}(orderId, output, DEADLINE, _fillerData(solver));
     }
 
-    function test_fill_nativeWithTooMuchValue_reverts() public {
+    function test_fill_nativeWithTooMuchValue_refundsTheExcess() public {
         MandateOutput memory output = _nativeOutput();
+        uint256 solverBefore = solver.balance;
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.NativeValueMismatch.selector, 1 ether, 1 ether + 1));
         settler.fill{value: 1 ether + 1}(orderId, output, DEADLINE, _fillerData(solver));
+        assertEq(recipient.balance, 1 ether);
+        assertEq(solver.balance, solverBefore - 1 ether, "excess returned");
+        assertEq(address(settler).balance, 0);
     }
 
-    function test_fill_erc20WithValue_reverts() public {
+    function test_fill_erc20WithValue_refundsTheValue() public {
         MandateOutput memory output = _erc20Output();
+        uint256 solverBefore = solver.balance;
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.NativeValueMismatch.selector, 0, 1));
         settler.fill{value: 1}(orderId, output, DEADLINE, _fillerData(solver));
+        assertEq(solver.balance, solverBefore);
+        assertEq(address(settler).balance, 0);
     }
 
     function test_fill_nativeToRecipientRefusingEth_reverts() public {
         address refuser = address(new NoReceiveRecipient());
         MandateOutput memory output = _output(bytes32(0), 1 ether, refuser.toId());
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.NativeTransferFailed.selector, refuser));
+        vm.expectRevert(Errors.FailedCall.selector);
         settler.fill{value: 1 ether}(orderId, output, DEADLINE, _fillerData(solver));
         assertEq(settler.getFillRecord(orderId, _outputHash(output)), bytes32(0));
     }
@@ -124,7 +130,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         vm.warp(DEADLINE + 1);
         MandateOutput memory output = _erc20Output();
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.FillDeadlinePassed.selector, DEADLINE, DEADLINE + 1));
+        vm.expectRevert(OutputSettler.FillDeadline.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -133,7 +139,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         vm.warp(DEADLINE + 1);
         MandateOutput memory output = _erc20Output();
         vm.prank(otherSolver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.FillDeadlinePassed.selector, DEADLINE, DEADLINE + 1));
+        vm.expectRevert(OutputSettler.FillDeadline.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(otherSolver));
     }
 
@@ -151,7 +157,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         MandateOutput memory output = _erc20Output();
         output.settler = makeAddr("elsewhere").toId();
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.WrongSettler.selector, output.settler));
+        vm.expectRevert(abi.encodeWithSelector(OutputSettler.WrongOutputSettler.selector, bytes32(uint256(uint160(address(settler)))), output.settler));
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -159,14 +165,14 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         MandateOutput memory output = _erc20Output();
         output.settler = output.settler | bytes32(uint256(1) << 200);
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.WrongSettler.selector, output.settler));
+        vm.expectRevert(abi.encodeWithSelector(OutputSettler.WrongOutputSettler.selector, bytes32(uint256(uint160(address(settler)))), output.settler));
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
     function test_fill_zeroSolver_reverts() public {
         MandateOutput memory output = _erc20Output();
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.InvalidSolver.selector);
+        vm.expectRevert(OutputSettler.ZeroValue.selector);
         settler.fill(orderId, output, DEADLINE, abi.encode(bytes32(0)));
     }
 
@@ -175,7 +181,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         bytes memory shortData = new bytes(31);
         shortData[0] = 0x01;
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.InvalidSolver.selector);
+        vm.expectRevert(OutputSettler.FillerDataTooShort.selector);
         settler.fill(orderId, output, DEADLINE, shortData);
     }
 
@@ -202,11 +208,11 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         assertEq(token.balanceOf(recipient), AMOUNT);
     }
 
-    function test_fill_dutchContext_reverts() public {
+    function test_fill_dutchContextWithWrongLength_reverts() public {
         MandateOutput memory output = _erc20Output();
-        output.context = abi.encodePacked(bytes1(0x01), uint32(1), uint32(2), uint256(3));
+        output.context = abi.encodePacked(bytes1(0x01), uint32(1), uint32(2));
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.UnsupportedOrderType.selector);
+        vm.expectRevert(OutputSettler.InvalidContextDataLength.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -214,7 +220,15 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         MandateOutput memory output = _erc20Output();
         output.context = hex"e0";
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.UnsupportedOrderType.selector);
+        vm.expectRevert(OutputSettler.InvalidContextDataLength.selector);
+        settler.fill(orderId, output, DEADLINE, _fillerData(solver));
+    }
+
+    function test_fill_unknownContextType_reverts() public {
+        MandateOutput memory output = _erc20Output();
+        output.context = hex"02";
+        vm.prank(solver);
+        vm.expectRevert(OutputSettler.NotImplemented.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -222,7 +236,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         MandateOutput memory output = _erc20Output();
         output.context = hex"0000";
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.UnsupportedOrderType.selector);
+        vm.expectRevert(OutputSettler.InvalidContextDataLength.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -230,7 +244,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
         MandateOutput memory output = _erc20Output();
         output.token = output.token | bytes32(uint256(1) << 160);
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.InvalidToken.selector, output.token));
+        vm.expectRevert(OutputSettler.HasDirtyBits.selector);
         settler.fill(orderId, output, DEADLINE, _fillerData(solver));
     }
 
@@ -369,7 +383,7 @@ contract OutputSettlerFillTest is OutputSettlerTestBase {
     function test_abiMatchesIOutputSettler() public view {
         assertEq(OutputSettler.fill.selector, IOutputSettler.fill.selector);
         assertEq(OutputSettler.fillOrderOutputs.selector, IOutputSettler.fillOrderOutputs.selector);
-        assertEq(OutputSettler.getFillRecord.selector, IOutputSettler.getFillRecord.selector);
+        assertEq(bytes4(keccak256("getFillRecord(bytes32,bytes32)")), IOutputSettler.getFillRecord.selector);
         assertEq(OutputSettler.hasAttested.selector, IOutputSettler.hasAttested.selector);
         assertEq(OutputSettler.OutputFilled.selector, IOutputSettler.OutputFilled.selector);
         assertEq(
@@ -424,7 +438,7 @@ contract OutputSettlerFillOrderOutputsTest is OutputSettlerTestBase {
         MandateOutput[] memory outputs = _outputs();
         bytes32 first = _fillAs(otherSolver, outputs[0]);
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.AlreadyFilled.selector, first));
+        vm.expectRevert(OutputSettler.AlreadyFilled.selector);
         settler.fillOrderOutputs{value: 1 ether}(orderId, outputs, DEADLINE, _fillerData(solver));
         assertEq(recipient2.balance, 0, "later outputs untouched");
     }
@@ -450,10 +464,10 @@ contract OutputSettlerFillOrderOutputsTest is OutputSettlerTestBase {
         settler.fillOrderOutputs(orderId, outputs, DEADLINE, _fillerData(solver));
     }
 
-    function test_fillOrderOutputs_valueMismatch_reverts() public {
+    function test_fillOrderOutputs_tooLittleValue_reverts() public {
         MandateOutput[] memory outputs = _outputs();
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.NativeValueMismatch.selector, 1 ether, 0));
+        vm.expectRevert(abi.encodeWithSelector(Errors.InsufficientBalance.selector, 0, 1 ether));
         settler.fillOrderOutputs(orderId, outputs, DEADLINE, _fillerData(solver));
     }
 
@@ -467,22 +481,22 @@ contract OutputSettlerFillOrderOutputsTest is OutputSettlerTestBase {
         vm.warp(DEADLINE + 1);
         MandateOutput[] memory outputs = _outputs();
         vm.prank(solver);
-        vm.expectRevert(abi.encodeWithSelector(OutputSettler.FillDeadlinePassed.selector, DEADLINE, DEADLINE + 1));
+        vm.expectRevert(OutputSettler.FillDeadline.selector);
         settler.fillOrderOutputs{value: 1 ether}(orderId, outputs, DEADLINE, _fillerData(solver));
     }
 
     function test_fillOrderOutputs_zeroSolver_reverts() public {
         MandateOutput[] memory outputs = _outputs();
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.InvalidSolver.selector);
+        vm.expectRevert(OutputSettler.ZeroValue.selector);
         settler.fillOrderOutputs{value: 1 ether}(orderId, outputs, DEADLINE, abi.encode(bytes32(0)));
     }
 
     function test_fillOrderOutputs_oneBadOutput_revertsAll() public {
         MandateOutput[] memory outputs = _outputs();
-        outputs[2].context = hex"01";
+        outputs[2].context = hex"01"; // a Dutch auction without its 40 bytes of parameters
         vm.prank(solver);
-        vm.expectRevert(OutputSettler.UnsupportedOrderType.selector);
+        vm.expectRevert(OutputSettler.InvalidContextDataLength.selector);
         settler.fillOrderOutputs{value: 1 ether}(orderId, outputs, DEADLINE, _fillerData(solver));
         assertEq(settler.getFillRecord(orderId, _outputHash(outputs[0])), bytes32(0));
         assertEq(token.balanceOf(recipient), 0);

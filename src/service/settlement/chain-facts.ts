@@ -113,7 +113,7 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       const abi = OUTPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
       if (abi === undefined) return undefined;
       const event = decodeEventLog({ abi, ...raw });
-      if (event.eventName !== 'OutputProven') return undefined;
+      if (event.eventName !== 'OutputAttested') return undefined;
       const { chainId, application, orderId, dataHash, payload } = event.args;
       // The oracle hashes what it emits; a log whose hash disagrees with its payload is not evidence of anything.
       if (keccak256(payload) !== dataHash) return undefined;

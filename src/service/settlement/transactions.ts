@@ -8,7 +8,7 @@ import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettl
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
 import { eip3009OpenSignature, permit2OpenSignature } from '../../contracts/encoders.js';
 import { encodeFillDescription } from '../../contracts/fill.js';
-import { type LockType, type MandateOutput, type StandardOrder, bytes32ToAddress, encodeOrder, toAbiOrder } from '../../contracts/order.js';
+import { type LockType, type MandateOutput, type StandardOrder, bytes32ToAddress, toAbiOrder } from '../../contracts/order.js';
 
 /** `openFor(order, sponsor = user, signature)` with the lock type's signature prefix. */
 export function openForCalldata(lockType: Exclude<LockType, 'ResourceLock'>, order: StandardOrder, signature: Hex): Hex {
@@ -16,7 +16,7 @@ export function openForCalldata(lockType: Exclude<LockType, 'ResourceLock'>, ord
   return encodeFunctionData({
     abi: InputSettlerEscrowArtifact.abi,
     functionName: 'openFor',
-    args: [encodeOrder(order), order.user, prefixed],
+    args: [toAbiOrder(order), order.user, prefixed],
   });
 }
 

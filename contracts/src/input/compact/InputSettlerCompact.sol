@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.30;
 
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+
 import {SolveParams, StandardOrder} from "../../types/StandardOrder.sol";
 import {CompactMandateLib} from "../../libraries/CompactMandateLib.sol";
 import {OrderHashLib} from "../../libraries/OrderHashLib.sol";
@@ -30,7 +32,7 @@ contract InputSettlerCompact is InputSettlerBase {
     /// @notice The resource lock (The Compact subset) that holds the inputs.
     IResourceLock public immutable COMPACT;
 
-    constructor(address compact) {
+    constructor(address compact) EIP712("OIFCompact", "1") {
         COMPACT = IResourceLock(compact);
     }
 
@@ -62,13 +64,41 @@ contract InputSettlerCompact is InputSettlerBase {
     ) external {
         address payee = _validateDestination(destination);
         _validateInputChain(order.originChainId);
-        _orderOwnerIsCaller(solveParams);
         bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
-        _validateFills(order, orderId, solveParams);
+        _ownerIsCaller(_orderOwner(orderId, solveParams));
+        _settle(order, signatures, orderId, solveParams, destination, payee, call);
+    }
 
+    /// @notice Like `finalise`, but anyone may submit it: the order's owner (the solver of output 0) authorised
+    /// the payout to `destination` and the `call` by signing AllowOpen{orderId, destination, call} in this
+    /// settler's EIP-712 domain (`DOMAIN_SEPARATOR()`; name "OIFCompact", version "1").
+    function finaliseWithSignature(
+        StandardOrder calldata order,
+        bytes calldata signatures,
+        SolveParams[] calldata solveParams,
+        bytes32 destination,
+        bytes calldata call,
+        bytes calldata orderOwnerSignature
+    ) external {
+        address payee = _validateDestination(destination);
+        _validateInputChain(order.originChainId);
+        bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+        _allowExternalClaimant(orderId, _orderOwner(orderId, solveParams), destination, call, orderOwnerSignature);
+        _settle(order, signatures, orderId, solveParams, destination, payee, call);
+    }
+
+    function _settle(
+        StandardOrder calldata order,
+        bytes calldata signatures,
+        bytes32 orderId,
+        SolveParams[] calldata solveParams,
+        bytes32 destination,
+        address payee,
+        bytes calldata call
+    ) private {
+        _validateFills(order, orderId, solveParams);
         _claim(order, signatures, destination);
         emit Finalised(orderId, solveParams[0].solver, destination);
-
         if (call.length != 0) IInputCallback(payee).orderFinalised(order.inputs, call);
     }
 

@@ -5,7 +5,10 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+
 import {SolveParams, StandardOrder} from "../../types/StandardOrder.sol";
+import {OrderPurchase} from "../../types/OrderPurchase.sol";
 import {OrderHashLib} from "../../libraries/OrderHashLib.sol";
 import {Permit2WitnessLib} from "../../libraries/Permit2WitnessLib.sol";
 import {ISignatureTransfer} from "../../permit2/ISignatureTransfer.sol";
@@ -40,56 +43,49 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     /// @notice Lifecycle state of each order id.
     mapping(bytes32 orderId => OrderStatus) public orderStatus;
 
-    /// @notice The inputs of `orderId` are held; `order` is the ABI-encoded StandardOrder.
-    event Open(bytes32 indexed orderId, bytes order);
+    /// @notice The inputs of `orderId` are held.
+    event Open(bytes32 indexed orderId, StandardOrder order);
     /// @notice The inputs of `orderId` went back to the order's user.
     event Refunded(bytes32 indexed orderId);
 
-    /// @notice Opening needs `now < fillDeadline`.
-    error FillDeadlinePassed(uint32 fillDeadline);
-    /// @notice Opening needs `now < expires`.
-    error OrderExpired(uint32 expires);
-    /// @notice A fill deadline after the refund time would let a refund race a legitimate fill.
-    error FillDeadlineAfterExpiry(uint32 fillDeadline, uint32 expires);
-    /// @notice `user` receives refunds; address(0) would burn them.
-    error ZeroUser();
-    /// @notice An order without inputs locks nothing, and its ERC-3009 open would check no signature.
-    error NoInputs();
     /// @notice The order is not in the state this step starts from.
-    error InvalidOrderStatus(bytes32 orderId, OrderStatus status);
-    /// @notice An input token id carries bits above the 20-byte address.
-    error DirtyTokenId(uint256 tokenId);
-    /// @notice An input token id names an account without code.
-    error TokenHasNoCode(address token);
-    /// @notice The escrow received less than the inputs name (fee-on-transfer or no-op token).
-    error InsufficientDeposit(address token, uint256 expected, uint256 received);
-    /// @notice The order's status changed while its inputs were pulled.
-    error StatusChangedDuringOpen(bytes32 orderId);
-    /// @notice `openFor`'s signature starts with an unknown type byte.
-    error UnknownSignatureType();
-    /// @notice A self-authorised `openFor` (0xff) must come from the sponsor.
-    error SponsorIsNotCaller();
+    error InvalidOrderStatus();
+    /// @notice `purchaseOrder` names another order than the one it passes.
+    error OrderIdMismatch(bytes32 provided, bytes32 computed);
     /// @notice ERC-3009 opens need exactly one signature per input.
-    error SignatureCountMismatch(uint256 inputs, uint256 signatures);
-    /// @notice Refunds need `now > expires`.
-    error RefundTooEarly(uint32 expires);
+    error SignatureAndInputsNotEqual();
+    /// @notice The order's status changed while its inputs were pulled.
+    error ReentrancyDetected();
+    /// @notice `openFor`'s signature type byte is unknown, or 0xff (self) was used by someone else than the sponsor.
+    error SignatureNotSupported(bytes1 signatureType);
+    /// @notice An address carried in a wider word has bits above its 20 bytes.
+    error HasDirtyBits();
+    /// @notice An input token names an account without code.
+    error CodeSize0();
+    /// @notice Project check (not in OIF): `user` receives refunds; address(0) would burn them.
+    error ZeroUser();
+    /// @notice Project check (not in OIF): an order without inputs locks nothing.
+    error NoInputs();
+    /// @notice Project check (not in OIF): the escrow received less than the inputs name (fee-on-transfer or
+    /// no-op token).
+    error InsufficientDeposit(address token, uint256 expected, uint256 received);
+
+    constructor() EIP712("OIFEscrow", "1") {}
 
     // ---------------------------------------------------------------------------------------------------------
     // Open
     // ---------------------------------------------------------------------------------------------------------
 
-    /// @notice Opens `order` (ABI-encoded StandardOrder) with inputs pulled from the caller, who must have
-    /// approved this escrow. Refunds still go to `order.user`.
-    function open(bytes calldata order) external nonReentrant {
-        StandardOrder memory decoded = abi.decode(order, (StandardOrder));
-        bytes32 orderId = _markDeposited(decoded);
-        uint256[] memory balancesBefore = _balancesOf(decoded.inputs);
-        _pullFrom(msg.sender, decoded.inputs);
-        _confirmDeposit(decoded, orderId, balancesBefore);
+    /// @notice Opens `order` with inputs pulled from the caller, who must have approved this escrow. Refunds
+    /// still go to `order.user`.
+    function open(StandardOrder calldata order) external nonReentrant {
+        bytes32 orderId = _markDeposited(order);
+        uint256[] memory balancesBefore = _balancesOf(order.inputs);
+        _pullFrom(msg.sender, order.inputs);
+        _confirmDeposit(order, orderId, balancesBefore);
     }
 
     /// @notice Opens `order` with inputs pulled from `sponsor` under the sponsor's authorisation.
-    /// @param order ABI-encoded StandardOrder.
     /// @param signature Type byte, then:
     ///  0x00 Permit2: the sponsor's signature over PermitBatchWitnessTransferFrom{permitted = inputs,
     ///       spender = this, nonce = order.nonce, deadline = order.fillDeadline, witness = Permit2Witness}.
@@ -97,32 +93,34 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     ///       value = amount, validAfter = 0, validBefore = fillDeadline, nonce = orderId); a single input
     ///       carries the raw signature, several carry abi.encode(bytes[]).
     ///  0xff (or empty) self: no signature; the caller must be the sponsor, who approved this escrow.
-    function openFor(bytes calldata order, address sponsor, bytes calldata signature) external nonReentrant {
-        StandardOrder memory decoded = abi.decode(order, (StandardOrder));
+    function openFor(StandardOrder calldata order, address sponsor, bytes calldata signature)
+        external
+        nonReentrant
+    {
         // An empty signature means self, as in OIF: tools that send `0x` for a direct deposit keep working.
         bytes1 signatureType = signature.length == 0 ? SIGNATURE_TYPE_SELF : signature[0];
 
-        bytes32 orderId = _markDeposited(decoded);
-        uint256[] memory balancesBefore = _balancesOf(decoded.inputs);
+        bytes32 orderId = _markDeposited(order);
+        uint256[] memory balancesBefore = _balancesOf(order.inputs);
         if (signatureType == SIGNATURE_TYPE_PERMIT2) {
-            _pullWithPermit2(decoded, sponsor, signature[1:]);
+            _pullWithPermit2(order, sponsor, signature[1:]);
         } else if (signatureType == SIGNATURE_TYPE_ERC3009) {
-            _pullWithErc3009(decoded, orderId, sponsor, signature[1:]);
-        } else if (signatureType == SIGNATURE_TYPE_SELF) {
-            if (msg.sender != sponsor) revert SponsorIsNotCaller();
-            _pullFrom(sponsor, decoded.inputs);
+            _pullWithErc3009(order, orderId, sponsor, signature[1:]);
+        } else if (signatureType == SIGNATURE_TYPE_SELF && msg.sender == sponsor) {
+            _pullFrom(sponsor, order.inputs);
         } else {
-            revert UnknownSignatureType();
+            revert SignatureNotSupported(signatureType);
         }
-        _confirmDeposit(decoded, orderId, balancesBefore);
+        _confirmDeposit(order, orderId, balancesBefore);
     }
 
     // ---------------------------------------------------------------------------------------------------------
-    // Claim and refund
+    // Claim, purchase and refund
     // ---------------------------------------------------------------------------------------------------------
 
     /// @notice Pays the inputs of a Deposited order to `destination` once every output is proven filled at or
-    /// before the fill deadline. Only the solver of output 0 (the order's owner) may call it.
+    /// before the fill deadline. Only the order's owner may call it: the solver of output 0, or whoever bought
+    /// the order from that solver in time (`purchaseOrder`).
     /// @dev No upper time bound: after `expires` a late claim races `refund`, and whichever lands first wins.
     /// A non-empty `call` invokes `IInputCallback(destination).orderFinalised(inputs, call)` after the payout;
     /// it runs under the re-entrancy lock, so it cannot call back into this escrow, and its revert undoes the
@@ -136,23 +134,67 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
         bytes calldata call
     ) external nonReentrant {
         _validateInputChain(order.originChainId);
-        _orderOwnerIsCaller(solveParams);
         address payee = _validateDestination(destination);
         bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+        _ownerIsCaller(_orderOwner(orderId, solveParams));
+        _settle(order, orderId, solveParams, destination, payee, call);
+    }
 
-        _transition(orderId, OrderStatus.Claimed);
-        _validateFills(order, orderId, solveParams);
-        _payOut(order.inputs, payee);
-        emit Finalised(orderId, solveParams[0].solver, destination);
+    /// @notice Like `finalise`, but anyone may submit it: the order's owner authorised the payout to
+    /// `destination` (and the `call`) by signing AllowOpen{orderId, destination, call} in this escrow's
+    /// EIP-712 domain (`DOMAIN_SEPARATOR()`; name "OIFEscrow", version "1"). ERC-1271 owners are supported.
+    function finaliseWithSignature(
+        StandardOrder calldata order,
+        SolveParams[] calldata solveParams,
+        bytes32 destination,
+        bytes calldata call,
+        bytes calldata orderOwnerSignature
+    ) external nonReentrant {
+        _validateInputChain(order.originChainId);
+        address payee = _validateDestination(destination);
+        bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+        _allowExternalClaimant(orderId, _orderOwner(orderId, solveParams), destination, call, orderOwnerSignature);
+        _settle(order, orderId, solveParams, destination, payee, call);
+    }
 
-        if (call.length != 0) IInputCallback(payee).orderFinalised(order.inputs, call);
+    /// @notice Buys a filled, not yet claimed order from the solver that filled it: the caller pays the solver's
+    /// `orderPurchase.destination` each input less `discount` (1e18 = 100%) now, and becomes the order's owner
+    /// if the order's last fill is no older than `timeToBuy` seconds before this purchase.
+    /// @param orderSolvedByIdentifier The solver of output 0 (the seller), who signed `orderPurchase` in this
+    /// escrow's EIP-712 domain.
+    /// @param purchaser The new owner (an address left-padded to bytes32).
+    /// @param expiryTimestamp The purchase reverts `Expired` if mined after it.
+    function purchaseOrder(
+        OrderPurchase calldata orderPurchase,
+        StandardOrder calldata order,
+        bytes32 orderSolvedByIdentifier,
+        bytes32 purchaser,
+        uint256 expiryTimestamp,
+        bytes calldata solverSignature
+    ) external nonReentrant {
+        _validateInputChain(order.originChainId);
+        bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
+        if (orderId != orderPurchase.orderId) revert OrderIdMismatch(orderPurchase.orderId, orderId);
+        if (orderStatus[orderId] != OrderStatus.Deposited) revert InvalidOrderStatus();
+
+        _recordPurchase(orderPurchase, orderSolvedByIdentifier, purchaser, expiryTimestamp, solverSignature);
+        address seller = orderPurchase.destination;
+        uint256 keep = DISCOUNT_DENOM - orderPurchase.discount;
+        for (uint256 i; i < order.inputs.length; ++i) {
+            uint256 amount = (order.inputs[i][1] * keep) / DISCOUNT_DENOM;
+            IERC20(_checkedToken(order.inputs[i][0])).safeTransferFrom(msg.sender, seller, amount);
+        }
+        emit OrderPurchased(orderId, orderSolvedByIdentifier, purchaser);
+        if (orderPurchase.callData.length != 0) {
+            IInputCallback(seller).orderFinalised(order.inputs, orderPurchase.callData);
+        }
     }
 
     /// @notice Returns the inputs of a Deposited order to `order.user`; anyone may call it strictly after
     /// `expires`.
     function refund(StandardOrder calldata order) external nonReentrant {
         _validateInputChain(order.originChainId);
-        if (block.timestamp <= order.expires) revert RefundTooEarly(order.expires);
+        _validateTimestampHasPassed(order.expires);
         bytes32 orderId = OrderHashLib.orderIdentifier(order, address(this));
 
         _transition(orderId, OrderStatus.Refunded);
@@ -178,12 +220,28 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     // Internals
     // ---------------------------------------------------------------------------------------------------------
 
+    /// @dev Pays a proven order out to `payee` and emits `Finalised`; then the optional callback.
+    function _settle(
+        StandardOrder calldata order,
+        bytes32 orderId,
+        SolveParams[] calldata solveParams,
+        bytes32 destination,
+        address payee,
+        bytes calldata call
+    ) private {
+        _transition(orderId, OrderStatus.Claimed);
+        _validateFills(order, orderId, solveParams);
+        _payOut(order.inputs, payee);
+        emit Finalised(orderId, solveParams[0].solver, destination);
+        if (call.length != 0) IInputCallback(payee).orderFinalised(order.inputs, call);
+    }
+
     /// @dev Runs every open check and marks the order Deposited before any token is touched, so a token that
     /// calls back cannot open the same order twice.
-    function _markDeposited(StandardOrder memory order) private returns (bytes32 orderId) {
+    function _markDeposited(StandardOrder calldata order) private returns (bytes32 orderId) {
         _validateInputChain(order.originChainId);
-        if (block.timestamp >= order.expires) revert OrderExpired(order.expires);
-        if (block.timestamp >= order.fillDeadline) revert FillDeadlinePassed(order.fillDeadline);
+        _validateTimestampHasNotPassed(order.fillDeadline);
+        _validateTimestampHasNotPassed(order.expires);
         if (order.fillDeadline > order.expires) revert FillDeadlineAfterExpiry(order.fillDeadline, order.expires);
         if (order.user == address(0)) revert ZeroUser();
         uint256 inputCount = order.inputs.length;
@@ -192,18 +250,17 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
             _checkedToken(order.inputs[i][0]);
         }
 
-        orderId = OrderHashLib.orderIdentifierMemory(order, address(this));
-        OrderStatus status = orderStatus[orderId];
-        if (status != OrderStatus.None) revert InvalidOrderStatus(orderId, status);
+        orderId = OrderHashLib.orderIdentifier(order, address(this));
+        if (orderStatus[orderId] != OrderStatus.None) revert InvalidOrderStatus();
         orderStatus[orderId] = OrderStatus.Deposited;
     }
 
     /// @dev Refuses the order unless the escrow's balance of every token grew by at least the sum of that
     /// token's inputs (inputs may repeat a token), then re-reads the status the pulls could have touched.
-    function _confirmDeposit(StandardOrder memory order, bytes32 orderId, uint256[] memory balancesBefore)
+    function _confirmDeposit(StandardOrder calldata order, bytes32 orderId, uint256[] memory balancesBefore)
         private
     {
-        uint256[2][] memory inputs = order.inputs;
+        uint256[2][] calldata inputs = order.inputs;
         for (uint256 i; i < inputs.length; ++i) {
             address token = address(uint160(inputs[i][0]));
             uint256 expected;
@@ -214,18 +271,18 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
             uint256 received = balanceAfter > balancesBefore[i] ? balanceAfter - balancesBefore[i] : 0;
             if (received < expected) revert InsufficientDeposit(token, expected, received);
         }
-        if (orderStatus[orderId] != OrderStatus.Deposited) revert StatusChangedDuringOpen(orderId);
-        emit Open(orderId, abi.encode(order));
+        if (orderStatus[orderId] != OrderStatus.Deposited) revert ReentrancyDetected();
+        emit Open(orderId, order);
     }
 
-    function _balancesOf(uint256[2][] memory inputs) private view returns (uint256[] memory balances) {
+    function _balancesOf(uint256[2][] calldata inputs) private view returns (uint256[] memory balances) {
         balances = new uint256[](inputs.length);
         for (uint256 i; i < inputs.length; ++i) {
             balances[i] = IERC20(address(uint160(inputs[i][0]))).balanceOf(address(this));
         }
     }
 
-    function _pullFrom(address from, uint256[2][] memory inputs) private {
+    function _pullFrom(address from, uint256[2][] calldata inputs) private {
         for (uint256 i; i < inputs.length; ++i) {
             IERC20(address(uint160(inputs[i][0]))).safeTransferFrom(from, address(this), inputs[i][1]);
         }
@@ -233,7 +290,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
 
     /// @dev The witness binds user, expires, oracle and outputs; permitted, nonce and deadline bind the rest,
     /// so the signature covers every field of the order (the chain through Permit2's domain).
-    function _pullWithPermit2(StandardOrder memory order, address sponsor, bytes calldata signature) private {
+    function _pullWithPermit2(StandardOrder calldata order, address sponsor, bytes calldata signature) private {
         uint256 inputCount = order.inputs.length;
         ISignatureTransfer.TokenPermissions[] memory permitted =
             new ISignatureTransfer.TokenPermissions[](inputCount);
@@ -248,7 +305,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
             ISignatureTransfer.PermitBatchTransferFrom(permitted, order.nonce, order.fillDeadline),
             transfers,
             sponsor,
-            Permit2WitnessLib.witnessHashMemory(order),
+            Permit2WitnessLib.witnessHash(order),
             Permit2WitnessLib.PERMIT2_WITNESS_TYPE_STRING,
             signature
         );
@@ -257,7 +314,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     /// @dev The authorisation nonce is the order id, which commits to every order field but the origin chain
     /// (checked separately and bound by the token's domain): one signature, one order. An order that repeats a
     /// token cannot use this path, since the token refuses the second use of the nonce.
-    function _pullWithErc3009(StandardOrder memory order, bytes32 orderId, address sponsor, bytes calldata signatures)
+    function _pullWithErc3009(StandardOrder calldata order, bytes32 orderId, address sponsor, bytes calldata signatures)
         private
     {
         uint256 inputCount = order.inputs.length;
@@ -266,7 +323,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
             return;
         }
         bytes[] memory perInput = abi.decode(signatures, (bytes[]));
-        if (perInput.length != inputCount) revert SignatureCountMismatch(inputCount, perInput.length);
+        if (perInput.length != inputCount) revert SignatureAndInputsNotEqual();
         for (uint256 i; i < inputCount; ++i) {
             _receiveWithAuthorization(order, i, orderId, sponsor, perInput[i]);
         }
@@ -280,7 +337,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     }
 
     function _receiveWithAuthorization(
-        StandardOrder memory order,
+        StandardOrder calldata order,
         uint256 index,
         bytes32 orderId,
         address sponsor,
@@ -293,8 +350,7 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
 
     /// @dev The only way out of Deposited; terminal states are exclusive because both start from Deposited.
     function _transition(bytes32 orderId, OrderStatus next) private {
-        OrderStatus status = orderStatus[orderId];
-        if (status != OrderStatus.Deposited) revert InvalidOrderStatus(orderId, status);
+        if (orderStatus[orderId] != OrderStatus.Deposited) revert InvalidOrderStatus();
         orderStatus[orderId] = next;
     }
 
@@ -305,8 +361,8 @@ contract InputSettlerEscrow is InputSettlerBase, ReentrancyGuardTransient {
     }
 
     function _checkedToken(uint256 tokenId) private view returns (address token) {
-        if (tokenId >> 160 != 0) revert DirtyTokenId(tokenId);
+        if (tokenId >> 160 != 0) revert HasDirtyBits();
         token = address(uint160(tokenId));
-        if (token.code.length == 0) revert TokenHasNoCode(token);
+        if (token.code.length == 0) revert CodeSize0();
     }
 }
