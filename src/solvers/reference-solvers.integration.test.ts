@@ -247,6 +247,28 @@ describe('reference solvers', () => {
     expect(solver.counters.filled).toBe(1);
   });
 
+  it("names the auction's winner in an exclusive output context; another solver's fill reverts ExclusiveTo until then", async () => {
+    const opened = await openOrder(2);
+    const winner = solvers.solvers.find((s) => s.solverId === opened.solverId)!;
+    const output = opened.order.outputs[0]!;
+    // 0xe0 ‖ bytes32(winner) ‖ uint32(until): OIF's exclusive limit order.
+    expect(output.context.slice(0, 4)).toBe('0xe0');
+    expect(output.context.slice(4, 68)).toBe(addressToBytes32(winner.wallet.address).slice(2).toLowerCase());
+    const until = Number.parseInt(output.context.slice(68), 16);
+    expect(until).toBeGreaterThan(0);
+    expect(until).toBeLessThanOrEqual(opened.order.fillDeadline);
+
+    const intruder = client(destination, manifest.accounts.deployer[0]!.privateKey);
+    const attempt = intruder.public.simulateContract({
+      account: intruder.account,
+      address: destination.contracts.OutputSettler!,
+      abi: OutputSettlerArtifact.abi,
+      functionName: 'fill',
+      args: [opened.onchainOrderId, { ...output }, opened.order.fillDeadline, addressToBytes32(intruder.account.address)],
+    });
+    await expect(attempt).rejects.toThrow(/ExclusiveTo/);
+  });
+
   it('scripted behaviours: decline, silent, late and invalid quotes', async () => {
     const [a, b, c] = solvers.solvers as [(typeof solvers.solvers)[0], (typeof solvers.solvers)[0], (typeof solvers.solvers)[0]];
     try {

@@ -24,6 +24,13 @@ export interface AuctionSettings {
   refundGraceMs: number;
   /** Largest fee a quote may charge (bps versus par); cheaper offers are `below_minimum`. Default 200. */
   maxFeeBps: number;
+  /**
+   * How long after its quote the winning solver fills alone (ms, clock): the quote's StandardOrder carries an
+   * exclusive output context (`0xe0`) naming the solver's registered address until
+   * `min(fillDeadline, floor((quote.createdAt + exclusivityMs) / 1000))`. 0 disables it; solvers without a
+   * registered address never get exclusivity. Default 60 s.
+   */
+  exclusivityMs?: number;
   /** Mid-market rate per corridor (output per input, whole tokens); default 1:1. */
   midPrice: (corridor: Corridor) => MidPrice;
 }

@@ -37,6 +37,7 @@ export const DEFAULT_AUCTION_SETTINGS: AuctionSettings = {
   fillWindowMs: 10 * 60_000,
   refundGraceMs: 5 * 60_000,
   maxFeeBps: 200,
+  exclusivityMs: 60_000,
   midPrice: () => PAR,
 };
 
@@ -55,6 +56,9 @@ export interface AuctionModuleOptions {
 function checkSettings(settings: AuctionSettings): void {
   for (const name of ['windowMs', 'quoteTtlMs', 'fillWindowMs', 'refundGraceMs'] as const) {
     if (!(Number.isFinite(settings[name]) && settings[name] > 0)) throw new RangeError(`auction.${name} must be a positive number of ms`);
+  }
+  if (settings.exclusivityMs !== undefined && !(Number.isFinite(settings.exclusivityMs) && settings.exclusivityMs >= 0)) {
+    throw new RangeError('auction.exclusivityMs must be a non-negative number of ms (0 disables exclusivity)');
   }
   if (!(Number.isInteger(settings.maxFeeBps) && settings.maxFeeBps >= 0 && settings.maxFeeBps < 10_000)) {
     throw new RangeError('auction.maxFeeBps must be an integer from 0 to 9999');

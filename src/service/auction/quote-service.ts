@@ -204,7 +204,18 @@ export class QuoteService implements QuoteBook {
       fillDeadline: rfq.fillDeadline,
       expires: rfq.expires,
       user: rfq.user,
+      exclusive: this.exclusive(rfq, quote),
     };
+  }
+
+  /** The winner's exclusive window for `quote`, or null (disabled, or the solver has no registered address). */
+  private exclusive(rfq: RfqRecord, quote: Pick<StoredQuote, 'solverId' | 'createdAt'>): { solver: Address; until: number } | null {
+    const exclusivityMs = this.deps.settings.exclusivityMs ?? 0;
+    if (exclusivityMs <= 0) return null;
+    const address = this.deps.solvers.get(quote.solverId)?.address;
+    if (address == null) return null;
+    const until = Math.min(rfq.fillDeadline, Math.floor((quote.createdAt + exclusivityMs) / 1000));
+    return { solver: getAddress(address), until };
   }
 
   /** One order per RFQ: false when the quote is not open, has expired, or a sibling quote was accepted. */
@@ -249,7 +260,7 @@ export class QuoteService implements QuoteBook {
     };
   }
 
-  private orderTerms(rfq: RfqRecord, quote: Pick<StoredQuote, 'inputAmount' | 'outputAmount'>): OrderTerms {
+  private orderTerms(rfq: RfqRecord, quote: Pick<StoredQuote, 'inputAmount' | 'outputAmount' | 'solverId' | 'createdAt'>): OrderTerms {
     const chain = (chainId: number) => {
       const found = this.deps.chains.find((candidate) => candidate.chainId === chainId);
       if (found === undefined) throw new Error(`chain ${chainId} of ${rfq.id} is no longer configured`);
@@ -265,6 +276,7 @@ export class QuoteService implements QuoteBook {
       lockType: rfq.lockType,
       fillDeadline: rfq.fillDeadline,
       expires: rfq.expires,
+      exclusive: this.exclusive(rfq, quote),
     };
   }
 

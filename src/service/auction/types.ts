@@ -38,6 +38,8 @@ export interface QuoteRecord {
   /** Unix seconds, fixed at quote time because the taker signs them. */
   fillDeadline: number;
   expires: number;
+  /** The winner's exclusivity (`auction.exclusivityMs`): its fill address and the unix second it ends; null: none. */
+  exclusive: { solver: Address; until: number } | null;
 }
 
 /** Served by the auction module to the orders module. */

@@ -63,6 +63,7 @@ function typedDataWithNonce(quoteId: string, user: Address, nonce: bigint): unkn
     lockType: quote.lockType,
     fillDeadline: quote.fillDeadline,
     expires: quote.expires,
+    exclusive: quote.exclusive,
   };
   return typedDataToJson(typedDataFor(terms, buildStandardOrder(terms, user, nonce)));
 }

@@ -139,6 +139,7 @@ export class OrderIntake {
       lockType: quote.lockType,
       fillDeadline: quote.fillDeadline,
       expires: quote.expires,
+      exclusive: quote.exclusive,
     };
     const order = buildStandardOrder(terms, user, input.nonce);
     const typedData = typedDataFor(terms, order);
