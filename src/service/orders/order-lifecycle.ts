@@ -1,4 +1,5 @@
 import type { Hex } from 'viem';
+import type { StandardOrder } from '../../contracts/order.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
 import type { SettlementListener } from '../settlement/engine.js';
 import { Keeper } from '../settlement/keeper.js';
@@ -6,6 +7,7 @@ import type { RelayRecord } from '../settlement/relay-repository.js';
 import type { AfterCommit, RelayOutcome } from '../settlement/relayer.js';
 import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
+import { adoptedOrder } from './order-adoption.js';
 import { OrderCreation } from './order-creation.js';
 import type { OrderDomainEvent, OrderDomainListener } from './order-domain-events.js';
 import { OrderEventPayloads } from './order-events.js';
@@ -57,6 +59,7 @@ export class OrderLifecycle implements SettlementListener {
     return this.creation.recordCreation(orderId, originTxHash, at);
   }
 
+  /** The deposit failed on chain: the order never existed for the API; the evidence keeps the attempt. */
   reject(orderId: string, reason: string, at: number): void {
     this.creation.reject(orderId, reason, at);
   }
@@ -76,7 +79,12 @@ export class OrderLifecycle implements SettlementListener {
       if (seen.has(id)) continue;
       seen.add(id);
       const order = this.deps.orders.byOnchainId(fact.onchainOrderId);
-      if (order === undefined) continue;
+      if (order === undefined) {
+        // OIF-native intake: an order a taker opened on chain by itself (no POST /orders).
+        const opened = facts.find((f) => f.kind === 'opened' && f.onchainOrderId.toLowerCase() === id);
+        if (opened?.kind === 'opened' && opened.order !== undefined) effects.push(...this.adopt(opened, opened.order, at));
+        continue;
+      }
       if (order.status === 'Opening') {
         const opened = facts.find((f) => f.kind === 'opened' && f.onchainOrderId.toLowerCase() === id && f.chainId === order.originChainId);
         if (opened !== undefined) effects.push(...this.recordCreation(order.id, opened.txHash, at));
@@ -105,6 +113,14 @@ export class OrderLifecycle implements SettlementListener {
       return this.reconcile(order, at);
     }
     return [];
+  }
+
+  /** OIF-native intake: see order-adoption.ts. */
+  private adopt(fact: Extract<ChainFact, { kind: 'opened' }>, order: StandardOrder, at: number): AfterCommit[] {
+    const record = adoptedOrder(this.deps.chains, this.deps.logger, fact, order, at);
+    if (record === undefined) return [];
+    this.deps.orders.insert(record);
+    return this.recordCreation(record.id, fact.txHash, at);
   }
 
   // ---- solvers --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
 import { OutputSettlerArtifact } from '../../contracts/artifacts/OutputSettler.js';
-import type { MandateOutput } from '../../contracts/order.js';
+import type { MandateOutput, StandardOrder } from '../../contracts/order.js';
 import type { Store } from '../store/store.js';
 import { Statements } from './statements.js';
 import type { SettlementChain } from './chains.js';
@@ -25,8 +25,9 @@ interface FactBase {
 }
 
 export type ChainFact = FactBase &
+  /** `order`: the StandardOrder of upstream's `Open(bytes32 indexed, StandardOrder)` (escrow opens only). */
   (
-    | { kind: 'opened' }
+    | { kind: 'opened'; order?: StandardOrder }
     | { kind: 'filled'; solver: Hex; timestamp: number; output: MandateOutput; finalAmount: string }
     | { kind: 'proven'; remoteChainId: number; application: Hex; dataHash: Hex; payload: Hex }
     | { kind: 'attested'; remoteChainId: number; application: Hex; remoteOracle: Hex; dataHash: Hex }
@@ -79,8 +80,20 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       if (abi === undefined) return undefined;
       const event = decodeEventLog({ abi, ...raw });
       switch (event.eventName) {
-        case 'Open':
-          return { ...base, kind: 'opened', onchainOrderId: event.args.orderId };
+        case 'Open': {
+          const o = event.args.order;
+          const order: StandardOrder = {
+            user: getAddress(o.user),
+            nonce: o.nonce,
+            originChainId: o.originChainId,
+            expires: o.expires,
+            fillDeadline: o.fillDeadline,
+            inputOracle: getAddress(o.inputOracle),
+            inputs: o.inputs.map(([id, amount]) => [id, amount] as const),
+            outputs: o.outputs.map((output) => ({ ...output })),
+          };
+          return { ...base, kind: 'opened', onchainOrderId: event.args.orderId, order };
+        }
         case 'Refunded':
           return { ...base, kind: 'refunded', onchainOrderId: event.args.orderId };
         case 'Finalised':
