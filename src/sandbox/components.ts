@@ -24,7 +24,11 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
   const solvers = options.solvers ?? DEFAULT_SOLVERS;
   if (solvers > 0)
     components.push(
-      referenceSolversComponent({ count: solvers, ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }) }),
+      referenceSolversComponent({
+        count: solvers,
+        ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),
+        ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
+      }),
     );
   return components;
 }

@@ -19,6 +19,8 @@ export interface SandboxRunOptions {
   solvers?: number;
   /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
   solverSeed?: number;
+  /** How the reference solvers find orders (`--solver-mode stream|chain`, default stream). */
+  solverMode?: 'stream' | 'chain';
   /** Webhook retry profile of the service (`--webhook-profile A|B`). */
   webhookProfile?: 'A' | 'B';
 }

@@ -29,6 +29,8 @@ export interface StartReferenceSolversOptions {
   strategies?: ReadonlyArray<Partial<PricingStrategy> | undefined>;
   serviceUrl?: string;
   apiKey?: string;
+  /** `stream` (default) or `chain` (`--solver-mode chain`): see ReferenceSolverOptions.mode. */
+  mode?: 'stream' | 'chain';
 }
 
 export interface ReferenceSolvers {
@@ -61,6 +63,7 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
         account: accounts[index]!,
         strategy: { ...strategyFromSeed(seed, index), ...options.strategies?.[index] },
         behaviour: options.behaviours?.[index] ?? {},
+        ...(options.mode === undefined ? {} : { mode: options.mode }),
       }),
   );
   const stop = async () => {
@@ -79,6 +82,7 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
 export interface ReferenceSolversComponentOptions {
   count?: number;
   seed?: number;
+  mode?: 'stream' | 'chain';
   behaviours?: ReadonlyArray<SolverBehaviour | undefined>;
 }
 
@@ -94,8 +98,10 @@ export function referenceSolversComponent(options: ReferenceSolversComponentOpti
         count,
         seed: options.seed ?? DEFAULT_SOLVER_SEED,
         behaviours: options.behaviours,
+        ...(options.mode === undefined ? {} : { mode: options.mode }),
       });
-      context.onProgress(`${count} reference solver(s) connected: ${started.solvers.map((s) => s.name).join(', ')}`);
+      const how = options.mode === 'chain' ? 'watching the chains (no solver stream)' : 'connected';
+      context.onProgress(`${count} reference solver(s) ${how}: ${started.solvers.map((s) => s.name).join(', ')}`);
       return { stop: started.stop };
     },
   };

@@ -17,6 +17,7 @@ interface UpFlags {
   port?: string;
   solvers?: string;
   solverSeed?: string;
+  solverMode?: string;
   webhookProfile?: string;
 }
 
@@ -32,6 +33,7 @@ export function register(program: Command): void {
     .option('--port <port>', 'port of the settlement service (REST and WebSocket); default a free one')
     .option('--solvers <count>', 'reference solvers to connect (default 3; 0 for none)')
     .option('--solver-seed <seed>', "seed of the reference solvers' pricing strategies")
+    .option('--solver-mode <stream|chain>', 'reference solvers: quote on the solver stream (default), or watch Open logs only')
     .option('--webhook-profile <A|B>', 'webhook retries: A (6 retries up to 31 h, pause) or B (5 attempts, disable)')
     .action(action(up));
 }
@@ -131,8 +133,14 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.port === undefined ? {} : { port: wholeNumber('--port', flags.port, 0, 65_535) }),
     ...(flags.solvers === undefined ? {} : { solvers: wholeNumber('--solvers', flags.solvers, 0, 3) }),
     ...(flags.solverSeed === undefined ? {} : { solverSeed: wholeNumber('--solver-seed', flags.solverSeed, 0, Number.MAX_SAFE_INTEGER) }),
+    ...(flags.solverMode === undefined ? {} : { solverMode: solverMode(flags.solverMode) }),
     ...(flags.webhookProfile === undefined ? {} : { webhookProfile: webhookProfile(flags.webhookProfile) }),
   };
+}
+
+function solverMode(value: string): 'stream' | 'chain' {
+  if (value !== 'stream' && value !== 'chain') throw new ConfigError(`--solver-mode: "${value}" must be stream or chain.`);
+  return value;
 }
 
 function webhookProfile(value: string): 'A' | 'B' {
