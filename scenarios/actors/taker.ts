@@ -6,7 +6,9 @@ import { typedDataFromJson } from '../../src/contracts/typed-data.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
 import { compactLockTag } from '../../src/contracts/lock-tag.js';
 import type { ScenarioTarget } from '../deployment/target.js';
-import { ChainSender } from './chain-sender.js';
+import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
+import { type StandardOrder, toAbiOrder } from '../../src/contracts/order.js';
+import { ChainSender, type SentTransaction } from './chain-sender.js';
 import { contractOf, lockBalance, tokenBalance, tokenOf } from './chain-clients.js';
 
 const depositAbi = [
@@ -85,6 +87,21 @@ export class Taker {
     );
     if (sent.status !== 'success') throw new Error(`${this.label}: approving ${spender} on ${chain.name} reverted`);
     this.ready.add(key);
+  }
+
+  /** Opens `order` on the origin chain's escrow itself (`open`, self-funded: no service involved); returns the tx. */
+  async openOnChain(chain: ChainInfo, order: StandardOrder): Promise<SentTransaction> {
+    const escrow = contractOf(chain, 'InputSettlerEscrow');
+    for (const [id, amount] of order.inputs) {
+      const token = `0x${id.toString(16).padStart(40, '0')}` as Address;
+      const symbol = chain.tokens.find((t) => t.address.toLowerCase() === token.toLowerCase())?.symbol;
+      if (symbol !== undefined) await this.ensureFunded(chain, symbol, amount);
+      await this.approve(chain, token, escrow);
+    }
+    const data = encodeFunctionData({ abi: InputSettlerEscrowArtifact.abi, functionName: 'open', args: [toAbiOrder(order)] });
+    const sent = await this.sender(chain).send(escrow, data, 500_000n);
+    if (sent.status !== 'success') throw new Error(`${this.label}: open on ${chain.name} reverted`);
+    return sent;
   }
 
   /** Deposits `amount` into the sandbox resource lock (what a ResourceLock order commits). */

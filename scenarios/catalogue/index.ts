@@ -3,6 +3,7 @@ import { expiredQuote, replayedNonce, tamperedSignature } from './attacks.js';
 import { competingSolvers, misbehavingSolvers } from './auction.js';
 import { compliantAttestations, sanctionedInProduction } from './compliance.js';
 import { idempotentOrderCreation, rateLimitBurst } from './platform.js';
+import { onchainIntakeChainSolver } from './onchain.js';
 import { lateFillLosesToRefund, refundWhenNeverFilled } from './refunds.js';
 import { referenceBFailure, referenceBSuccess } from './reference-b.js';
 import { crashAndRestart } from './restart.js';
@@ -28,4 +29,5 @@ export const catalogue: readonly Scenario[] = [
   referenceBSuccess,
   referenceBFailure,
   crashAndRestart,
+  onchainIntakeChainSolver,
 ];

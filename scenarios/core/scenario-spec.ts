@@ -38,6 +38,8 @@ export interface OwnTargetSettings {
   compliance?: ComplianceSettings;
   /** Reference solvers to start (default 3). */
   solvers?: number;
+  /** `chain`: the reference solvers watch the escrows' Open logs instead of the solver stream. */
+  solverMode?: 'stream' | 'chain';
 }
 
 export interface ActorsSpec {

@@ -9,6 +9,8 @@ export interface InProcessSandboxOptions {
   compliance?: ComplianceSettings;
   /** Reference solvers (default 3, like `sandbox up`). */
   solvers?: number;
+  /** How they find orders: the solver stream (default) or the escrows' Open logs (`--solver-mode chain`). */
+  solverMode?: 'stream' | 'chain';
   /** Seed of the solvers' pricing strategies. */
   seed?: number;
   onProgress?: (message: string) => void;
@@ -56,6 +58,7 @@ export async function startInProcessSandbox(options: InProcessSandboxOptions = {
         manifest,
         count: solverCount,
         ...(options.seed === undefined ? {} : { seed: options.seed }),
+        ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
       });
     return { sandbox, host, manifest, environment, solverCount, solvers, stop };
   } catch (error) {

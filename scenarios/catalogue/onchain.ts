@@ -1,0 +1,74 @@
+import type { Hex } from 'viem';
+import { addressToBytes32, orderIdentifier, type StandardOrder, tokenId } from '../../src/contracts/order.js';
+import { chainClient, contractOf, tokenOf } from '../actors/chain-clients.js';
+import { expectEqual } from '../core/errors.js';
+import { defineScenario } from '../core/scenario.js';
+import { check, waitUntil } from '../steps/index.js';
+
+/** The on-chain order id of this run's order (set by the open step, read by the later ones). */
+let opened: Hex | undefined;
+const apiId = () => `ord_${opened!.slice(2).toLowerCase()}`;
+
+/**
+ * OIF-native intake with a chain-watching solver: alice opens an order herself on the escrow (`open`, self-funded,
+ * no quote, no POST /orders); the service adopts it from its Open event, and a reference solver in
+ * `--solver-mode chain` (no solver stream) discovers it from the same log, fills it and claims it once the input
+ * oracle proves the fill.
+ */
+export const onchainIntakeChainSolver = defineScenario({
+  name: 'onchain-open-chain-solver',
+  title: 'An order opened directly on chain is served by the API and settled by a solver that only watches Open logs',
+  tags: ['oif', 'onchain', 'solver'],
+  requires: { ownTarget: () => ({ solvers: 1, solverMode: 'chain' }) },
+  actors: { takers: ['alice'] },
+  steps: [
+    check('alice opens an order on the origin escrow with `open` (no POST /orders)', async (context) => {
+      const origin = context.target.manifest.chains[0]!;
+      const destination = context.target.manifest.chains[1]!;
+      const alice = context.taker('alice');
+      const now = Number((await chainClient(origin).getBlock()).timestamp);
+      const amount = 40_000_000n;
+      const order: StandardOrder = {
+        user: alice.address,
+        nonce: BigInt(now) * 1000n + 7n,
+        originChainId: BigInt(origin.chainId),
+        expires: now + 1200,
+        fillDeadline: now + 600,
+        inputOracle: contractOf(origin, 'InputOracle'),
+        inputs: [[tokenId(tokenOf(origin, 'USDC').address), amount]],
+        outputs: [
+          {
+            oracle: addressToBytes32(contractOf(destination, 'OutputOracle')),
+            settler: addressToBytes32(contractOf(destination, 'OutputSettler')),
+            chainId: BigInt(destination.chainId),
+            token: addressToBytes32(tokenOf(destination, 'USDC').address),
+            amount: amount - amount / 200n,
+            recipient: addressToBytes32(alice.address),
+            callbackData: '0x',
+            context: '0x',
+          },
+        ],
+      };
+      const sent = await alice.openOnChain(origin, order);
+      opened = orderIdentifier(order, contractOf(origin, 'InputSettlerEscrow'));
+      return `opened ${opened} in ${sent.transactionHash}`;
+    }),
+    waitUntil('the service serves it as ord_<on-chain id>', async (context) => {
+      const found = await context.rest.getOrder(apiId()).catch(() => undefined);
+      return found === undefined ? undefined : `${found.orderId}: ${found.status}`;
+    }),
+    waitUntil(
+      'the chain-mode solver has filled and claimed it',
+      async (context) => {
+        const found = await context.rest.getOrder(apiId()).catch(() => undefined);
+        return found?.status === 'Claimed' ? 'Claimed' : undefined;
+      },
+      { timeoutMs: 60_000 },
+    ),
+    check('the claim went to the solver that filled', async (context) => {
+      const found = await context.rest.getOrder(apiId());
+      expectEqual(String(found.onchainOrderId).toLowerCase(), opened!.toLowerCase(), 'onchainOrderId');
+      return `claimed in ${String(found.claimTxHash ?? '(no tx hash)')}`;
+    }),
+  ],
+});
