@@ -72,7 +72,7 @@ export const DeclineAnswerSchema = z.discriminatedUnion('type', [
 ]);
 export type DeclineAnswer = z.infer<typeof DeclineAnswerSchema>;
 
-/** Server → solver messages about orders the solver won. */
+/** Server → solver messages about orders the solver won (and, `order.available`, orders nobody won). */
 export const SolverOrderMessageSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('order.assigned'),
@@ -98,6 +98,20 @@ export const SolverOrderMessageSchema = z.discriminatedUnion('type', [
     compactSignatures: hex.optional(),
   }),
   z.object({ type: z.literal('order.refunded'), orderId: z.string(), onchainOrderId: hex }),
+  /**
+   * An order nobody won: opened directly on chain (OIF-native intake), offered to every connected solver subscribed
+   * to `order.*` (or `order.available`). First come, first served: whoever fills output 0 owns it.
+   */
+  z.object({
+    type: z.literal('order.available'),
+    orderId: z.string(),
+    onchainOrderId: hex,
+    lockType,
+    originChainId: z.number(),
+    destinationChainId: z.number(),
+    standardOrder: StandardOrderWireSchema,
+    fillDeadline: z.number(),
+  }),
 ]);
 export type SolverOrderMessage = z.infer<typeof SolverOrderMessageSchema>;
 

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { type Address, type Chain, createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RestClient } from '../clients/rest-client.js';
+import { type SolverOrderMessage, SolverStreamClient } from '../clients/solver-stream-client.js';
 import { InputSettlerEscrowArtifact } from '../contracts/artifacts/index.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { addressToBytes32, type StandardOrder, toAbiOrder, tokenId } from '../contracts/order.js';
@@ -50,6 +52,13 @@ describe('reference solvers, --solver-mode chain', () => {
   it('discover an order opened on chain from its Open log, fill it and claim it without the solver stream', async () => {
     const { manifest } = sandbox;
     const [origin, destination] = manifest.chains as [ChainInfo, ChainInfo];
+    // A stream solver that only listens: an order nobody won is offered on the stream as `order.available`.
+    const rest = new RestClient({ baseUrl: manifest.api!.url, apiKey: manifest.api!.apiKeys[0]! });
+    const corridors = (await rest.corridors()).map((c) => c.id);
+    const listener = await rest.registerSolver({ name: 'listener', corridors });
+    const stream = await SolverStreamClient.connect({ url: listener.wsUrl, token: listener.wsToken, channels: ['order.available'] });
+    const offers: SolverOrderMessage[] = [];
+    stream.onOrder((message) => offers.push(message));
     const taker = clients(origin, manifest.accounts.takers[0]!.privateKey);
     const usdc = (chain: ChainInfo): Address => chain.tokens.find((t) => t.symbol === 'USDC')!.address;
     const now = Number((await taker.public.getBlock()).timestamp);
@@ -104,5 +113,8 @@ describe('reference solvers, --solver-mode chain', () => {
     expect(status).toBe('Claimed');
     const after = await taker.public.readContract({ address: usdc(origin), abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
     expect(after - before).toBe(30_000_000n);
+    const offer = offers.find((m) => m.orderId === id);
+    expect(offer?.type).toBe('order.available');
+    await stream.close();
   }, 120_000);
 });

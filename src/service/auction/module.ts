@@ -109,6 +109,7 @@ export class AuctionModule implements ServiceModule {
       else if (message.type === 'order.refunded') quotes.recordOutcome(message.orderId, 'failed');
       return stream.notify(solverId, message);
     },
+    offer: (message) => this.ready().stream.offer(message),
   };
 
   useNonceSource(source: NonceSource): void {

@@ -58,6 +58,8 @@ export type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 /** Served by the solver stream: delivers a message to every live connection of a solver (best effort). */
 export interface SolverNotifier {
   notify(solverId: string, message: SolverOrderMessage): number;
+  /** Sends an `order.available` to every authenticated connection subscribed to it; returns how many got it. */
+  offer?(message: Extract<SolverOrderMessage, { type: 'order.available' }>): number;
 }
 
 /**

@@ -14,7 +14,8 @@ export interface CreationParts {
   keeper: () => Keeper;
   emit: (event: OrderDomainEvent) => void;
   reconcile: (order: OrderRecord, at: number) => AfterCommit[];
-  assign: (order: OrderRecord) => void;
+  /** Tells solvers about a new order: its auction winner (`order.assigned`), or everyone for an adopted one. */
+  tellSolvers: (order: OrderRecord) => void;
 }
 
 /** An order's first recorded step: Opening becomes Deposited (the deposit is on chain), or Rejected. */
@@ -95,7 +96,7 @@ export class OrderCreation {
     this.parts.emit({ type: 'order.created', order: created, entry, at });
     // Facts may already be known (a restart finished this order after its fill was seen).
     const effects = this.parts.reconcile(created, at);
-    return [() => this.parts.keeper().schedule(order.id, Keeper.dueAt(order.expires)), () => this.parts.assign(created), ...effects];
+    return [() => this.parts.keeper().schedule(order.id, Keeper.dueAt(order.expires)), () => this.parts.tellSolvers(created), ...effects];
   }
 
   /** The deposit failed on chain: the order never existed for the API; the evidence keeps the attempt. */

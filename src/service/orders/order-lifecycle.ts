@@ -7,7 +7,7 @@ import type { RelayRecord } from '../settlement/relay-repository.js';
 import type { AfterCommit, RelayOutcome } from '../settlement/relayer.js';
 import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
-import { adoptedOrder } from './order-adoption.js';
+import { adoptedOrder, ONCHAIN_SOLVER } from './order-adoption.js';
 import { OrderCreation } from './order-creation.js';
 import type { OrderDomainEvent, OrderDomainListener } from './order-domain-events.js';
 import { OrderEventPayloads } from './order-events.js';
@@ -46,7 +46,7 @@ export class OrderLifecycle implements SettlementListener {
       keeper,
       emit,
       reconcile: (order, at) => this.reconcile(order, at),
-      assign: (order) => this.assign(order),
+      tellSolvers: (order) => (order.solverId === ONCHAIN_SOLVER ? this.offer(order) : this.assign(order)),
     });
   }
 
@@ -124,6 +124,20 @@ export class OrderLifecycle implements SettlementListener {
   }
 
   // ---- solvers --------------------------------------------------------------------------------------------
+
+  /** An adopted on-chain order has no winner: it is offered to every connected solver (`order.available`). */
+  offer(order: OrderRecord): void {
+    this.deps.dispatch.offer({
+      type: 'order.available',
+      orderId: order.id,
+      onchainOrderId: order.onchainOrderId,
+      lockType: order.lockType,
+      originChainId: order.originChainId,
+      destinationChainId: order.destinationChainId,
+      standardOrder: standardOrderToWire(order.standardOrder),
+      fillDeadline: order.fillDeadline,
+    });
+  }
 
   assign(order: OrderRecord): void {
     this.deps.dispatch.send(order.solverId, {

@@ -51,6 +51,16 @@ export class SolverDispatch {
     this.pending.set(key, { timer });
   }
 
+  /** Offers an order nobody won to every connected solver (best effort, once: solvers also see the Open log). */
+  offer(message: Extract<SolverOrderMessage, { type: 'order.available' }>): void {
+    if (this.stopped) return;
+    try {
+      this.notifier?.offer?.(message);
+    } catch (error) {
+      this.logger.warn({ err: error, orderId: message.orderId }, 'order offer failed');
+    }
+  }
+
   /** Stops retrying messages about an order that has reached its end. */
   forget(orderId: string): void {
     const waiting = this.pending.get(orderId);

@@ -18,7 +18,16 @@ export const SolverCloseCode = {
 } as const;
 
 /** Channel patterns a solver may subscribe to; only RFQs are opt-in (order messages always reach their solver). */
-export const SOLVER_CHANNELS = ['rfq.created', 'rfq.*', '*', 'order.*', 'order.assigned', 'order.attested', 'order.refunded'] as const;
+export const SOLVER_CHANNELS = [
+  'rfq.created',
+  'rfq.*',
+  '*',
+  'order.*',
+  'order.assigned',
+  'order.attested',
+  'order.refunded',
+  'order.available',
+] as const;
 
 export const AuthMessage = z.object({
   type: z.literal('auth'),

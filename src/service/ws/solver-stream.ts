@@ -152,6 +152,19 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     return sent;
   }
 
+  /** Offers an order nobody won to every authenticated connection subscribed to `order.available`. */
+  offer(message: Extract<SolverOrderMessage, { type: 'order.available' }>): number {
+    let sent = 0;
+    for (const connections of this.bySolver.values()) {
+      for (const connection of connections) {
+        if (connection.closed || connection.identity === undefined) continue;
+        if (![...connection.channels].some((pattern) => channelMatches(pattern, message.type))) continue;
+        if (sendJson(connection.ws, message)) sent += 1;
+      }
+    }
+    return sent;
+  }
+
   /** Live authenticated connections of a solver. */
   connectionCount(solverId: string): number {
     return this.bySolver.get(solverId)?.size ?? 0;
