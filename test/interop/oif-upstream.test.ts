@@ -360,6 +360,58 @@ describe('OIF upstream interop (ethers v6, sandbox --solvers 0)', () => {
     await apiStatus(orderId, 'Claimed');
   }, 120_000);
 
+  it('openFor with a Permit2 batch witness signature (0x00 ‖ sig), relayed by someone else', async () => {
+    const order = await newOrder(7_000_000n);
+    const taker = new Wallet(takerKey);
+    const escrowAddress = origin.contracts.InputSettlerEscrow!;
+    // Upstream's Permit2WitnessType: PermitBatchWitnessTransferFrom with the Permit2Witness witness.
+    const domain = { name: 'Permit2', chainId: origin.chainId, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' };
+    const types = {
+      PermitBatchWitnessTransferFrom: [
+        { name: 'permitted', type: 'TokenPermissions[]' },
+        { name: 'spender', type: 'address' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+        { name: 'witness', type: 'Permit2Witness' },
+      ],
+      TokenPermissions: [
+        { name: 'token', type: 'address' },
+        { name: 'amount', type: 'uint256' },
+      ],
+      Permit2Witness: [
+        { name: 'user', type: 'address' },
+        { name: 'expires', type: 'uint32' },
+        { name: 'inputOracle', type: 'address' },
+        { name: 'outputs', type: 'MandateOutput[]' },
+      ],
+      MandateOutput: [
+        { name: 'oracle', type: 'bytes32' },
+        { name: 'settler', type: 'bytes32' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'token', type: 'bytes32' },
+        { name: 'amount', type: 'uint256' },
+        { name: 'recipient', type: 'bytes32' },
+        { name: 'callbackData', type: 'bytes' },
+        { name: 'context', type: 'bytes' },
+      ],
+    };
+    const message = {
+      permitted: order.inputs.map(([id, amount]) => ({ token: zeroPadValue(`0x${id.toString(16)}`, 20), amount })),
+      spender: escrowAddress,
+      nonce: order.nonce,
+      deadline: order.fillDeadline,
+      witness: { user: order.user, expires: order.expires, inputOracle: order.inputOracle, outputs: order.outputs },
+    };
+    const signature = await taker.signTypedData(domain, types, message);
+    const relayer = new Wallet(strangerKey, origin.provider);
+    const escrow = new Contract(escrowAddress, ESCROW_ABI, relayer);
+    const receipt = await mined(escrow.getFunction('openFor')(order, taker.address, `0x00${signature.slice(2)}`));
+    const open = receipt.logs.map((log) => escrow.interface.parseLog(log)).find((p) => p?.name === 'Open')!;
+    expect(open.args.orderId).toBe(orderIdentifier(order, origin.chainId, escrowAddress));
+    expect(await escrow.getFunction('orderStatus')(open.args.orderId)).toBe(1n);
+    await apiStatus(open.args.orderId, 'Deposited');
+  }, 120_000);
+
   it('refund after expiry returns the inputs to the user', async () => {
     const order = await newOrder(5_000_000n, 60, 60);
     const orderId = await openOnChain(order, 'open');
