@@ -1,5 +1,3 @@
-import { settlementServiceComponent } from './service-component.js';
-import { referenceSolversComponent } from '../solvers/index.js';
 import { assertPortFree } from '../devnet/ports.js';
 import type { SandboxComponent } from '../devnet/sandbox.js';
 import type { SandboxRunOptions } from './run-options.js';
@@ -16,19 +14,40 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
   // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
   if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
   const components: SandboxComponent[] = [
-    settlementServiceComponent({
-      ...(options.port === undefined ? {} : { port: options.port }),
-      ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
-    }),
+    loadedWhileChainsStart(
+      'settlement service',
+      import('./service-component.js').then(({ settlementServiceComponent }) =>
+        settlementServiceComponent({
+          ...(options.port === undefined ? {} : { port: options.port }),
+          ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+        }),
+      ),
+    ),
   ];
   const solvers = options.solvers ?? DEFAULT_SOLVERS;
   if (solvers > 0)
     components.push(
-      referenceSolversComponent({
-        count: solvers,
-        ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),
-        ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
-      }),
+      loadedWhileChainsStart(
+        'reference solvers',
+        import('../solvers/index.js').then(({ referenceSolversComponent }) =>
+          referenceSolversComponent({
+            count: solvers,
+            ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),
+            ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
+          }),
+        ),
+      ),
     );
   return components;
+}
+
+/**
+ * A component whose code is still loading. The service and the solvers are most of what `sandbox up` loads (about
+ * half a second of module compilation on a small machine); importing them here, without waiting, lets that
+ * overlap with the anvil processes loading their state, instead of coming before it.
+ */
+function loadedWhileChainsStart(name: string, loading: Promise<SandboxComponent>): SandboxComponent {
+  // A failed import surfaces when the component starts; until then it must not count as an unhandled rejection.
+  loading.catch(() => undefined);
+  return { name, start: async (context) => (await loading).start(context) };
 }
