@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// Benchmark runner: `npm run bench [-- <row name filter>…] [-- --json]`.
+// Benchmark runner: `npm run bench [-- <row name filter>…] [-- --json] [-- --runs=N] [-- --readme]`.
 // Each module in scripts/bench/rows/ (run in file-name order) exports `name`, `description` and
-// `run({ runs })`, which returns one or more rows `{ benchmark, result, detail, values }`. Add a row by adding
-// a module. Results are printed as a table and written to reports/bench.json.
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+// `run({ runs })`, which returns one or more rows `{ benchmark, result, detail, values }`; a result names the floor
+// it is compared against. Add a row by adding a module. Results are printed as a table and written to
+// reports/bench.json; a filtered run replaces only its own modules' rows there, so the file always holds the latest
+// figure of every row. `--readme` then regenerates README.md's performance table from that file.
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, requireBuilt } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+const readme = args.includes('--readme');
 const runsArg = args.find((a) => a.startsWith('--runs='));
 const runs = runsArg ? Number(runsArg.slice('--runs='.length)) : 5;
 const filters = args.filter((a) => !a.startsWith('--'));
@@ -21,9 +24,11 @@ const modules = readdirSync(rowsDir)
   .sort();
 
 const results = [];
+const ran = new Set();
 for (const file of modules) {
   const row = await import(pathToFileURL(join(rowsDir, file)).href);
   if (filters.length > 0 && !filters.some((f) => row.name.includes(f) || file.includes(f))) continue;
+  ran.add(row.name);
   if (!json) process.stderr.write(`› ${row.name}: ${row.description}\n`);
   try {
     const produced = await row.run({ runs });
@@ -35,8 +40,16 @@ for (const file of modules) {
 }
 
 mkdirSync(join(ROOT, 'reports'), { recursive: true });
-const report = { date: new Date().toISOString(), node: process.version, runs, results };
-writeFileSync(join(ROOT, 'reports/bench.json'), JSON.stringify(report, null, 2) + '\n');
+const reportPath = join(ROOT, 'reports/bench.json');
+const date = new Date().toISOString();
+const stamped = results.map((r) => ({ ...r, date, runs }));
+const order = new Map(modules.map((file, index) => [file.replace(/^\d+-/, '').replace(/\.mjs$/, ''), index]));
+const earlier = existsSync(reportPath) ? (JSON.parse(readFileSync(reportPath, 'utf8')).results ?? []) : [];
+const kept = earlier.filter((r) => !ran.has(r.module));
+const merged = [...kept, ...stamped].sort((a, b) => (order.get(a.module) ?? 99) - (order.get(b.module) ?? 99));
+const report = { date, node: process.version, runs, results: merged };
+writeFileSync(reportPath, JSON.stringify(report, null, 2) + '\n');
+if (readme) await import('./readme-table.mjs').then((m) => m.writeReadmeTable(report));
 
 if (json) {
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');
