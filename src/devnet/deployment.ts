@@ -52,6 +52,8 @@ export const CONTRACTS: readonly ContractDeployment[] = [
   // Registers itself with the lock in its constructor.
   { name: 'AlwaysOkAllocator', artifact: 'AlwaysOkAllocator', args: [{ contract: 'ResourceLock' }] },
   { name: 'InputSettlerCompact', artifact: 'InputSettlerCompact', args: [{ contract: 'ResourceLock' }] },
+  // The deferred rail's prefunded balances; only the service's relayer moves credit.
+  { name: 'DeferredVault', artifact: 'DeferredVault', args: [{ contract: 'Permit2' }, { account: 'serviceRelayer' }] },
 ];
 
 /** Two stablecoins per chain, both owned (mintable) by the deployer; same addresses on every chain. */
