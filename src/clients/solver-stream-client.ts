@@ -4,62 +4,20 @@
  * (1 s doubling to 30 s, as the spec advises) and re-subscribes.
  */
 import WebSocket from 'ws';
-import type { LockType, SettlementPath, SwapType } from './rest-client.js';
-import type { DeclineAnswer, QuoteAnswer, SolverOrderMessage } from '../contracts/solver-stream.js';
+import type { DeclineAnswer, QuoteAnswer, QuoteMessage, RfqBroadcast, SolverOrderMessage } from '../contracts/solver-stream.js';
 
-export interface RfqDetails {
-  id: string;
-  pair: string;
-  side: 'buy' | 'sell';
-  /** Decimal string of whole tokens (the fixed side). */
-  amount: string;
-  corridor: string;
-  /** Unix seconds by which quotes must arrive. */
-  deadline: number;
-  complianceAttestation: string | null;
-  originChainId: number;
-  destinationChainId: number;
-  inputToken: string;
-  outputToken: string;
-  inputDecimals: number;
-  outputDecimals: number;
-  /** exactInput RFQs. */
-  inputAmount?: string;
-  /** exactOutput RFQs. */
-  outputAmount?: string;
-  swapType: SwapType;
-  lockTypes: LockType[];
-  lockType: LockType;
-  settlementPath: SettlementPath;
-  fillDeadline: number;
-  expires: number;
-  /** ISO time the auction window ends. */
-  respondBy: string;
-  minOutputAmount?: string;
-  maxInputAmount?: string;
-}
+/** What a solver sends for a quote: the protocol's `quote` message without its `type`. */
+export type QuoteSubmission = Omit<QuoteMessage, 'type'>;
 
-/** The Reference B `rfq.created` envelope, with the Reference A fields inside `rfq`. */
-export interface RfqBroadcast {
-  type: 'rfq.created';
-  id: string;
-  timestamp: string;
-  rfq: RfqDetails;
-}
-
-export interface QuoteSubmission {
-  rfqId: string;
-  outputAmount?: string;
-  inputAmount?: string;
-  price?: string;
-  lockTypes?: LockType[];
-  lockType?: LockType;
-  settlementPath?: SettlementPath;
-  confidence?: number;
-  clientQuoteId?: string;
-}
-
-export type { DeclineAnswer, QuoteAnswer, QuoteRejectionCode, SolverOrderMessage, StreamError } from '../contracts/solver-stream.js';
+export type {
+  DeclineAnswer,
+  QuoteAnswer,
+  QuoteRejectionCode,
+  RfqBroadcast,
+  RfqDetails,
+  SolverOrderMessage,
+  StreamError,
+} from '../contracts/solver-stream.js';
 
 export class SolverStreamError extends Error {
   override readonly name = 'SolverStreamError';

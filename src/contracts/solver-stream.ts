@@ -32,6 +32,83 @@ export const StandardOrderWireSchema = z.object({
   outputs: z.array(mandateOutputWire),
 });
 
+const amount = z.string().regex(/^[1-9][0-9]{0,77}$/, 'must be a positive integer string');
+const settlementPath = z.enum(['direct', 'compliant']);
+const swapType = z.enum(['exactInput', 'exactOutput']);
+
+/** The RFQ a solver is invited to price (`rfq.created`'s `rfq`): Reference B's fields and Reference A's inside. */
+export const RfqDetailsSchema = z.object({
+  id: z.string(),
+  pair: z.string(),
+  side: z.enum(['buy', 'sell']),
+  /** Decimal string of whole tokens (the fixed side). */
+  amount: z.string(),
+  corridor: z.string(),
+  /** Unix seconds by which quotes must arrive. */
+  deadline: z.number(),
+  complianceAttestation: z.string().nullable(),
+  originChainId: z.number(),
+  destinationChainId: z.number(),
+  inputToken: z.string(),
+  outputToken: z.string(),
+  inputDecimals: z.number(),
+  outputDecimals: z.number(),
+  /** exactInput RFQs. */
+  inputAmount: z.string().optional(),
+  /** exactOutput RFQs. */
+  outputAmount: z.string().optional(),
+  swapType,
+  lockTypes: z.array(lockType),
+  lockType,
+  settlementPath,
+  fillDeadline: z.number(),
+  expires: z.number(),
+  /** ISO time the auction window ends. */
+  respondBy: z.string(),
+  minOutputAmount: z.string().optional(),
+  maxInputAmount: z.string().optional(),
+});
+export type RfqDetails = z.infer<typeof RfqDetailsSchema>;
+
+/** The Reference B `rfq.created` envelope a solver receives, with the Reference A fields inside `rfq`. */
+export const RfqBroadcastSchema = z.object({
+  type: z.literal('rfq.created'),
+  id: z.string(),
+  timestamp: z.string(),
+  rfq: RfqDetailsSchema,
+});
+export type RfqBroadcast = z.infer<typeof RfqBroadcastSchema>;
+
+/**
+ * A solver's answer to an RFQ. exactInput RFQs take `outputAmount` (or a `price`, output per input in whole
+ * tokens); exactOutput RFQs take `inputAmount` (or `price`). Unknown fields are tolerated (Reference B solvers
+ * send more).
+ */
+export const QuoteMessageSchema = z.object({
+  type: z.literal('quote'),
+  rfqId: z.string().min(1).max(100),
+  outputAmount: amount.optional(),
+  inputAmount: amount.optional(),
+  price: z
+    .string()
+    .regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,36})?$/, 'must be a decimal string')
+    .optional(),
+  lockTypes: z.array(lockType).min(1).max(3).optional(),
+  lockType: lockType.optional(),
+  settlementPath: settlementPath.optional(),
+  confidence: z.number().min(0).max(1).optional(),
+  clientQuoteId: z.string().max(100).optional(),
+});
+export type QuoteMessage = z.infer<typeof QuoteMessageSchema>;
+
+/** A solver passing on an RFQ. */
+export const DeclineMessageSchema = z.object({
+  type: z.literal('decline'),
+  rfqId: z.string().min(1).max(100),
+  reason: z.string().max(200).optional(),
+});
+export type DeclineMessage = z.infer<typeof DeclineMessageSchema>;
+
 export const QuoteRejectionCodeSchema = z.enum([
   'malformed',
   'rfq_unknown',

@@ -1,3 +1,4 @@
+import type { RfqDetails } from '../../contracts/solver-stream.js';
 import { type Address, getAddress } from 'viem';
 import type { ScheduledJob } from '../../clock/index.js';
 import { isoTime } from '../api/wire.js';
@@ -52,7 +53,7 @@ export class RfqRounds {
     const fixedDecimals = request.swapType === 'exactInput' ? request.inputToken.decimals : request.outputToken.decimals;
     const respondBy = now + settings.windowMs;
     const terms = this.limits(request.swapType, request.amount, request.inputToken.decimals, request.outputToken.decimals);
-    const rfqPayload = {
+    const rfqPayload: RfqDetails = {
       id,
       pair: request.pair,
       side: request.side,

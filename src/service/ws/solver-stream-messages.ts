@@ -1,8 +1,15 @@
 /**
- * Messages of the solver stream (`/ws/v1/solver/stream`). Client → server messages are validated here; the
- * server's messages are plain objects documented in docs/auction-and-solvers.md.
+ * Messages of the solver stream (`/ws/v1/solver/stream`) that only the service reads: authentication and
+ * subscriptions. The shapes both ends share (RFQs, quotes, declines, answers, order messages) are defined once in
+ * src/contracts/solver-stream.ts.
  */
 import { z } from 'zod';
+import {
+  type DeclineMessage as DeclineMessageShape,
+  DeclineMessageSchema,
+  type QuoteMessage as QuoteMessageShape,
+  QuoteMessageSchema,
+} from '../../contracts/solver-stream.js';
 
 /** Close codes of the solver stream. */
 export const SolverCloseCode = {
@@ -47,40 +54,14 @@ export const UnsubscribeMessage = z.object({
   channels: z.array(z.string().max(64)).min(1).max(16),
 });
 
-const Amount = z.string().regex(/^[1-9][0-9]{0,77}$/, 'must be a positive integer string');
-const LockTypeName = z.enum(['ResourceLock', 'Permit2Escrow', 'EIP3009Escrow']);
-
-/**
- * A solver's answer to an RFQ. exactInput RFQs take `outputAmount` (or a `price`, output per input in whole
- * tokens); exactOutput RFQs take `inputAmount` (or `price`). Unknown fields are tolerated (Reference B solvers
- * send more).
- */
-export const QuoteMessage = z.object({
-  type: z.literal('quote'),
-  rfqId: z.string().min(1).max(100),
-  outputAmount: Amount.optional(),
-  inputAmount: Amount.optional(),
-  price: z
-    .string()
-    .regex(/^(0|[1-9][0-9]*)(\.[0-9]{1,36})?$/, 'must be a decimal string')
-    .optional(),
-  lockTypes: z.array(LockTypeName).min(1).max(3).optional(),
-  lockType: LockTypeName.optional(),
-  settlementPath: z.enum(['direct', 'compliant']).optional(),
-  confidence: z.number().min(0).max(1).optional(),
-  clientQuoteId: z.string().max(100).optional(),
-});
-
-export const DeclineMessage = z.object({
-  type: z.literal('decline'),
-  rfqId: z.string().min(1).max(100),
-  reason: z.string().max(200).optional(),
-});
+/** A solver's quote and decline: the protocol's one definition (src/contracts/solver-stream.ts). */
+export const QuoteMessage = QuoteMessageSchema;
+export const DeclineMessage = DeclineMessageSchema;
 
 export type AuthMessage = z.infer<typeof AuthMessage>;
 export type SubscribeMessage = z.infer<typeof SubscribeMessage>;
-export type QuoteMessage = z.infer<typeof QuoteMessage>;
-export type DeclineMessage = z.infer<typeof DeclineMessage>;
+export type QuoteMessage = QuoteMessageShape;
+export type DeclineMessage = DeclineMessageShape;
 
 /** `rfq.*` matches `rfq.created`; `*` matches everything. */
 export function channelMatches(pattern: string, type: string): boolean {
