@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import {
   AbiCoder,
   Contract,
-  type ContractTransactionResponse,
   Interface,
   JsonRpcProvider,
   type Log,
@@ -28,121 +27,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultChains } from '../../src/devnet/chain-config.js';
 import type { Sandbox } from '../../src/devnet/sandbox.js';
 import { runSandbox } from '../../src/sandbox/run.js';
-
-// ---- upstream ABI, human-readable ---------------------------------------------------------------------------
-
-const MANDATE_OUTPUT =
-  'tuple(bytes32 oracle, bytes32 settler, uint256 chainId, bytes32 token, uint256 amount, bytes32 recipient, bytes callbackData, bytes context)';
-const STANDARD_ORDER = `tuple(address user, uint256 nonce, uint256 originChainId, uint32 expires, uint32 fillDeadline, address inputOracle, uint256[2][] inputs, ${MANDATE_OUTPUT}[] outputs)`;
-const SOLVE_PARAMS = 'tuple(uint32 timestamp, bytes32 solver)[]';
-
-const ESCROW_ABI = [
-  `function open(${STANDARD_ORDER} order)`,
-  `function openFor(${STANDARD_ORDER} order, address sponsor, bytes signature)`,
-  `function finalise(${STANDARD_ORDER} order, ${SOLVE_PARAMS} solveParams, bytes32 destination, bytes call)`,
-  `function finaliseWithSignature(${STANDARD_ORDER} order, ${SOLVE_PARAMS} solveParams, bytes32 destination, bytes call, bytes orderOwnerSignature)`,
-  `function refund(${STANDARD_ORDER} order)`,
-  `function orderIdentifier(${STANDARD_ORDER} order) view returns (bytes32)`,
-  'function orderStatus(bytes32 orderId) view returns (uint8)',
-  'function DOMAIN_SEPARATOR() view returns (bytes32)',
-  `event Open(bytes32 indexed orderId, ${STANDARD_ORDER} order)`,
-  'event Finalised(bytes32 indexed orderId, bytes32 solver, bytes32 destination)',
-  'event Refunded(bytes32 indexed orderId)',
-];
-const OUTPUT_SETTLER_ABI = [
-  `function fill(bytes32 orderId, ${MANDATE_OUTPUT} output, uint48 fillDeadline, bytes fillerData) payable returns (bytes32)`,
-  'function getFillRecord(bytes32 orderId, bytes32 outputHash) view returns (bytes32 payloadHash)',
-  `function getFillRecord(bytes32 orderId, ${MANDATE_OUTPUT} output) view returns (bytes32 payloadHash)`,
-  `event OutputFilled(bytes32 indexed orderId, bytes32 solver, uint32 timestamp, ${MANDATE_OUTPUT} output, uint256 finalAmount)`,
-];
-const INPUT_ORACLE_ABI = [
-  'function isProven(uint256 remoteChainId, bytes32 remoteOracle, bytes32 application, bytes32 dataHash) view returns (bool)',
-  'function efficientRequireProven(bytes proofSeries) view',
-  'event OutputProven(uint256 chainid, bytes32 remoteIdentifier, bytes32 application, bytes32 payloadHash)',
-];
-const ERC20_ABI = [
-  'function approve(address spender, uint256 amount) returns (bool)',
-  'function balanceOf(address) view returns (uint256)',
-];
-
-// ---- helpers written from upstream's libraries (MandateOutputEncodingLib, StandardOrderType) ------------------
-
-interface Output {
-  oracle: string;
-  settler: string;
-  chainId: bigint;
-  token: string;
-  amount: bigint;
-  recipient: string;
-  callbackData: string;
-  context: string;
-}
-interface Order {
-  user: string;
-  nonce: bigint;
-  originChainId: bigint;
-  expires: number;
-  fillDeadline: number;
-  inputOracle: string;
-  inputs: [bigint, bigint][];
-  outputs: Output[];
-}
-
-const id32 = (address: string) => zeroPadValue(address, 32).toLowerCase();
-const byteLength = (hex: string) => (hex.length - 2) / 2;
-
-/** MandateOutputEncodingLib.getMandateOutputHash. */
-function mandateOutputHash(o: Output): string {
-  return keccak256(
-    solidityPacked(
-      ['bytes32', 'bytes32', 'uint256', 'bytes32', 'uint256', 'bytes32', 'uint16', 'bytes', 'uint16', 'bytes'],
-      [
-        o.oracle,
-        o.settler,
-        o.chainId,
-        o.token,
-        o.amount,
-        o.recipient,
-        byteLength(o.callbackData),
-        o.callbackData,
-        byteLength(o.context),
-        o.context,
-      ],
-    ),
-  );
-}
-
-/** MandateOutputEncodingLib.encodeFillDescription. */
-function fillDescription(solver: string, orderId: string, timestamp: number, o: Output): string {
-  return solidityPacked(
-    ['bytes32', 'bytes32', 'uint32', 'bytes32', 'uint256', 'bytes32', 'uint16', 'bytes', 'uint16', 'bytes'],
-    [
-      solver,
-      orderId,
-      timestamp,
-      o.token,
-      o.amount,
-      o.recipient,
-      byteLength(o.callbackData),
-      o.callbackData,
-      byteLength(o.context),
-      o.context,
-    ],
-  );
-}
-
-/** StandardOrderType.orderIdentifier (origin chain, settler). */
-function orderIdentifier(order: Order, chainId: bigint, settler: string): string {
-  const coder = AbiCoder.defaultAbiCoder();
-  const inputsHash = keccak256(solidityPacked(['uint256[2][]'], [order.inputs]));
-  const outputs = coder.encode([`${MANDATE_OUTPUT}[]`], [order.outputs]);
-  return keccak256(
-    solidityPacked(
-      ['uint256', 'address', 'address', 'uint256', 'uint32', 'uint32', 'address', 'bytes32', 'bytes'],
-      [chainId, settler, order.user, order.nonce, order.expires, order.fillDeadline, order.inputOracle, inputsHash, outputs],
-    ),
-  );
-}
+import {
+  ERC20_ABI,
+  ESCROW_ABI,
+  INPUT_ORACLE_ABI,
+  type Order,
+  OUTPUT_SETTLER_ABI,
+  fillDescription,
+  id32,
+  mandateOutputHash,
+  mined,
+  orderIdentifier,
+  until,
+} from './upstream-oif.js';
 
 // ---- sandbox -------------------------------------------------------------------------------------------------
 
@@ -154,22 +51,6 @@ let destination: { chainId: bigint; provider: JsonRpcProvider; contracts: Record
 let takerKey: string;
 let solverKey: string;
 let strangerKey: string;
-
-async function mined(tx: Promise<ContractTransactionResponse>) {
-  const receipt = await (await tx).wait();
-  if (receipt === null || receipt.status !== 1) throw new Error('transaction failed');
-  return receipt;
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 async function apiOrder(onchainOrderId: string): Promise<{ orderId: string; onchainOrderId: string; status: string } | undefined> {
   const response = await fetch(`${apiUrl}/api/v1/orders/ord_${onchainOrderId.slice(2).toLowerCase()}`);
