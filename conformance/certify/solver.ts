@@ -316,11 +316,17 @@ export const solverCertificationChecks: Check[] = [
           await ctx.sleep(300);
         } else await ctx.sleep(31_000);
       }
+      // A pong can only travel in real time: a deployment gives the peer some wall time to answer a ping however far
+      // its clock jumped (ours: 1 s). Judge only after that, or a solver that never answers passes.
+      if (ctx.target.capabilities.has('clock')) await ctx.sleep(PONG_WALL_WINDOW_MS);
       const after = (await listSolvers(ctx)).find((s) => s.solverId === solver.solverId);
       ctx.expect('X-SLV-005', after !== undefined && isConnected(after), 'the solver was disconnected: it did not answer the pings');
     },
   }),
 ];
+
+/** Wall time after the last clock advance before the pings check judges: the answer window plus a margin. */
+const PONG_WALL_WINDOW_MS = 2_000;
 
 export interface SolverCertification {
   report: ConformanceReport;
