@@ -53,7 +53,16 @@ async function once(modules, dueJobs) {
     // The chains count whole seconds and trail the service clock by at most a couple of seconds.
     if (chainTime < offset + 366 * 86_400 - 5)
       throw new Error(`chains moved to offset ${chainTime}s, expected about ${offset + 366 * 86_400}`);
-    return { elapsed, jobsRun: body.jobsRun };
+    // The floor: the chain moves alone, sent raw to the same anvils — one per due job (the clock stops at every job
+    // it runs and the chains follow it there), or one for the whole year when nothing is due.
+    socket?.terminate();
+    await service.stop();
+    service = undefined;
+    const steps = Math.max(1, dueJobs);
+    const floorStarted = performance.now();
+    for (let i = 0; i < steps; i++) await modules.advanceChainTime(sandbox.chains, Math.floor((366 * 86_400) / steps));
+    const floor = performance.now() - floorStarted;
+    return { elapsed, jobsRun: body.jobsRun, floor };
   } finally {
     socket?.terminate();
     await service?.stop();
@@ -76,18 +85,20 @@ export async function run({ runs }) {
     ['1,000 due jobs', 1_000, GOALS.busy],
   ]) {
     const times = [];
+    const floors = [];
     let jobsRun = 0;
     for (let i = 0; i < Math.min(runs, 3); i++) {
       const result = await once(modules, dueJobs);
       times.push(result.elapsed);
+      floors.push(result.floor);
       jobsRun = result.jobsRun;
     }
     const value = median(times);
     rows.push({
       benchmark: `clock advance 366 d, ${label}`,
-      result: ms(value),
+      result: `${ms(value)} vs the same chain moves sent raw ${ms(median(floors))}`,
       detail: `POST /sandbox/clock/advance on two anvils with a connected WebSocket client; ${jobsRun} jobs ran; median of ${times.length}; goal ≤ ${goal} ms`,
-      values: { medianMs: value, runsMs: times, jobsRun, goalMs: goal, meetsGoal: value <= goal },
+      values: { medianMs: value, runsMs: times, jobsRun, floorMs: median(floors), goalMs: goal, meetsGoal: value <= goal },
     });
   }
   return rows;
