@@ -3,30 +3,19 @@
  * the solver stream, prices RFQs with its strategy, fills the orders it wins on the destination chain and claims
  * them on the origin chain once the service relays the attestation.
  */
-import { type Hex, getAddress, keccak256 } from 'viem';
-import { InputOracleArtifact } from '../contracts/artifacts/InputOracle.js';
-import { InputSettlerEscrowArtifact } from '../contracts/artifacts/InputSettlerEscrow.js';
-import { encodeFillDescription } from '../contracts/fill.js';
+import type { Hex } from 'viem';
 import { RestClient } from '../clients/rest-client.js';
 import { type RfqBroadcast, type SolverOrderMessage, SolverStreamClient } from '../clients/solver-stream-client.js';
 import { standardOrderFromWire } from '../contracts/standard-order-wire.js';
 import { bytes32ToAddress, type StandardOrder } from '../contracts/order.js';
 import type { AccountInfo, ChainInfo } from '../contracts/deployment.js';
 import { HONEST, type SolverBehaviour } from './behaviour.js';
+import { ChainModeSolving } from './chain-mode.js';
+import type { SolverCounters, SolverEvent } from './solver-events.js';
+
+export type { SolverCounters, SolverEvent } from './solver-events.js';
 import { SolverWallet } from './solver-wallet.js';
 import { priceRfq, type PricingStrategy } from './strategy.js';
-
-export type SolverEvent =
-  | { type: 'rfq'; rfqId: string; corridor: string }
-  | { type: 'quoted'; rfqId: string; quoteId: string }
-  | { type: 'declined'; rfqId: string; reason: string }
-  | { type: 'rejected'; rfqId: string; code: string; reason: string }
-  | { type: 'assigned'; orderId: string; onchainOrderId: Hex }
-  | { type: 'filled'; orderId: string; txHash: Hex; timestamp: number }
-  | { type: 'skipped'; orderId: string; reason: string }
-  | { type: 'claimed'; orderId: string; txHash: Hex }
-  | { type: 'refunded'; orderId: string }
-  | { type: 'error'; orderId?: string; rfqId?: string; message: string };
 
 export interface ReferenceSolverOptions {
   name: string;
@@ -45,30 +34,6 @@ export interface ReferenceSolverOptions {
    * fill (`isProven`).
    */
   mode?: 'stream' | 'chain';
-}
-
-/** A StandardOrder as viem decodes it from upstream's `Open(bytes32 indexed, StandardOrder)`. */
-interface OpenedOrder {
-  user: Hex;
-  nonce: bigint;
-  originChainId: bigint;
-  expires: number;
-  fillDeadline: number;
-  inputOracle: Hex;
-  inputs: readonly (readonly [bigint, bigint])[];
-  outputs: readonly StandardOrder['outputs'][number][];
-}
-
-export interface SolverCounters {
-  rfqs: number;
-  quoted: number;
-  declined: number;
-  rejected: number;
-  assigned: number;
-  filled: number;
-  claimed: number;
-  refunded: number;
-  errors: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -133,7 +98,16 @@ export class ReferenceSolver {
   /** Registers for every corridor (or reuses its registration of the same name), then connects and subscribes. */
   async start(): Promise<void> {
     if (this.mode === 'chain') {
-      await this.watchChains();
+      await new ChainModeSolving({
+        chains: this.options.chains,
+        wallet: this.wallet,
+        counters: this.counters,
+        orders: this.orders,
+        behaviour: () => this.behaviour,
+        stopped: () => this.stopped,
+        emit: (event) => this.emit(event),
+        track: (work) => this.track(work),
+      }).start();
       return;
     }
     const corridors = (await this.rest.corridors()).map((corridor) => corridor.id).sort();
@@ -162,128 +136,6 @@ export class ReferenceSolver {
     this.stopped = true;
     await this.stream?.close();
     await Promise.allSettled([...this.work]);
-  }
-
-  // ---- chain mode: an OIF-style solver that reads the chain only ------------------------------------------
-
-  /** Starts one poller per chain with an escrow, from the current block on. */
-  private async watchChains(): Promise<void> {
-    for (const info of this.options.chains) {
-      const escrow = info.contracts.InputSettlerEscrow;
-      if (escrow === undefined) continue;
-      const client = this.wallet.chain(info.chainId).public;
-      let fromBlock = (await client.getBlockNumber()) + 1n;
-      const poll = async () => {
-        while (!this.stopped) {
-          try {
-            const latest = await client.getBlockNumber();
-            if (latest >= fromBlock) {
-              const logs = await client.getContractEvents({
-                address: escrow,
-                abi: InputSettlerEscrowArtifact.abi,
-                eventName: 'Open',
-                fromBlock,
-                toBlock: latest,
-              });
-              fromBlock = latest + 1n;
-              for (const log of logs) this.track(this.fillFromChain(log.args.orderId!, log.args.order!));
-            }
-          } catch (error) {
-            this.counters.errors += 1;
-            this.emit({ type: 'error', message: `watching ${info.name}: ${error instanceof Error ? error.message : String(error)}` });
-          }
-          await sleep(200);
-        }
-      };
-      this.track(poll());
-    }
-  }
-
-  /** Fills an order found in an `Open` log, waits for the input oracle to prove it, and claims it. */
-  private async fillFromChain(onchainOrderId: Hex, raw: OpenedOrder): Promise<void> {
-    const orderId = `ord_${onchainOrderId.slice(2).toLowerCase()}`;
-    if (this.orders.has(orderId)) return;
-    const order: StandardOrder = {
-      user: getAddress(raw.user),
-      nonce: raw.nonce,
-      originChainId: raw.originChainId,
-      expires: raw.expires,
-      fillDeadline: raw.fillDeadline,
-      inputOracle: getAddress(raw.inputOracle),
-      inputs: raw.inputs.map(([id, amount]) => [id, amount] as const),
-      outputs: raw.outputs.map((output) => ({ ...output })),
-    };
-    const record = { order, filled: false, claimed: false };
-    this.orders.set(orderId, record);
-    const reason = await this.unfillable(order);
-    if (reason !== undefined) {
-      this.emit({ type: 'skipped', orderId, reason });
-      return;
-    }
-    this.counters.assigned += 1;
-    this.emit({ type: 'assigned', orderId, onchainOrderId });
-    if (this.behaviour.fill === 'never') {
-      this.emit({ type: 'skipped', orderId, reason: 'never fills by script' });
-      return;
-    }
-    const results = await this.wallet.fill(order, onchainOrderId);
-    record.filled = true;
-    this.counters.filled += 1;
-    this.emit({ type: 'filled', orderId, txHash: results[0]!.txHash, timestamp: results[0]!.timestamp });
-    if (!this.behaviour.claim) {
-      this.emit({ type: 'skipped', orderId, reason: 'does not claim by script' });
-      return;
-    }
-
-    // Proven when the origin's input oracle holds every fill (the oracle relayer carries them there).
-    const origin = this.wallet.chain(order.originChainId).public;
-    const solveParams = results.map((r) => ({ timestamp: r.timestamp, solver: this.wallet.identifier }));
-    const proven = async () => {
-      for (const [i, output] of order.outputs.entries()) {
-        const dataHash = keccak256(encodeFillDescription(this.wallet.identifier, onchainOrderId, results[i]!.timestamp, output));
-        const ok = await origin.readContract({
-          address: order.inputOracle,
-          abi: InputOracleArtifact.abi,
-          functionName: 'isProven',
-          args: [output.chainId, output.oracle, output.settler, dataHash],
-        });
-        if (!ok) return false;
-      }
-      return true;
-    };
-    while (!this.stopped && !(await proven())) {
-      if ((await this.wallet.chainTime(order.originChainId)) > order.expires) {
-        this.emit({ type: 'skipped', orderId, reason: 'not proven before expiry' });
-        return;
-      }
-      await sleep(200);
-    }
-    if (this.stopped) return;
-    const txHash = await this.wallet.finalise(order, 'Permit2Escrow', solveParams);
-    record.claimed = true;
-    this.counters.claimed += 1;
-    this.emit({ type: 'claimed', orderId, txHash });
-  }
-
-  /** Why this solver will not fill an order it saw on chain; undefined when it will. */
-  private async unfillable(order: StandardOrder): Promise<string | undefined> {
-    for (const output of order.outputs) {
-      const info = this.options.chains.find((c) => BigInt(c.chainId) === output.chainId);
-      const settler = info?.contracts.OutputSettler;
-      if (info === undefined || settler === undefined) return `no RPC or settler for chain ${output.chainId}`;
-      if (bytes32ToAddress(output.settler) !== getAddress(settler)) return 'output settler is not the sandbox OutputSettler';
-      const now = await this.wallet.chainTime(output.chainId);
-      if (now > order.fillDeadline) return 'fill deadline passed';
-      const context = output.context.toLowerCase();
-      if (context.startsWith('0xe0') || context.startsWith('0xe1')) {
-        const exclusiveFor = `0x${context.slice(4, 68)}`;
-        const until = Number.parseInt(context.slice(68, 76), 16);
-        if (exclusiveFor !== this.wallet.identifier.toLowerCase() && now < until) return `exclusive to ${exclusiveFor} until ${until}`;
-      } else if (context !== '0x' && context !== '0x00') {
-        return `order type ${context.slice(0, 4)} not supported by this solver`;
-      }
-    }
-    return undefined;
   }
 
   private async ownedSolvers() {

@@ -3,7 +3,8 @@
  * `standardOrder`/`typedData` (auction) and for the order the service relays (orders). Both must agree byte for
  * byte, or the taker's signature would not match what is sent on chain.
  */
-import { type Address, encodePacked, getAddress } from 'viem';
+import { type Address, getAddress } from 'viem';
+import { exclusiveLimitContext } from '../../contracts/output-context.js';
 import type { ChainInfo } from '../../contracts/deployment.js';
 import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier, tokenId } from '../../contracts/order.js';
 import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from '../../contracts/typed-data.js';
@@ -26,12 +27,6 @@ export interface OrderTerms {
    * before then. Absent: a plain limit order (`0x`), fillable by anyone.
    */
   exclusive?: { solver: Address; until: number } | null | undefined;
-}
-
-/** Output context: OIF's exclusive limit order (0xe0) for the winner, or the empty limit-order context. */
-export function outputContext(exclusive: OrderTerms['exclusive']): `0x${string}` {
-  if (exclusive == null) return '0x';
-  return encodePacked(['bytes1', 'bytes32', 'uint32'], ['0xe0', addressToBytes32(exclusive.solver), exclusive.until]);
 }
 
 import { compactLockTag } from '../../contracts/lock-tag.js';
@@ -80,7 +75,7 @@ export function buildStandardOrder(terms: OrderTerms, user: Address, nonce: bigi
         amount: terms.outputAmount,
         recipient: addressToBytes32(recipient),
         callbackData: '0x',
-        context: outputContext(terms.exclusive),
+        context: exclusiveLimitContext(terms.exclusive),
       },
     ],
   };

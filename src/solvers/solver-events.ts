@@ -1,0 +1,26 @@
+/** What a reference solver reports: its events (as they happen) and its running counters. */
+import type { Hex } from 'viem';
+
+export type SolverEvent =
+  | { type: 'rfq'; rfqId: string; corridor: string }
+  | { type: 'quoted'; rfqId: string; quoteId: string }
+  | { type: 'declined'; rfqId: string; reason: string }
+  | { type: 'rejected'; rfqId: string; code: string; reason: string }
+  | { type: 'assigned'; orderId: string; onchainOrderId: Hex }
+  | { type: 'filled'; orderId: string; txHash: Hex; timestamp: number }
+  | { type: 'skipped'; orderId: string; reason: string }
+  | { type: 'claimed'; orderId: string; txHash: Hex }
+  | { type: 'refunded'; orderId: string }
+  | { type: 'error'; orderId?: string; rfqId?: string; message: string };
+
+export interface SolverCounters {
+  rfqs: number;
+  quoted: number;
+  declined: number;
+  rejected: number;
+  assigned: number;
+  filled: number;
+  claimed: number;
+  refunded: number;
+  errors: number;
+}
