@@ -11,6 +11,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { authenticate } from './auth/middleware.js';
 import { MfaService } from './auth/mfa.js';
 import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
+import { defaultRelyingParty, type RelyingParty, WebAuthnService } from './auth/webauthn.js';
+import { mountWebAuthnRoutes } from './auth/webauthn-routes.js';
 import { SessionTokens } from './auth/session-tokens.js';
 import { WalletSignIn } from './auth/wallet-sign-in.js';
 import { resolveServiceConfig, type ResolvedServiceConfig, type ServiceConfig } from './config.js';
@@ -48,6 +50,7 @@ import { OrdersModule } from './orders/module.js';
 import { ReferenceBModule } from './reference-b/module.js';
 import { SettlementModule } from './settlement/module.js';
 import { platformMigrations } from './store/platform-migrations.js';
+import { webauthnMigrations } from './store/webauthn.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
@@ -155,7 +158,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const modules = [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extraModules];
   const store = Store.open({
     path: config.storePath,
-    migrations: [platformMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],
+    migrations: [platformMigrations, webauthnMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],
   });
   const repos = createRepositories(store);
 
@@ -218,6 +221,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   let url = '';
   let wsUrl = '';
   let signInOrigin = { domain: 'localhost', uri: 'http://localhost' };
+  let relyingParty: RelyingParty = defaultRelyingParty(config.auth.webauthn, 'http://localhost', 0);
   const api = routes();
   mountPlatformRoutes(api, openapi, {
     health,
@@ -246,6 +250,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     now: () => clock.now(),
     defaultChainId: config.chains[0]?.chainId ?? 1,
   });
+  mountWebAuthnRoutes(api, openapi, { webauthn: new WebAuthnService(store, repos, clock, mfa, () => relyingParty), repos });
   const advances = config.environment === 'sandbox' && clock.kind === 'test' ? new ClockAdvances(clock as TestClock) : undefined;
   if (config.environment === 'sandbox') {
     mountSandboxKeyRoutes(api, openapi, access);
@@ -294,6 +299,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const publicUrl = config.publicUrl ?? url;
   app.locals.publicUrl = publicUrl;
   signInOrigin = { domain: new URL(publicUrl).host, uri: publicUrl };
+  relyingParty = defaultRelyingParty(config.auth.webauthn, publicUrl, port);
 
   let sweepJob: ScheduledJob | undefined;
   const sweep = () => {

@@ -56,6 +56,12 @@ export interface ServiceConfig {
     challengeTtlMs?: number;
     /** JWT signing secret (≥ 32 bytes); default: generated once and kept in the store. */
     jwtSecret?: string;
+    /**
+     * FIDO2 / WebAuthn relying party. `rpId` (a domain, never an IP; default: the public URL's host, or `localhost`
+     * when that is an IP) and the page `origins` allowed to run ceremonies (default: the public URL when its host is a
+     * domain, and `http://localhost:<port>`).
+     */
+    webauthn?: { rpId?: string; origins?: string[] };
   };
   /** A pino logger, or options for the default one (level `info`, stdout or `file`). */
   logger?: Logger | { level?: string; file?: string };
@@ -126,7 +132,12 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
       oracleContract: config.corridors?.oracleContract ?? 'InputOracle',
       solverCount: config.corridors?.solverCount ?? (() => 0),
     },
-    auth: { sessionTtlMs: numbers.sessionTtlMs, challengeTtlMs: numbers.challengeTtlMs, jwtSecret: config.auth?.jwtSecret },
+    auth: {
+      sessionTtlMs: numbers.sessionTtlMs,
+      challengeTtlMs: numbers.challengeTtlMs,
+      jwtSecret: config.auth?.jwtSecret,
+      webauthn: config.auth?.webauthn ?? {},
+    },
     version: 'v1',
   };
 }

@@ -14,6 +14,11 @@ export interface ResolvedServiceConfig {
   idempotencyTtlMs: number;
   keyRotationGraceMs: number;
   corridors: { minNotionalUsd: number; maxNotionalUsd: number; oracleContract: string; solverCount: (corridorId: string) => number };
-  auth: { sessionTtlMs: number; challengeTtlMs: number; jwtSecret: string | undefined };
+  auth: {
+    sessionTtlMs: number;
+    challengeTtlMs: number;
+    jwtSecret: string | undefined;
+    webauthn: { rpId?: string | undefined; origins?: string[] | undefined };
+  };
   version: string;
 }

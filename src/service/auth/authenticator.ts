@@ -3,6 +3,7 @@ import { AuthenticationError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { AccessService } from './access.js';
 import { looksLikeApiKey } from './api-key-format.js';
+import { mfaEnabled } from './mfa.js';
 import type { AuthContext, JwtAuth } from './context.js';
 import { looksLikeJwt, type SessionTokens } from './session-tokens.js';
 
@@ -45,7 +46,7 @@ export class Authenticator {
     if (session === undefined || session.userId !== claims.userId || session.revokedAt !== null || session.expiresAt <= now) {
       throw new AuthenticationError({ code: 'session_revoked', message: 'The session has ended; sign in again.' });
     }
-    const mfaEnabled = this.repos.mfa.getTotp(session.userId)?.enabledAt != null;
+    const secondFactor = mfaEnabled(this.repos, session.userId);
     return {
       kind: 'jwt',
       workspaceId: session.workspaceId,
@@ -53,7 +54,7 @@ export class Authenticator {
       sessionId: session.id,
       userId: session.userId,
       address: claims.address,
-      mfa: !mfaEnabled ? 'none' : session.mfaVerifiedAt !== null ? 'verified' : 'pending',
+      mfa: !secondFactor ? 'none' : session.mfaVerifiedAt !== null ? 'verified' : 'pending',
     };
   }
 }

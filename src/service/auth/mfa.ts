@@ -40,6 +40,14 @@ function hashRecoveryCode(code: string): Buffer {
 }
 
 /**
+ * Whether a user has a second factor (TOTP enabled, or a registered FIDO2 / WebAuthn credential): their sessions
+ * then start MFA-pending and must verify one before using other routes.
+ */
+export function mfaEnabled(repos: PlatformRepositories, userId: string): boolean {
+  return repos.mfa.getTotp(userId)?.enabledAt != null || repos.webauthn.count(userId) > 0;
+}
+
+/**
  * TOTP (RFC 6238, SHA-1, 6 digits, 30 s) and single-use recovery codes for dashboard sessions. Codes are
  * checked against the service clock; each time step is accepted once (RFC 6238 section 5.2).
  */
@@ -53,6 +61,11 @@ export class MfaService {
 
   isEnabled(userId: string): boolean {
     return this.repos.mfa.getTotp(userId)?.enabledAt != null;
+  }
+
+  /** Recovery codes are for any second factor (TOTP or a security key). */
+  private anyFactor(userId: string): boolean {
+    return mfaEnabled(this.repos, userId);
   }
 
   /** Starts TOTP enrolment; the first valid code (verifyTotp) enables it and returns the recovery codes. */
@@ -96,8 +109,11 @@ export class MfaService {
 
   /** Replaces all recovery codes; the old ones stop working. */
   generateRecoveryCodes(user: User): string[] {
-    if (!this.isEnabled(user.id)) {
-      throw new ConflictError({ code: 'mfa_not_enrolled', message: 'Recovery codes come with TOTP: enrol TOTP first.' });
+    if (!this.anyFactor(user.id)) {
+      throw new ConflictError({
+        code: 'mfa_not_enrolled',
+        message: 'Recovery codes come with a second factor: enrol TOTP or register a security key first.',
+      });
     }
     return this.issueRecoveryCodes(user.id, this.clock.now());
   }
@@ -106,7 +122,7 @@ export class MfaService {
   useRecoveryCode(user: User, sessionId: string, code: string): { remaining: number } {
     const now = this.clock.now();
     return this.store.transaction(() => {
-      if (!this.isEnabled(user.id) || !this.repos.mfa.useRecoveryCode(user.id, hashRecoveryCode(code), now)) {
+      if (!this.anyFactor(user.id) || !this.repos.mfa.useRecoveryCode(user.id, hashRecoveryCode(code), now)) {
         throw invalidCode();
       }
       this.repos.sessions.markMfaVerified(sessionId, now);
@@ -116,6 +132,11 @@ export class MfaService {
 
   remainingRecoveryCodes(userId: string): number {
     return this.repos.mfa.remainingRecoveryCodes(userId);
+  }
+
+  /** The recovery codes a user's first second factor comes with (shown once). */
+  issueFirstRecoveryCodes(userId: string): string[] {
+    return this.issueRecoveryCodes(userId, this.clock.now());
   }
 
   private issueRecoveryCodes(userId: string, now: number): string[] {

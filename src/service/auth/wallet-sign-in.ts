@@ -7,6 +7,7 @@ import type { PlatformRepositories } from '../store/repositories.js';
 import type { Session } from '../store/sessions.js';
 import type { Store } from '../store/store.js';
 import type { User } from '../store/users.js';
+import { mfaEnabled } from './mfa.js';
 import type { SessionTokens } from './session-tokens.js';
 
 export interface WalletSignInOptions {
@@ -120,7 +121,7 @@ export class WalletSignIn {
       { userId: user.id, sessionId: session.id, workspaceId: user.workspaceId, address: user.address },
       session.expiresAt,
     );
-    const mfaRequired = this.repos.mfa.getTotp(user.id)?.enabledAt != null;
+    const mfaRequired = mfaEnabled(this.repos, user.id);
     return { token, user, session, mfaRequired };
   }
 

@@ -6,6 +6,7 @@ import { SecretRepository } from './secrets.js';
 import { SessionRepository } from './sessions.js';
 import type { Store } from './store.js';
 import { UserRepository } from './users.js';
+import { WebAuthnRepository } from './webauthn.js';
 import { WorkspaceRepository } from './workspaces.js';
 
 export interface PlatformRepositories {
@@ -17,6 +18,7 @@ export interface PlatformRepositories {
   mfa: MfaRepository;
   idempotency: IdempotencyRepository;
   secrets: SecretRepository;
+  webauthn: WebAuthnRepository;
 }
 
 export function createRepositories(store: Store): PlatformRepositories {
@@ -29,5 +31,6 @@ export function createRepositories(store: Store): PlatformRepositories {
     mfa: new MfaRepository(store),
     idempotency: new IdempotencyRepository(store),
     secrets: new SecretRepository(store),
+    webauthn: new WebAuthnRepository(store),
   };
 }
