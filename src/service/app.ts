@@ -158,7 +158,11 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const modules = [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extraModules];
   const store = Store.open({
     path: config.storePath,
-    migrations: [platformMigrations, webauthnMigrations, ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations]))],
+    migrations: [
+      platformMigrations,
+      webauthnMigrations,
+      ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations])),
+    ],
   });
   const repos = createRepositories(store);
 

@@ -38,9 +38,15 @@ const codes = new Map<string, string>([
   ['mfa_not_enrolled', 'The second factor asked for is not set up for this user (TOTP, or a security key).'],
   ['mfa_already_enabled', 'TOTP is already enabled for this user.'],
   ['webauthn_challenge_missing', 'No security-key ceremony is pending for this session, or it expired (5 minutes): ask for new options.'],
-  ['webauthn_verification_failed', 'The authenticator response does not verify against the pending challenge, this origin or the credential.'],
+  [
+    'webauthn_verification_failed',
+    'The authenticator response does not verify against the pending challenge, this origin or the credential.',
+  ],
   ['webauthn_credential_exists', 'This security key is already registered.'],
-  ['webauthn_counter_regressed', 'The signature counter of the security key went backwards: it may be cloned; the credential is not accepted.'],
+  [
+    'webauthn_counter_regressed',
+    'The signature counter of the security key went backwards: it may be cloned; the credential is not accepted.',
+  ],
   // Limits and availability.
   ['rate_limit_exceeded', 'Too many requests: honour Retry-After.'],
   ['internal_error', 'An unexpected error; retry with exponential backoff.'],
