@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { AuthenticationError, InvalidRequestError } from '../errors/api-errors.js';
 import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
@@ -21,7 +22,8 @@ export interface AuthRouteDeps {
 }
 
 function userView(user: User) {
-  return { id: user.id, address: user.address, workspaceId: user.workspaceId };
+  // Stored lowercase for lookups; shown in EIP-55 form, as the sign-in message and every other address on the wire.
+  return { id: user.id, address: getAddress(user.address), workspaceId: user.workspaceId };
 }
 
 function sessionView(session: Session, now: number, currentSessionId: string | undefined) {

@@ -45,7 +45,7 @@ describe('wallet sign-in (EIP-4361)', () => {
     const { account, token, body } = await signIn();
     expect(token.split('.')).toHaveLength(3);
     expect(body).toMatchObject({ tokenType: 'Bearer', mfaRequired: false });
-    expect(body.user.address).toBe(account.address.toLowerCase());
+    expect(body.user.address).toBe(account.address);
     expect(body.user.workspaceId).toMatch(/^ws_/);
     const me = await t.request('GET', '/api/v1/auth/me', { key: token });
     expect(me.status).toBe(200);
