@@ -38,10 +38,11 @@ const FLOW_NEEDS = ['fundedAccounts', 'solvers', 'apiKey'] as const;
 export function successFlow(
   ctx: CheckContext,
   lockType: 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock',
-): Promise<OrderFlow & { topicSession?: WsSession }> {
+): Promise<OrderFlow & { topicSession?: WsSession; statusAtSubscribe?: string }> {
   return ctx.fixture(`flow-${lockType}`, async () => {
     await eventCapture(ctx);
     let topicSession: WsSession | undefined;
+    let statusAtSubscribe: string | undefined;
     const flow = await runOrderFlow(ctx, `${lockType} success`, {
       lockType,
       takerIndex: lockType === 'Permit2Escrow' ? 0 : lockType === 'EIP3009Escrow' ? 1 : 2,
@@ -58,13 +59,20 @@ export function successFlow(
               await session.nextOfType('auth.ok', 3_000);
               session.send({ type: 'subscribe', topics: [`orders:${orderId}`] });
               await session.nextOfType('subscribe.ok', 3_000);
+              // A fast deployment may settle before the subscription holds: the topic owes only later events.
+              const now = await ctx.api('GET', `/orders/${orderId}`, { record: false });
+              statusAtSubscribe = isObject(now.json) && typeof now.json.status === 'string' ? now.json.status : undefined;
               ctx.state.persistentSockets += 1;
               ctx.state.keepOpen(() => session.close());
               topicSession = session;
             }
           : undefined,
     });
-    return { ...flow, ...(topicSession === undefined ? {} : { topicSession }) };
+    return {
+      ...flow,
+      ...(topicSession === undefined ? {} : { topicSession }),
+      ...(statusAtSubscribe === undefined ? {} : { statusAtSubscribe }),
+    };
   });
 }
 

@@ -3,7 +3,6 @@
  * the solver stream, prices RFQs with its strategy, fills the orders it wins on the destination chain and claims
  * them on the origin chain once the service relays the attestation.
  */
-import type { Hex } from 'viem';
 import { RestClient } from '../clients/rest-client.js';
 import { type RfqBroadcast, type SolverOrderMessage, SolverStreamClient } from '../clients/solver-stream-client.js';
 import { standardOrderFromWire } from '../contracts/standard-order-wire.js';

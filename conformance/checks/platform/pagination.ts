@@ -144,7 +144,13 @@ export const paginationChecks = [
     phase: PHASE.platform,
     async run(ctx: CheckContext) {
       const { path } = await pickList(ctx);
-      const response = await ctx.api('GET', path, { auth: ctx.key, query: { after: 'x', before: 'y' }, label: 'after and before' });
+      // A real cursor for both: with made-up ones, a deployment that ignored one of the two would still answer 400
+      // for the other and pass unnoticed.
+      const { page } = await getPage(ctx, path, { limit: 1 }, 'a cursor to use twice');
+      const cursor = page.nextCursor ?? undefined;
+      if (cursor === undefined) ctx.note('the list has one page only: made-up cursors stand in for real ones');
+      const query = { after: cursor ?? 'x', before: cursor ?? 'y' };
+      const response = await ctx.api('GET', path, { auth: ctx.key, query, label: 'after and before' });
       expectError(
         ctx,
         response,
