@@ -5,7 +5,9 @@ import { harnessSolver } from '../flows/harness-solver.js';
 import {
   followOrder,
   freshAttestation,
+  quoteExtras,
   quoteRequestFor,
+  quoteToSign,
   runOrderFlow,
   signTypedDataJson,
   taker,
@@ -147,6 +149,11 @@ function expectSuccessProgression(ctx: CheckContext, flow: OrderFlow): void {
     `the status went backwards: ${seen.join(' → ')}`,
   );
   ctx.expect('A-ORD-009', seen.at(-1) === 'Claimed', `the order ended ${seen.at(-1)} instead of Claimed within the time limit`);
+}
+
+/** The spec's nonce is a number; one past JavaScript's safe integers travels as its decimal string. */
+function orderNonce(nonce: string): number | string {
+  return Number.isSafeInteger(Number(nonce)) ? Number(nonce) : nonce;
 }
 
 export const orderChecks = [
@@ -339,11 +346,10 @@ export const orderChecks = [
       const quotes = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[]) : [];
       const next = quotes[0];
       if (quote.status !== 200 || !next) ctx.fail(`a second quote answered ${quote.status}`);
-      const detail = await ctx.api('GET', `/quotes/${String(next.quoteId)}`, { query: { user: flow.taker.address }, label: 'its detail' });
-      const typedData = isObject(detail.json) ? detail.json.typedData : undefined;
-      if (!isObject(typedData)) ctx.fail('the quote detail carries no typedData');
-      const message = isObject(typedData.message) ? typedData.message : {};
-      const reused = { ...typedData, message: { ...message, nonce: flow.nonce } };
+      const { typedData } = await quoteToSign(ctx, 'a second quote', flow.taker, flow.corridor, String(next.quoteId), flow.lockType);
+      const signed = typedData as Json;
+      const message = isObject(signed.message) ? signed.message : {};
+      const reused = { ...signed, message: { ...message, nonce: flow.nonce } };
       const signature = await signTypedDataJson(flow.taker, reused);
       const reuse = await ctx.api('POST', '/orders', {
         auth: ctx.key,
@@ -368,15 +374,15 @@ export const orderChecks = [
       const user = taker(ctx, 0);
       const stranger = taker(ctx, 3);
       const quote = await ctx.api('POST', '/quotes', {
-        body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }),
+        body: quoteRequestFor(corridor, quoteExtras(ctx, { lockType: 'Permit2Escrow', user: user.address })),
         label: 'a quote for the taker',
       });
       const first = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[])[0] : undefined;
       if (!first) ctx.fail(`POST /quotes answered ${quote.status} without quotes`);
-      const detail = await ctx.api('GET', `/quotes/${String(first.quoteId)}`, { query: { user: user.address } });
-      const body = isObject(detail.json) ? detail.json : {};
-      if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
-      const nonce = Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : NaN));
+      if (first.lockType !== 'Permit2Escrow') ctx.skip(`the target quoted ${String(first.lockType)}, not Permit2Escrow`);
+      const toSign = await quoteToSign(ctx, 'a quote for the taker', user, corridor, String(first.quoteId), 'Permit2Escrow');
+      const body = { typedData: toSign.typedData as Json };
+      const nonce = orderNonce(toSign.nonce);
       const byStranger = await signTypedDataJson(stranger, body.typedData);
       const wrongKey = await ctx.api('POST', '/orders', {
         auth: ctx.key,
@@ -409,15 +415,14 @@ export const orderChecks = [
       if (!corridor) ctx.skip('no corridor with live solvers offers Permit2Escrow');
       const user = taker(ctx, 0);
       const quote = await ctx.api('POST', '/quotes', {
-        body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', user: user.address }),
+        body: quoteRequestFor(corridor, quoteExtras(ctx, { lockType: 'Permit2Escrow', user: user.address })),
         label: 'a quote to let expire',
       });
       const first = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[])[0] : undefined;
       if (!first || !isIsoTime(first.expiresAt)) ctx.fail(`POST /quotes answered ${quote.status} without a quote and expiresAt`);
-      const detail = await ctx.api('GET', `/quotes/${String(first.quoteId)}`, { query: { user: user.address } });
-      const body = isObject(detail.json) ? detail.json : {};
-      if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
-      const signature = await signTypedDataJson(user, body.typedData);
+      if (first.lockType !== 'Permit2Escrow') ctx.skip(`the target quoted ${String(first.lockType)}, not Permit2Escrow`);
+      const toSign = await quoteToSign(ctx, 'a quote to let expire', user, corridor, String(first.quoteId), 'Permit2Escrow');
+      const signature = await signTypedDataJson(user, toSign.typedData);
       const now = await ctx.clockNow();
       await ctx.advanceClock(Math.max(1, Math.ceil((Date.parse(first.expiresAt) - now) / 1_000) + 1));
       const late = await ctx.api('POST', '/orders', {
@@ -425,7 +430,7 @@ export const orderChecks = [
         body: {
           quoteId: first.quoteId,
           signature,
-          nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)),
+          nonce: orderNonce(toSign.nonce),
           user: user.address,
         },
         label: 'order after expiresAt',
@@ -448,20 +453,19 @@ export const orderChecks = [
       if (!corridor) ctx.skip('no corridor with live solvers offers Permit2Escrow');
       const user = taker(ctx, 3);
       const quote = await ctx.api('POST', '/quotes', {
-        body: quoteRequestFor(corridor, { lockType: 'Permit2Escrow', settlementPath: 'compliant', user: user.address }),
+        body: quoteRequestFor(corridor, quoteExtras(ctx, { lockType: 'Permit2Escrow', settlementPath: 'compliant', user: user.address })),
         label: 'a compliant-path quote',
       });
       const quotes = isObject(quote.json) && isArray(quote.json.quotes) ? (quote.json.quotes as Json[]) : [];
       const compliant = quotes.find((q) => q.settlementPath === 'compliant');
       if (!compliant) ctx.skip(`no quote on the compliant path (POST /quotes answered ${quote.status})`);
-      const detail = await ctx.api('GET', `/quotes/${String(compliant.quoteId)}`, { query: { user: user.address } });
-      const body = isObject(detail.json) ? detail.json : {};
-      if (!isObject(body.typedData)) ctx.fail('the quote detail carries no typedData');
-      const signature = await signTypedDataJson(user, body.typedData);
+      if (compliant.lockType !== 'Permit2Escrow') ctx.skip(`the target quoted ${String(compliant.lockType)}, not Permit2Escrow`);
+      const toSign = await quoteToSign(ctx, 'a compliant-path quote', user, corridor, String(compliant.quoteId), 'Permit2Escrow');
+      const signature = await signTypedDataJson(user, toSign.typedData);
       const order = {
         quoteId: compliant.quoteId,
         signature,
-        nonce: Number(body.nonce ?? (isObject(body.standardOrder) ? body.standardOrder.nonce : 0)),
+        nonce: orderNonce(toSign.nonce),
         user: user.address,
       };
       const missing = await ctx.api('POST', '/orders', { body: order, label: 'compliant order without attestation' });

@@ -254,8 +254,12 @@ export const wsChecks = [
           : { type: 'subscribe', channels: ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'], cursor },
       );
       await session.nextOfType('subscribe.ok', 5_000);
-      await session.next((m) => m.id === later.at(-1), 3_000);
+      await session.next((m) => m.id === later.at(-1) || m.type === 'replay.done', 3_000);
       const replayed = session.messages.filter((m) => hasPrefix(m.id, 'evt_')).map((m) => String(m.id));
+      // The spec does not show how a replay is asked for; `cursor` on subscribe, acknowledged by `replay.done`, is
+      // this project's form. A target that neither acknowledges it nor replays anything does not offer that form.
+      if (replayed.length === 0 && session.messages.every((m) => m.type !== 'replay.done'))
+        ctx.skip('the target neither acknowledged a subscribe cursor (no replay.done) nor replayed anything: it offers no cursor replay');
       const missing = later.slice(-100).filter((id) => !replayed.includes(id));
       ctx.expect(
         'X-WS-007',

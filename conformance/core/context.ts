@@ -26,6 +26,8 @@ export class RunState {
   readonly http: HttpClient;
   readonly observed: ObservedResponse[] = [];
   readonly fixtures = new Map<string, Promise<unknown>>();
+  /** Small values the flows keep across checks (e.g. each taker's last nonce). */
+  readonly values = new Map<string, unknown>();
   private readonly cleanups: Array<() => Promise<void>> = [];
   private _receiver: Promise<WebhookReceiver> | undefined;
   currentCheck = '';

@@ -27,7 +27,15 @@ export type Capability =
   /** The workspace id of the API key is known (sandbox.json or `--workspace`). */
   | 'workspace'
   /** `--long`: timing checks may wait in real time. */
-  | 'long';
+  | 'long'
+  /** The target serves an OpenAPI document at `/api/v1/openapi.json`. */
+  | 'openapi'
+  /** Project extension: `POST /quotes` takes `user` (the taker), so quotes carry its StandardOrder and nonce. */
+  | 'namedTaker'
+  /** Project extension: `POST /quotes` takes `lockType`, so a flow can ask for each lock mechanism. */
+  | 'quoteLockType'
+  /** Project extension: `POST /quotes` takes `settlementPath` (`direct` or `compliant`). */
+  | 'quoteSettlementPath';
 
 export interface HttpEvidence {
   kind: 'http';

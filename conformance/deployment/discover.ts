@@ -133,8 +133,26 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   const openapi = await http
     .request({ method: 'GET', path: `${API_PREFIX}/openapi.json`, label: 'discovery: OpenAPI document' })
     .catch(() => undefined);
-  const paths = Object.keys(((openapi?.json ?? {}) as { paths?: Record<string, unknown> }).paths ?? {});
+  const document = openapi?.status === 200 && typeof openapi.json === 'object' && openapi.json !== null ? openapi.json : undefined;
+  const paths = Object.keys(((document ?? {}) as { paths?: Record<string, unknown> }).paths ?? {});
   for (const path of paths) if (/sandbox|faucet/.test(path)) sandboxRoutes.push(path);
+  if (document !== undefined) capabilities.add('openapi');
+  else missing.openapi = 'no OpenAPI document at /api/v1/openapi.json';
+  // Extensions of the quote request are used only where the target documents them; the spec's request has none.
+  const quoteFields = requestFields(document, `${API_PREFIX}/quotes`, 'post');
+  const quoteExtensions: Array<[Capability, string]> = [
+    ['namedTaker', 'user'],
+    ['quoteLockType', 'lockType'],
+    ['quoteSettlementPath', 'settlementPath'],
+  ];
+  for (const [capability, field] of quoteExtensions) {
+    if (quoteFields.has(field)) capabilities.add(capability);
+    else
+      missing[capability] =
+        document === undefined
+          ? `no OpenAPI document to say whether POST /quotes takes \`${field}\` (the spec's quote request has no such field)`
+          : `the OpenAPI document's POST /quotes request has no \`${field}\` (the spec's quote request has no such field)`;
+  }
   if (apiKey !== undefined) {
     const keys = await http
       .request({ method: 'GET', path: `${API_PREFIX}/sandbox/keys`, auth: apiKey, label: 'discovery: sandbox keys' })
@@ -179,6 +197,31 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
     sandboxRoutes,
     discovery,
   };
+}
+
+/** Property names of an operation's JSON request body in an OpenAPI document (`$ref`, `allOf`, `oneOf`, `anyOf` followed). */
+export function requestFields(document: unknown, path: string, method: string): Set<string> {
+  const fields = new Set<string>();
+  const root = document as { paths?: Record<string, Record<string, unknown>> } | undefined;
+  const operation = root?.paths?.[path]?.[method] as { requestBody?: unknown } | undefined;
+  const seen = new Set<unknown>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node)) return;
+    seen.add(node);
+    const schema = node as Record<string, unknown>;
+    if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/')) {
+      let target: unknown = document;
+      for (const part of schema.$ref.slice(2).split('/'))
+        target = (target as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+      visit(target);
+    }
+    if (typeof schema.properties === 'object' && schema.properties !== null)
+      for (const name of Object.keys(schema.properties)) fields.add(name);
+    for (const key of ['allOf', 'oneOf', 'anyOf']) if (Array.isArray(schema[key])) for (const part of schema[key] as unknown[]) visit(part);
+  };
+  const body = operation?.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined;
+  visit(body?.content?.['application/json']?.schema);
+  return fields;
 }
 
 export function chainById(target: Target, chainId: number): SandboxFileChain | undefined {

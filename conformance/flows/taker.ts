@@ -1,6 +1,14 @@
-import { createPublicClient, createWalletClient, defineChain, http, parseAbi, type Hex } from 'viem';
+import { createPublicClient, createWalletClient, defineChain, getAddress, hashTypedData, http, parseAbi, type Hex } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { typedDataFromJson } from '../../src/contracts/typed-data.js';
+import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier } from '../../src/contracts/order.js';
+import { standardOrderFromWire } from '../../src/contracts/standard-order-wire.js';
+import {
+  type LockContracts,
+  type TokenDomain,
+  orderTypedData,
+  typedDataFromJson,
+  typedDataToJson,
+} from '../../src/contracts/typed-data.js';
 import type { CheckContext } from '../core/context.js';
 import { chainById, takers, type CorridorRecord } from '../deployment/discover.js';
 import type { SandboxFileAccount, SandboxFileChain } from '../deployment/sandbox-file.js';
@@ -99,6 +107,16 @@ export function quoteRequestFor(corridor: CorridorRecord, extra: Json = {}): Jso
   };
 }
 
+/** The project's quote request fields (`lockType`, `settlementPath`, `user`) the target documents; none otherwise. */
+export function quoteExtras(ctx: CheckContext, wanted: { lockType?: string; settlementPath?: string; user?: string }): Json {
+  const caps = ctx.target.capabilities;
+  return {
+    ...(wanted.lockType !== undefined && caps.has('quoteLockType') ? { lockType: wanted.lockType } : {}),
+    ...(wanted.settlementPath !== undefined && caps.has('quoteSettlementPath') ? { settlementPath: wanted.settlementPath } : {}),
+    ...(wanted.user !== undefined && caps.has('namedTaker') ? { user: wanted.user } : {}),
+  };
+}
+
 /** A compliance attestation for `address` from the deployment's compliance status route. */
 export async function freshAttestation(ctx: CheckContext, address: string): Promise<string | undefined> {
   const response = await ctx.api('GET', '/compliance/status', {
@@ -185,6 +203,109 @@ export async function followOrder(
   return { statuses, final: isObject(last?.json) ? last.json : {} };
 }
 
+/** A nonce above any this taker used before: the spec's nonces only have to rise per user. */
+function takerNonce(ctx: CheckContext, account: SandboxFileAccount): bigint {
+  const key = `nonce:${account.address.toLowerCase()}`;
+  const last = ctx.state.values.get(key) as bigint | undefined;
+  const next = last === undefined ? BigInt(Math.floor(Date.now() / 1_000)) * 1_000n : last + 1n;
+  ctx.state.values.set(key, next);
+  return next;
+}
+
+const ERC5267_ABI = parseAbi([
+  'function eip712Domain() view returns (bytes1 fields, string name, string version, uint256 chainId, address verifyingContract, bytes32 salt, uint256[] extensions)',
+]);
+
+/**
+ * The EIP-712 payload for the quote, built by the taker from the quote's `standardOrder` and `lockType` by the OIF
+ * rules (Permit2 batch witness, ERC-3009 receive authorisation, Compact batch compact) with its own address and
+ * nonce. Where the target also hands out `typedData` (this project's extension) for the same user and nonce, the two
+ * must be the same message.
+ */
+async function signablePayload(
+  ctx: CheckContext,
+  label: string,
+  input: { account: SandboxFileAccount; corridor: CorridorRecord; lockType: string; detailBody: Json; standardOrder: Json },
+): Promise<{ typedData: unknown; nonce: string }> {
+  const { account, corridor, lockType, detailBody, standardOrder } = input;
+  const chain = chainById(ctx.target, corridor.originChainId)!;
+  const offeredNonce = String(detailBody.nonce ?? standardOrder.nonce ?? '');
+  const namesMe = typeof standardOrder.user === 'string' && standardOrder.user.toLowerCase() === account.address.toLowerCase();
+  const nonce = namesMe && /^[1-9]\d*$/.test(offeredNonce) ? BigInt(offeredNonce) : takerNonce(ctx, account);
+  let order: StandardOrder;
+  try {
+    const quoted = standardOrderFromWire(standardOrder);
+    const me = getAddress(account.address);
+    // A quote for an unnamed taker holds the zero address where the taker goes: as user and as the recipient.
+    const unnamed = BigInt(quoted.user) === 0n;
+    const outputs = quoted.outputs.map((o) => (unnamed && BigInt(o.recipient) === 0n ? { ...o, recipient: addressToBytes32(me) } : o));
+    order = { ...quoted, user: me, nonce, outputs };
+  } catch (error) {
+    ctx.skip(
+      `${label}: the quote's standardOrder cannot be turned into an OIF StandardOrder (${(error as Error).message}): the spec's fields alone do not carry the oracle, settler and recipient`,
+    );
+  }
+  const contracts = {
+    inputSettlerEscrow: chain.contracts.InputSettlerEscrow,
+    inputSettlerCompact: chain.contracts.InputSettlerCompact,
+    resourceLock: chain.contracts.ResourceLock,
+  };
+  const needed = lockType === 'ResourceLock' ? ['InputSettlerCompact', 'ResourceLock'] : ['InputSettlerEscrow'];
+  for (const name of needed)
+    if (!chain.contracts[name]) ctx.skip(`sandbox.json lists no ${name} on ${chain.name}: the ${lockType} payload names it`);
+  let options: { token?: TokenDomain; orderId?: Hex } = {};
+  if (lockType === 'EIP3009Escrow') {
+    const token = getAddress(corridor.inputToken.address);
+    const reader = createPublicClient({ chain: viemChain(chain), transport: http(chain.rpcUrl) });
+    const domain = await reader.readContract({ address: token, abi: ERC5267_ABI, functionName: 'eip712Domain' }).catch(() => undefined);
+    if (domain === undefined) ctx.skip(`the input token ${token} does not tell its EIP-712 domain (ERC-5267 eip712Domain())`);
+    options = {
+      token: { name: domain[1], version: domain[2], address: token },
+      orderId: orderIdentifier(order, getAddress(contracts.inputSettlerEscrow!)),
+    };
+  }
+  const built = typedDataToJson(orderTypedData(lockType as LockType, order, contracts as LockContracts, options));
+  const offered = detailBody.typedData;
+  if (isObject(offered) && namesMe && BigInt(offeredNonce || '0') === nonce) {
+    const same =
+      hashTypedData(typedDataFromJson(offered) as Parameters<typeof hashTypedData>[0]) ===
+      hashTypedData(typedDataFromJson(built) as Parameters<typeof hashTypedData>[0]);
+    ctx.expect('A-QUO-010', same, `${label}: the quote detail's typedData is not the OIF ${lockType} payload of its standardOrder`);
+  } else if (!isObject(offered)) {
+    ctx.note(`${label}: no typedData offered; the taker built the ${lockType} payload from standardOrder with nonce ${nonce}`);
+  }
+  return { typedData: built, nonce: nonce.toString() };
+}
+
+export interface QuoteToSign {
+  detail: WireResponse;
+  detailBody: Json;
+  standardOrder: Json;
+  /** The EIP-712 payload (JSON form) the taker signs. */
+  typedData: unknown;
+  nonce: string;
+}
+
+/** Reads the quote detail (naming the taker where the target documents how) and builds the payload to sign. */
+export async function quoteToSign(
+  ctx: CheckContext,
+  label: string,
+  account: SandboxFileAccount,
+  corridor: CorridorRecord,
+  quoteId: string,
+  lockType: string,
+): Promise<QuoteToSign> {
+  const detail = await ctx.api('GET', `/quotes/${quoteId}`, {
+    ...(ctx.target.capabilities.has('namedTaker') ? { query: { user: account.address } } : {}),
+    label: `${label}: quote detail`,
+  });
+  if (detail.status !== 200) ctx.fail(`${label}: GET /quotes/${quoteId} answered ${detail.status}`);
+  const detailBody = isObject(detail.json) ? detail.json : {};
+  const standardOrder = isObject(detailBody.standardOrder) ? detailBody.standardOrder : {};
+  const { typedData, nonce } = await signablePayload(ctx, label, { account, corridor, lockType, detailBody, standardOrder });
+  return { detail, detailBody, standardOrder, typedData, nonce };
+}
+
 /** Runs one taker flow; fails (or skips, when the target lacks what it needs) with the reason. */
 export async function runOrderFlow(ctx: CheckContext, label: string, options: FlowOptions): Promise<OrderFlow> {
   const account = taker(ctx, options.takerIndex);
@@ -199,11 +320,15 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
   const corridor = corridors[0]!;
   const lockType = options.lockType ?? corridor.lockTypes[0] ?? 'Permit2Escrow';
   const settlementPath = options.settlementPath ?? 'direct';
+  const caps = ctx.target.capabilities;
+  // Extensions of the quote request go out only where the target documents them (the spec's request has none).
+  if (options.lockType !== undefined && !caps.has('quoteLockType') && lockType !== (corridor.lockTypes[0] ?? 'Permit2Escrow'))
+    ctx.skip(`${ctx.target.missing.quoteLockType}: a ${lockType} quote cannot be asked for`);
+  if (settlementPath !== 'direct' && !caps.has('quoteSettlementPath'))
+    ctx.skip(`${ctx.target.missing.quoteSettlementPath}: a ${settlementPath} quote cannot be asked for`);
   const quoteRequest = quoteRequestFor(corridor, {
     preference: options.preference ?? 'price',
-    lockType,
-    settlementPath,
-    user: account.address,
+    ...quoteExtras(ctx, { lockType, settlementPath, user: account.address }),
   });
   const quoteResponse = await ctx.api('POST', '/quotes', { body: quoteRequest, label: `${label}: quote` });
   if (quoteResponse.status !== 200)
@@ -213,14 +338,8 @@ export async function runOrderFlow(ctx: CheckContext, label: string, options: Fl
   if (quote === undefined || typeof quote.quoteId !== 'string') {
     ctx.fail(`${label}: no usable quote${options.solverId ? ` from ${options.solverId}` : ''} among ${quotes.length}`);
   }
-  const detail = await ctx.api('GET', `/quotes/${quote.quoteId}`, { query: { user: account.address }, label: `${label}: quote detail` });
-  if (detail.status !== 200) ctx.fail(`${label}: GET /quotes/${quote.quoteId} answered ${detail.status}`);
-  const detailBody = isObject(detail.json) ? detail.json : {};
-  const typedData = detailBody.typedData ?? quote.typedData;
-  if (!isObject(typedData)) ctx.fail(`${label}: the quote detail carries no typedData to sign (the payload for its lock type)`);
-  const standardOrder = isObject(detailBody.standardOrder) ? detailBody.standardOrder : {};
-  const nonce = String(detailBody.nonce ?? standardOrder.nonce ?? '');
-  if (!/^\d+$/.test(nonce)) ctx.fail(`${label}: the quote detail names no nonce for the taker`);
+  if (quote.lockType !== lockType) ctx.skip(`${label}: the target quoted ${String(quote.lockType)}, not ${lockType}`);
+  const { detail, standardOrder, typedData, nonce } = await quoteToSign(ctx, label, account, corridor, String(quote.quoteId), lockType);
 
   if (lockType === 'ResourceLock') {
     const chain = chainById(ctx.target, corridor.originChainId)!;

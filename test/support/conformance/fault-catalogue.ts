@@ -331,7 +331,18 @@ const WS: CatalogueEntry[] = [
   {
     channel: 'ws',
     area: ['ws.*', 'events.*'],
-    fault: { name: 'subscribe cursor ignored', wsFromClient: (m) => (m.type === 'subscribe' ? { ...m, cursor: undefined } : m) },
+    fault: {
+      // Acknowledges the cursor and replays nothing: the events between subscribe and replay.done are withheld.
+      name: 'replay acknowledged, events withheld',
+      wsFromClient: (m, _path, connection) => {
+        if (m.type === 'subscribe' && typeof m.cursor === 'string') connection.replaying = true;
+        return m;
+      },
+      wsFromServer: (m, _path, connection) => {
+        if (m.type === 'replay.done') connection.replaying = false;
+        return connection.replaying === true && isEvent(m) ? undefined : m;
+      },
+    },
   },
 ];
 

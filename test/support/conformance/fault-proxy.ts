@@ -36,10 +36,13 @@ export interface Fault {
   name: string;
   request?(req: ProxiedRequest, proxy: FaultProxy): void;
   response?(req: ProxiedRequest, res: ProxiedResponse): void;
-  /** Rewrites each server → client WebSocket message (JSON objects only; other frames pass untouched). */
-  wsFromServer?(message: Record<string, unknown>, path: string): WsRewrite;
+  /**
+   * Rewrites each server → client WebSocket message (JSON objects only; other frames pass untouched); `connection`
+   * is state the fault keeps per connection.
+   */
+  wsFromServer?(message: Record<string, unknown>, path: string, connection: Record<string, unknown>): WsRewrite;
   /** Rewrites each client → server WebSocket message. */
-  wsFromClient?(message: Record<string, unknown>, path: string): WsRewrite;
+  wsFromClient?(message: Record<string, unknown>, path: string, connection: Record<string, unknown>): WsRewrite;
   /** Rewrites each webhook delivery; registrations are pointed at the proxy's relay so deliveries pass here. */
   delivery?(delivery: RelayedDelivery): void;
 }
@@ -186,6 +189,7 @@ export class FaultProxy {
         headers[name] = value;
     const upstream = new WebSocket(new URL(path, this.target.href.replace(/^http/, 'ws')), { headers });
     const pending: RawData[] = [];
+    const connection: Record<string, unknown> = {};
     let client: WebSocket | undefined;
     const forward = (to: WebSocket | undefined, data: RawData, rewrite: Fault['wsFromServer']) => {
       if (to === undefined || to.readyState !== WebSocket.OPEN) return;
@@ -201,7 +205,7 @@ export class FaultProxy {
         to.send(text);
         return;
       }
-      const out = rewrite(parsed as Record<string, unknown>, path);
+      const out = rewrite(parsed as Record<string, unknown>, path, connection);
       for (const message of out === undefined ? [] : Array.isArray(out) ? out : [out]) to.send(JSON.stringify(message));
     };
     upstream.on('unexpected-response', (_r, response) => {
