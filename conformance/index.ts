@@ -39,6 +39,7 @@ export { junitXml, writeJunitReport } from './reporters/junit.js';
 export { htmlReport, writeHtmlReport } from './reporters/html.js';
 export { writeJsonReport } from './reporters/json.js';
 export { coverageText } from './reporters/coverage.js';
+export { capabilitiesReport, capabilitiesText, type CapabilitiesReport } from './reporters/capabilities.js';
 export { webhookSignature } from './wire/webhook-signature.js';
 export { certifyWebhookReceiver, receiverChecks, type ReceiverCertification } from './certify/webhook-receiver.js';
 export { certifySolver, fundSolver, solverAddressFrom, solverCertificationChecks, type SolverCertification } from './certify/solver.js';

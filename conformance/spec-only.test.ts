@@ -4,6 +4,27 @@ import type { SandboxFile } from './deployment/sandbox-file.js';
 import { FaultProxy } from '../test/support/conformance/fault-proxy.js';
 import { stripExtensions } from '../test/support/conformance/extension-stripper.js';
 import { startOwnSandbox, type OwnSandbox } from '../test/support/conformance/own-sandbox.js';
+import { program } from '../test/support/conformance/cli-entry.js';
+import type { CapabilitiesReport } from './reporters/capabilities.js';
+
+/** `sandbox conformance …` in-process; its stdout. */
+async function cli(...args: string[]): Promise<{ code: number; out: string }> {
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  const writeErr = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  process.exitCode = undefined;
+  try {
+    await program().parseAsync(['node', 'sandbox', ...args]);
+  } finally {
+    process.stdout.write = write;
+    process.stderr.write = writeErr;
+  }
+  const code = Number(process.exitCode ?? 0);
+  process.exitCode = undefined;
+  return { code, out };
+}
 
 /**
  * A deployment that implements only the spec: our sandbox behind a proxy that strips every project extension
@@ -43,4 +64,23 @@ describe('conformance of a spec-only deployment', () => {
     expect(byId['orders.lifecycle.EIP3009Escrow']?.message).toMatch(/lockType/);
     expect(byId['ws.replay-by-cursor']?.message).toMatch(/no cursor replay/);
   }, 240_000);
+
+  it('--capabilities reports what the target lacks and the checks that skips, without running any', async () => {
+    const plain = await cli('conformance', '--target', proxy.url, '--api-key', own.apiKey, '--capabilities');
+    expect(plain.code).toBe(0);
+    expect(plain.out).toMatch(/no  clock\s+no sandbox clock control/);
+    expect(plain.out).toMatch(/no  namedTaker\s+the OpenAPI document's POST \/quotes request has no `user`/);
+    const { code, out } = await cli('--json', 'conformance', '--target', proxy.url, '--api-key', own.apiKey, '--capabilities');
+    expect(code).toBe(0);
+    const report = JSON.parse(out) as CapabilitiesReport;
+    const line = (name: string) => report.capabilities.find((c) => c.capability === name)!;
+    expect(line('apiKey')).toMatchObject({ offered: true, neededBy: [] });
+    expect(line('openapi').offered).toBe(true);
+    expect(line('keys')).toMatchObject({ offered: false });
+    expect(line('keys').neededBy).toContain('ratelimit.per-key');
+    // No sandbox file: no funded takers, so the flows are reported as skipped for that.
+    expect(line('fundedAccounts').neededBy).toContain('orders.lifecycle.Permit2Escrow');
+    expect(report.skipped).toBeGreaterThan(0);
+    expect(report.runnable + report.skipped).toBeGreaterThan(50);
+  }, 60_000);
 });

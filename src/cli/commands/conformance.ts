@@ -30,6 +30,7 @@ interface RunFlags extends ImageFlags {
   sign: boolean;
   timeout?: string;
   list?: boolean;
+  capabilities?: boolean;
 }
 
 class UsageFailure extends Error {
@@ -103,6 +104,7 @@ export function register(program: Command): void {
     )
       .option('--timeout <ms>', 'time limit per check', '60000')
       .option('--list', 'list the selected checks and exit')
+      .option('--capabilities', 'report what the target offers (and which selected checks its gaps skip), then exit')
       .action(async (flags: RunFlags, command: Command) => {
         process.exitCode = await runCommand(flags, command);
       }),
@@ -202,6 +204,21 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     }
     if (url === undefined && sandboxFile === undefined) {
       throw new UsageFailure(`name the deployment: --target URL, --sandbox FILE or --image NAME (no ${implied})`);
+    }
+
+    if (flags.capabilities) {
+      const target = await c.discoverTarget({
+        profile,
+        ...(url === undefined ? {} : { url }),
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
+        ...(sandboxFile === undefined ? {} : { sandbox: c.readSandboxFile(sandboxFile) }),
+        long: flags.long === true,
+      });
+      const report = c.capabilitiesReport(target, c.selectChecks(c.allChecks(), profile, selection), profile);
+      if (json) printJson(report);
+      else process.stdout.write(c.capabilitiesText(report));
+      return 0;
     }
 
     let signingKey: ReturnType<typeof c.generateSigningKey> | undefined;
