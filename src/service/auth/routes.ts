@@ -1,5 +1,5 @@
 import { getAddress } from 'viem';
-import { AuthenticationError, InvalidRequestError } from '../errors/api-errors.js';
+import { AuthenticationError, InvalidRequestError, NotFoundError } from '../errors/api-errors.js';
 import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../api/pagination.js';
@@ -159,6 +159,49 @@ export function mountAuthRoutes(api: RouteTable, openapi: OpenApiRegistry, deps:
       const current = auth.kind === 'jwt' ? auth.sessionId : undefined;
       const now = deps.now();
       return { status: 200, body: pageEnvelope(page, (session) => sessionView(session, now, current)) };
+    },
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/auth/sessions/:sessionId',
+    operationId: 'revokeAuthSession',
+    summary:
+      "Ends a session at once: its tokens answer 401 from now on. A session token ends the user's own sessions; an API key any of its workspace's.",
+    tags: ['Auth'],
+    auth: 'required',
+    params: S.SessionParams,
+    responses: {
+      200: { description: 'The session, now inactive (ending an ended session answers the same).', schema: S.SessionView },
+      404: { description: 'No such session in your scope.' },
+    },
+    handler: ({ auth: credential, params }) => {
+      const auth = credential!;
+      const session = repos.sessions.get(params.sessionId);
+      const inScope =
+        session !== undefined && session.workspaceId === auth.workspaceId && (auth.kind !== 'jwt' || session.userId === auth.userId);
+      if (!inScope) {
+        throw new NotFoundError({ code: 'resource_not_found', param: 'sessionId', message: `No session ${params.sessionId}.` });
+      }
+      const now = deps.now();
+      repos.sessions.revoke(session.id, now);
+      const current = auth.kind === 'jwt' ? auth.sessionId : undefined;
+      return { status: 200, body: sessionView(repos.sessions.get(session.id)!, now, current) };
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/auth/sessions/revoke-others',
+    operationId: 'revokeOtherAuthSessions',
+    summary: 'Ends every other active session of the signed-in user ("sign out everywhere else"); this one stays.',
+    tags: ['Auth'],
+    auth: 'jwt',
+    responses: { 200: { description: 'How many sessions were ended.', schema: S.RevokeOthersResponse } },
+    handler: ({ auth }) => {
+      const { auth: jwt } = jwtUser(auth, repos);
+      const revoked = repos.sessions.revokeOthers(jwt.userId, jwt.sessionId, deps.now());
+      return { status: 200, body: { object: 'session_revocation' as const, revoked, kept: jwt.sessionId } };
     },
   });
 

@@ -44,6 +44,19 @@ export const SessionView = z.object({
   userAgent: z.string().nullable(),
 });
 
+export const SessionParams = z.object({
+  sessionId: z
+    .string()
+    .regex(/^ses_[A-Za-z0-9]+$/)
+    .meta({ description: 'A session id (`ses_…`), as listed by `GET /api/v1/auth/sessions`.', example: 'ses_0example' }),
+});
+
+export const RevokeOthersResponse = z.object({
+  object: z.literal('session_revocation'),
+  revoked: z.number().int().nonnegative().meta({ description: 'How many other active sessions of the user were ended.' }),
+  kept: z.string().meta({ description: 'The session that made the request; it stays active.' }),
+});
+
 export const MeResponse = z.object({
   user: UserView,
   session: SessionView,

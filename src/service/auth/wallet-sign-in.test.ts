@@ -230,6 +230,61 @@ describe('sessions list', () => {
   });
 });
 
+describe('session revocation', () => {
+  it('DELETE ends one session: its token answers 401 at once, the others keep working', async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const a = await signIn(account);
+    const b = await signIn(account);
+    const ended = await t.request('DELETE', `/api/v1/auth/sessions/${b.body.sessionId}`, { key: a.token });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toMatchObject({ id: b.body.sessionId, active: false, current: false });
+    expect((await t.request('GET', '/api/v1/auth/me', { key: b.token })).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/auth/me', { key: a.token })).status).toBe(200);
+    // Ending an ended session answers the same; the list still shows it, inactive.
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${b.body.sessionId}`, { key: a.token })).body.active).toBe(false);
+    const list = await t.request('GET', '/api/v1/auth/sessions', { key: a.token });
+    expect(list.body.data.find((s: { id: string }) => s.id === b.body.sessionId)).toMatchObject({ active: false });
+    // A session can end itself: sign out.
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${a.body.sessionId}`, { key: a.token })).body.current).toBe(true);
+    expect((await t.request('GET', '/api/v1/auth/sessions', { key: a.token })).status).toBe(401);
+  });
+
+  it("revoke-others keeps the caller's session and ends the rest of the user's; other users are untouched", async () => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    const keep = await signIn(account);
+    const others = [await signIn(account), await signIn(account)];
+    const stranger = await signIn();
+    const response = await t.request('POST', '/api/v1/auth/sessions/revoke-others', { key: keep.token });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ object: 'session_revocation', revoked: 2, kept: keep.body.sessionId });
+    for (const other of others) expect((await t.request('GET', '/api/v1/auth/me', { key: other.token })).status).toBe(401);
+    expect((await t.request('GET', '/api/v1/auth/me', { key: keep.token })).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/auth/me', { key: stranger.token })).status).toBe(200);
+    // Nothing left to end.
+    expect((await t.request('POST', '/api/v1/auth/sessions/revoke-others', { key: keep.token })).body.revoked).toBe(0);
+    // It needs a session to keep: an API key is refused.
+    expect((await t.request('POST', '/api/v1/auth/sessions/revoke-others')).status).toBe(401);
+  });
+
+  it("a user cannot end another user's session (404); an API key ends any of its workspace's; bad ids are 400", async () => {
+    const mine = await signIn();
+    const theirs = await signIn();
+    const refused = await t.request('DELETE', `/api/v1/auth/sessions/${theirs.body.sessionId}`, { key: mine.token });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error).toMatchObject({ code: 'resource_not_found', param: 'sessionId' });
+    expect((await t.request('GET', '/api/v1/auth/me', { key: theirs.token })).status).toBe(200);
+    const workspaceKey = t.service.access.createApiKey(theirs.body.user.workspaceId).key;
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${theirs.body.sessionId}`, { key: workspaceKey })).status).toBe(200);
+    expect((await t.request('GET', '/api/v1/auth/me', { key: theirs.token })).status).toBe(401);
+    // Another workspace's key does not see it.
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${mine.body.sessionId}`, { key: workspaceKey })).status).toBe(404);
+    const bad = await t.request('DELETE', '/api/v1/auth/sessions/not-a-session', { key: mine.token });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.param).toBe('sessionId');
+    expect((await t.request('DELETE', `/api/v1/auth/sessions/${mine.body.sessionId}`, { key: null })).status).toBe(401);
+  });
+});
+
 describe('MFA (TOTP and recovery codes)', () => {
   it('enrol, verify, then every new session must pass MFA; codes are single-use', async () => {
     const { account, token } = await signIn();

@@ -69,6 +69,20 @@ export class SessionRepository {
     this.store.db.prepare('UPDATE sessions SET mfa_verified_at = ? WHERE id = ?').run(at, id);
   }
 
+  /** Ends a session now (kept for the list; its JWTs are refused). A session already ended keeps its first time. */
+  revoke(id: string, at: number): void {
+    this.store.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(at, id);
+  }
+
+  /** Ends every other active session of the user; how many it ended. */
+  revokeOthers(userId: string, keepId: string, at: number): number {
+    return Number(
+      this.store.db
+        .prepare('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND id != ? AND revoked_at IS NULL AND expires_at > ?')
+        .run(at, userId, keepId, at).changes,
+    );
+  }
+
   /** Newest first; scoped to one user, or to a whole workspace when `userId` is omitted. */
   page(scope: { workspaceId: string; userId?: string }, request: PageRequest): Page<Session> {
     const where = scope.userId === undefined ? 'workspace_id = ?' : 'workspace_id = ? AND user_id = ?';
