@@ -51,6 +51,8 @@ import { ReferenceBModule } from './reference-b/module.js';
 import { SettlementModule } from './settlement/module.js';
 import { platformMigrations } from './store/platform-migrations.js';
 import { webauthnMigrations } from './store/webauthn.js';
+import { memberMigrations } from './store/members.js';
+import { MembersModule } from './members/module.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
@@ -93,6 +95,7 @@ function createBuiltinModules(
     compliance,
     settlement,
     orders,
+    new MembersModule({ evidence }),
     new FaucetModule(settlementConfig.faucet),
     new DashboardModule(),
   ];
@@ -161,6 +164,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     migrations: [
       platformMigrations,
       webauthnMigrations,
+      memberMigrations,
       ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations])),
     ],
   });

@@ -128,10 +128,18 @@ export class WalletSignIn {
   private userFor(address: string, now: number): User {
     const existing = this.repos.users.findByAddress(address);
     if (existing !== undefined) return existing;
-    const workspace = { id: newId('ws'), name: `Workspace of ${getAddress(address)}`, createdAt: now };
-    this.repos.workspaces.insert(workspace);
-    const user: User = { id: newId('usr'), address: address.toLowerCase(), workspaceId: workspace.id, createdAt: now };
+    // A wallet an admin added to a workspace joins it; any other wallet gets a workspace of its own, as its admin.
+    const invited = this.repos.members.firstWorkspaceOf(address);
+    let workspaceId = invited;
+    if (workspaceId === undefined) {
+      const workspace = { id: newId('ws'), name: `Workspace of ${getAddress(address)}`, createdAt: now };
+      this.repos.workspaces.insert(workspace);
+      workspaceId = workspace.id;
+    }
+    const user: User = { id: newId('usr'), address: address.toLowerCase(), workspaceId, createdAt: now };
     this.repos.users.insert(user);
+    if (invited === undefined)
+      this.repos.members.insert({ id: newId('mem'), workspaceId, address, role: 'admin', addedAt: now, addedBy: null });
     return user;
   }
 }

@@ -10,6 +10,8 @@ import { PRICE_TIERS, type PriceTier, type PriceUpdate } from './price-feed.js';
 
 export type Topic =
   | { kind: 'orders'; text: string; orderId: string | undefined }
+  /** `workspace:*`: the workspace's own events that concern no order (`member.*`, `credit.updated`). */
+  | { kind: 'workspace'; text: string }
   | { kind: 'prices'; text: string; corridor: string; tier: PriceTier | undefined };
 
 export class TopicError extends Error {
@@ -66,6 +68,7 @@ function parsePriceTopic(text: string, rest: string, directory: CorridorDirector
 
 export function parseTopic(text: string, directory: CorridorDirectory): Topic {
   if (text === 'orders:*') return { kind: 'orders', text, orderId: undefined };
+  if (text === 'workspace:*') return { kind: 'workspace', text };
   if (text.startsWith('orders:')) {
     const orderId = text.slice('orders:'.length);
     if (!ORDER_ID.test(orderId)) throw new TopicError('expected orders:* or orders:ord_…');
@@ -73,7 +76,7 @@ export function parseTopic(text: string, directory: CorridorDirectory): Topic {
   }
   if (text.startsWith('prices:')) return parsePriceTopic(text, text.slice('prices:'.length), directory);
   throw new TopicError(
-    'topics are orders:*, orders:{orderId}, prices:{srcChain}:{inputToken}:{dstChain}:{outputToken}:{tier} or prices:{corridor}',
+    'topics are orders:*, orders:{orderId}, workspace:*, prices:{srcChain}:{inputToken}:{dstChain}:{outputToken}:{tier} or prices:{corridor}',
   );
 }
 
@@ -91,6 +94,7 @@ export function corridorOf(envelope: Record<string, unknown>): string | undefine
 /** Everything one connection asked for: A topics and B channels, added by successive subscribe messages. */
 export class StreamSubscriptions {
   private readonly orderTopics = new Map<string, Topic & { kind: 'orders' }>();
+  private workspaceTopic = false;
   private readonly _priceTopics = new Map<string, Topic & { kind: 'prices' }>();
   private _channels: EventPatternSet | undefined;
   private corridors: Set<string> | undefined;
@@ -100,6 +104,7 @@ export class StreamSubscriptions {
   addTopics(topics: Topic[]): void {
     for (const topic of topics) {
       if (topic.kind === 'orders') this.orderTopics.set(topic.text, topic);
+      else if (topic.kind === 'workspace') this.workspaceTopic = true;
       else this._priceTopics.set(topic.text, topic);
     }
   }
@@ -108,6 +113,7 @@ export class StreamSubscriptions {
     for (const text of texts) {
       this.orderTopics.delete(text);
       this._priceTopics.delete(text);
+      if (text === 'workspace:*') this.workspaceTopic = false;
     }
   }
 
@@ -127,7 +133,7 @@ export class StreamSubscriptions {
   }
 
   get topics(): string[] {
-    return [...this.orderTopics.keys(), ...this._priceTopics.keys()];
+    return [...this.orderTopics.keys(), ...(this.workspaceTopic ? ['workspace:*'] : []), ...this._priceTopics.keys()];
   }
 
   get channels(): string[] {
@@ -141,6 +147,7 @@ export class StreamSubscriptions {
         if (topic.orderId === undefined || topic.orderId === event.orderId) return true;
       }
     }
+    if (event.orderId === null && event.generation === 'A' && this.workspaceTopic) return true;
     if (this._channels?.matches(event.envelope.type)) {
       if (this.corridors === undefined) return true;
       // Events that name no corridor (e.g. audit entries) cannot be filtered by one and pass.

@@ -1,6 +1,7 @@
 import { ApiKeyRepository } from './api-keys.js';
 import { AuthChallengeRepository } from './auth-challenges.js';
 import { IdempotencyRepository } from './idempotency.js';
+import { MemberRepository } from './members.js';
 import { MfaRepository } from './mfa.js';
 import { SecretRepository } from './secrets.js';
 import { SessionRepository } from './sessions.js';
@@ -19,6 +20,7 @@ export interface PlatformRepositories {
   idempotency: IdempotencyRepository;
   secrets: SecretRepository;
   webauthn: WebAuthnRepository;
+  members: MemberRepository;
 }
 
 export function createRepositories(store: Store): PlatformRepositories {
@@ -32,5 +34,6 @@ export function createRepositories(store: Store): PlatformRepositories {
     idempotency: new IdempotencyRepository(store),
     secrets: new SecretRepository(store),
     webauthn: new WebAuthnRepository(store),
+    members: new MemberRepository(store),
   };
 }

@@ -83,6 +83,15 @@ export class SessionRepository {
     );
   }
 
+  /** Ends every active session of the user in one workspace (a member removed from it); how many. */
+  revokeAllIn(userId: string, workspaceId: string, at: number): number {
+    return Number(
+      this.store.db
+        .prepare('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND workspace_id = ? AND revoked_at IS NULL')
+        .run(at, userId, workspaceId).changes,
+    );
+  }
+
   /** Newest first; scoped to one user, or to a whole workspace when `userId` is omitted. */
   page(scope: { workspaceId: string; userId?: string }, request: PageRequest): Page<Session> {
     const where = scope.userId === undefined ? 'workspace_id = ?' : 'workspace_id = ? AND user_id = ?';
