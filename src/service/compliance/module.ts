@@ -14,7 +14,9 @@ import { complianceMigrations } from './migrations.js';
 import { type ComplianceCheckRecord, ComplianceRecords } from './records.js';
 import { ComplianceStatus, ComplianceStatusQuery } from './schemas.js';
 import { Screening, type ScreeningResult } from './screening.js';
-import { type ComplianceSettings, DEFAULT_ATTESTATION_TTL_MS } from './settings.js';
+import { type ComplianceSettings, DEFAULT_ATTESTATION_TTL_MS, DEFAULT_SANCTIONED_JURISDICTIONS } from './settings.js';
+import { Counterparties } from './counterparties.js';
+import { mountCounterpartyRoutes } from './counterparty-routes.js';
 
 describeErrorCode('compliance_rejected', 'A participant failed compliance screening (KYC/KYB, sanctions or Travel Rule).');
 
@@ -32,7 +34,16 @@ export interface ComplianceModuleOptions {
 export class ComplianceModule implements ServiceModule {
   readonly name = 'compliance';
   readonly migrations: MigrationSet = complianceMigrations;
-  private parts: { issuer: AttestationIssuer; screening: Screening; records: ComplianceRecords; clock: Clock; store: Store } | undefined;
+  private parts:
+    | {
+        issuer: AttestationIssuer;
+        screening: Screening;
+        records: ComplianceRecords;
+        counterparties: Counterparties;
+        clock: Clock;
+        store: Store;
+      }
+    | undefined;
 
   constructor(private readonly options: ComplianceModuleOptions) {}
 
@@ -41,13 +52,23 @@ export class ComplianceModule implements ServiceModule {
     const secret = `0x${context.repos.secrets
       .getOrCreate('compliance-attestation-key', () => randomBytes(32), context.clock.now())
       .toString('hex')}` as Hex;
+    const screening = new Screening(context.config.environment, settings);
+    const counterparties = new Counterparties({
+      store: context.store,
+      clock: context.clock,
+      ledger: this.options.evidence.ledger,
+      screening,
+      sanctionedJurisdictions: (settings.sanctionedJurisdictions ?? DEFAULT_SANCTIONED_JURISDICTIONS).map((j) => j.toUpperCase()),
+    });
     this.parts = {
       issuer: new AttestationIssuer(context.store, secret, settings.attestationTtlMs ?? DEFAULT_ATTESTATION_TTL_MS),
-      screening: new Screening(context.config.environment, settings),
+      screening,
       records: new ComplianceRecords(context.store, this.options.evidence.ledger, this.options.evidence.outbox),
+      counterparties,
       clock: context.clock,
       store: context.store,
     };
+    mountCounterpartyRoutes(context.routes(), context.openapi, counterparties, context.repos);
     const environment = context.config.environment;
     context.openapi.schema('ComplianceStatus', ComplianceStatus);
     // The spec lists this route under Reference B only: its errors are Format B.
@@ -77,15 +98,15 @@ export class ComplianceModule implements ServiceModule {
   }
 
   status(address: Address, environment: 'sandbox' | 'production'): ComplianceStatus {
-    const { screening, issuer, clock, store } = this.ready;
-    const results = screening.screen(address);
+    const { issuer, clock, store } = this.ready;
+    const results = this.screen(address);
     const result = (type: ScreeningResult['checkType']) => results.find((r) => r.checkType === type)!.result;
     const approved = results.every((r) => r.result === 'approved');
     const attestation: Attestation | undefined = approved ? store.transaction(() => issuer.issue(address, clock.now())) : undefined;
     return {
       address,
       environment,
-      mocked: screening.mocked,
+      mocked: this.ready.screening.mocked,
       status: approved ? 'approved' : 'rejected',
       kyc: result('kyc'),
       sanctions: result('sanctions') === 'approved' ? 'clear' : 'hit',
@@ -117,8 +138,20 @@ export class ComplianceModule implements ServiceModule {
     });
   }
 
+  /** The participant's screening, with a failed registered counterparty holding the address counted as a KYC/KYB failure. */
   screen(address: Address): ScreeningResult[] {
-    return this.ready.screening.screen(address);
+    const results = this.ready.screening.screen(address);
+    const counterparty = this.ready.counterparties.failedHolding(address);
+    if (counterparty === undefined) return results;
+    return results.map((r) =>
+      r.checkType === 'kyc'
+        ? {
+            checkType: 'kyc',
+            result: 'rejected',
+            reason: `registered counterparty ${counterparty.id} failed screening: ${counterparty.reason}`,
+          }
+        : r,
+    );
   }
 
   /** Records one check (call inside the transaction of the change it belongs to). */

@@ -23,3 +23,36 @@ export const ComplianceStatus = z.object({
   attestation: ComplianceAttestation.nullable().meta({ description: 'A fresh attestation for an approved participant, else null.' }),
 });
 export type ComplianceStatus = z.infer<typeof ComplianceStatus>;
+
+export const CounterpartyCreateRequest = z.strictObject({
+  name: z.string().trim().min(1).max(200).meta({ description: 'Legal name.' }),
+  jurisdiction: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/)
+    .meta({ description: 'ISO 3166-1 alpha-2 country code (any case; stored uppercase).', example: 'DE' }),
+  addresses: z.array(Address).min(1).max(50).meta({ description: 'Wallet addresses the counterparty trades from (1–50).' }),
+});
+
+export const CounterpartyParams = z.object({
+  counterpartyId: z
+    .string()
+    .regex(/^cpty_[A-Za-z0-9]+$/)
+    .meta({ description: 'Counterparty id (`cpty_…`).', example: 'cpty_0example' }),
+});
+
+export const CounterpartyView = z.object({
+  object: z.literal('counterparty'),
+  id: z.string(),
+  workspaceId: z.string(),
+  name: z.string(),
+  jurisdiction: z.string(),
+  addresses: z.array(z.string()),
+  screening: z.object({
+    status: z.enum(['approved', 'failed']).meta({
+      description: 'Screened once at registration: `failed` refuses its addresses on the compliant rail (403).',
+    }),
+    reason: z.string(),
+    ledgerSequence: z.number().int().nonnegative().meta({ description: 'The evidence ledger entry of the screening.' }),
+  }),
+  createdAt: IsoTimestamp,
+});

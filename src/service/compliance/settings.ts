@@ -9,7 +9,14 @@ export interface ComplianceSettings {
   allowList?: readonly string[];
   /** Both environments: participants that fail sanctions screening. */
   sanctioned?: readonly string[];
+  /**
+   * Both environments: ISO 3166-1 alpha-2 jurisdictions whose counterparties fail screening (default: the
+   * comprehensively sanctioned KP, IR, CU, SY).
+   */
+  sanctionedJurisdictions?: readonly string[];
 }
+
+export const DEFAULT_SANCTIONED_JURISDICTIONS: readonly string[] = ['KP', 'IR', 'CU', 'SY'];
 
 export const DEFAULT_ATTESTATION_TTL_MS = 3_600_000;
 

@@ -224,6 +224,32 @@ describe('order intake refusals (nothing on chain)', () => {
     await waitForStatus(h.rest, created.orderId, 'Claimed');
   });
 
+  it('the compliant path refuses a taker registered as a counterparty that failed screening (403, nothing sent)', async () => {
+    const stranger = new TestTaker(generatePrivateKey(), h.rest, h.manifest.chains);
+    // Fresh attestation first: the refusal must come from the counterparty's screening, not from a missing one.
+    const before = await h.rest.request<{ attestation: { hash: string } }>('GET', `/api/v1/compliance/status?address=${stranger.address}`);
+    const registered = await h.rest.request<{ screening: { status: string; reason: string } }>('POST', '/api/v1/counterparties', {
+      name: 'Sanctioned Trading Co',
+      jurisdiction: 'kp',
+      addresses: [stranger.address],
+    });
+    expect(registered.screening).toMatchObject({ status: 'failed', reason: 'jurisdiction KP is sanctioned' });
+    const quote = await quoteFor(stranger, 'Permit2Escrow', 'compliant');
+    const body = { quoteId: quote.quoteId, signature: await stranger.sign(quote.typedData), nonce: quote.nonce!, user: stranger.address };
+    const error = await expectRefusal(async () => h.rest.createOrder(body, { attestation: before.attestation.hash }), {
+      status: 403,
+      code: 'compliance_rejected',
+      param: 'user',
+    });
+    expect(error.message).toMatch(/registered counterparty cpty_\w+ failed screening: jurisdiction KP is sanctioned/);
+    // And no new attestation is issued to it.
+    const after = await h.rest.request<{ status: string; attestation: unknown }>(
+      'GET',
+      `/api/v1/compliance/status?address=${stranger.address}`,
+    );
+    expect(after).toMatchObject({ status: 'rejected', kyc: 'rejected', attestation: null });
+  });
+
   it('a deposit that would revert, an empty resource lock, a missing user, an unknown quote', async () => {
     const stranger = new TestTaker(generatePrivateKey(), h.rest, h.manifest.chains);
     const quote = await quoteFor(stranger);
