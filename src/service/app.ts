@@ -53,6 +53,7 @@ import { platformMigrations } from './store/platform-migrations.js';
 import { webauthnMigrations } from './store/webauthn.js';
 import { memberMigrations } from './store/members.js';
 import { MembersModule } from './members/module.js';
+import { DeferredModule } from './deferred/module.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
@@ -69,7 +70,7 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 function createBuiltinModules(
   realtime: RealtimeConfig,
   auctionConfig?: AuctionConfig,
-  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance' | 'faucet'> = {},
+  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance' | 'faucet' | 'deferred'> = {},
 ): ServiceModule[] {
   const evidence = new EvidenceModule();
   // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
@@ -96,6 +97,7 @@ function createBuiltinModules(
     settlement,
     orders,
     new MembersModule({ evidence }),
+    new DeferredModule({ evidence, settlement, settings: settlementConfig.deferred }),
     new FaucetModule(settlementConfig.faucet),
     new DashboardModule(),
   ];

@@ -97,7 +97,7 @@ export class OrderLifecycle implements SettlementListener {
 
   onRelayOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[] {
     const at = this.deps.clock.now();
-    if (relay.orderId === undefined) return [];
+    if (relay.orderId === undefined || relay.kind.startsWith('vault.')) return [];
     if (relay.kind === 'open') {
       if (outcome.status === 'mined') return this.recordCreation(relay.orderId, relay.txHash!, at);
       this.reject(relay.orderId, outcome.status === 'reverted' ? 'deposit reverted on chain' : 'deposit transaction dropped', at);

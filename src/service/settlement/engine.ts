@@ -44,6 +44,8 @@ export class SettlementEngine {
   private readonly watchers = new Map<number, ChainWatcher>();
   private readonly accounts: Record<RelayerRole, Address>;
   private listener: SettlementListener | undefined;
+  /** Owners of other relay kinds (the deferred rail's vault calls): told of every outcome, they pick theirs. */
+  private readonly relayListeners: Array<(relay: RelayRecord, outcome: RelayOutcome) => AfterCommit[]> = [];
   private started = false;
 
   constructor(private readonly deps: SettlementEngineDeps) {
@@ -70,6 +72,7 @@ export class SettlementEngine {
             commit: deps.commit,
             onOutcome: (relay, outcome, logs) => [
               ...(this.listener?.onRelayOutcome(relay, outcome) ?? []),
+              ...this.relayListeners.flatMap((listen) => listen(relay, outcome)),
               // The receipt's logs are the chain's facts: processed now, in the same transaction, instead of a
               // round trip later through the subscription (whose copy is then a duplicate).
               ...(logs.length === 0 ? [] : (this.watchers.get(chain.chainId)?.ingestInTransaction(logs) ?? [])),
@@ -82,6 +85,11 @@ export class SettlementEngine {
 
   attach(listener: SettlementListener): void {
     this.listener = listener;
+  }
+
+  /** Hears every relay outcome, inside the transaction that records it (for relay kinds the listener owns). */
+  onRelayOutcome(listen: (relay: RelayRecord, outcome: RelayOutcome) => AfterCommit[]): void {
+    this.relayListeners.push(listen);
   }
 
   chain(chainId: number): SettlementChain | undefined {

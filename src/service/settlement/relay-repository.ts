@@ -6,7 +6,8 @@ import { Statements } from './statements.js';
  * What the engine sends: the taker's deposit (`open`), the two legs of the oracle relay, and keeper refunds.
  * `(kind, key)` is unique, so an intent is recorded once, and a transaction is sent at most once per intent.
  */
-export type RelayKind = 'open' | 'oracle.submit' | 'oracle.receive' | 'refund';
+/** `vault.*`: the deferred rail's DeferredVault calls (owned by the deferred module, not by orders). */
+export type RelayKind = 'open' | 'oracle.submit' | 'oracle.receive' | 'refund' | 'vault.deposit' | 'vault.withdraw';
 
 /**
  * `queued`: recorded, not signed yet. `sent`: signed with a nonce and recorded before broadcasting; the outcome is

@@ -1,4 +1,4 @@
-import { type Hex, decodeErrorResult } from 'viem';
+import { type Abi, type Hex, decodeErrorResult } from 'viem';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { SignatureTransferArtifact } from '../../contracts/artifacts/SignatureTransfer.js';
 import { TestStablecoinArtifact } from '../../contracts/artifacts/TestStablecoin.js';
@@ -30,12 +30,12 @@ function revertData(error: unknown): Hex | undefined {
   return undefined;
 }
 
-/** Names why a simulated call reverted, for error messages and the evidence. */
-export function revertReason(error: unknown): RevertReason {
+/** Names why a simulated call reverted, for error messages and the evidence; `extraErrors` adds a contract's own. */
+export function revertReason(error: unknown, extraErrors: Abi = []): RevertReason {
   const data = revertData(error);
   if (data !== undefined) {
     try {
-      const decoded = decodeErrorResult({ abi: OPEN_ERRORS, data });
+      const decoded = decodeErrorResult({ abi: [...OPEN_ERRORS, ...extraErrors.filter((item) => item.type === 'error')], data });
       const args = (decoded.args ?? []).map((a) => (typeof a === 'bigint' ? a.toString() : String(a)));
       return { name: decoded.errorName, message: `${decoded.errorName}(${args.join(', ')})` };
     } catch {
