@@ -5,7 +5,7 @@
 import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
 
 export type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
-export type SettlementPath = 'direct' | 'compliant';
+export type SettlementPath = 'direct' | 'compliant' | 'deferred';
 export type Preference = 'price' | 'speed' | 'reliability';
 export type SwapType = 'exactInput' | 'exactOutput';
 

@@ -33,7 +33,7 @@ export const StandardOrderWireSchema = z.object({
 });
 
 const amount = z.string().regex(/^[1-9][0-9]{0,77}$/, 'must be a positive integer string');
-const settlementPath = z.enum(['direct', 'compliant']);
+const settlementPath = z.enum(['direct', 'compliant', 'deferred']);
 const swapType = z.enum(['exactInput', 'exactOutput']);
 
 /** The RFQ a solver is invited to price (`rfq.created`'s `rfq`): Reference B's fields and Reference A's inside. */

@@ -97,7 +97,7 @@ function createBuiltinModules(
     settlement,
     orders,
     new MembersModule({ evidence }),
-    new DeferredModule({ evidence, settlement, settings: settlementConfig.deferred }),
+    new DeferredModule({ evidence, settlement, orders, auction, settings: settlementConfig.deferred }),
     new FaucetModule(settlementConfig.faucet),
     new DashboardModule(),
   ];

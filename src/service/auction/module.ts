@@ -79,6 +79,7 @@ export class AuctionModule implements ServiceModule {
     | undefined;
   private _solverStreamUrl = '';
   private nonceSource: NonceSource | undefined;
+  private solverFilter: ((solverId: string, settlementPath: string) => boolean) | undefined;
   private solverKeys: SolverKeyResolver | undefined;
 
   constructor(private readonly options: AuctionModuleOptions) {
@@ -115,6 +116,12 @@ export class AuctionModule implements ServiceModule {
   useNonceSource(source: NonceSource): void {
     this.nonceSource = source;
     this.parts?.quotes.useNonceSource(source);
+  }
+
+  /** See QuoteService.useSolverFilter; kept until setup when called earlier. */
+  useSolverFilter(filter: (solverId: string, settlementPath: string) => boolean): void {
+    this.solverFilter = filter;
+    this.parts?.quotes.useSolverFilter(filter);
   }
 
   useSolverKeys(resolver: SolverKeyResolver): void {
@@ -163,6 +170,7 @@ export class AuctionModule implements ServiceModule {
       prices: this.options.prices,
     });
     quotes.useNonceSource(this.nonceSource);
+    if (this.solverFilter !== undefined) quotes.useSolverFilter(this.solverFilter);
     const stream = new SolverStream({
       clock,
       logger: context.logger.child({ component: 'solver-stream' }),

@@ -25,6 +25,7 @@ export { priceTier } from './rfq-round.js';
 
 export class QuoteService implements QuoteBook {
   private channel: SolverChannel | undefined;
+  private solverFilter: ((solverId: string, settlementPath: string) => boolean) | undefined;
   private readonly rounds: RfqRounds;
   private readonly inFlight = new Set<Promise<unknown>>();
   private stopped = false;
@@ -41,11 +42,18 @@ export class QuoteService implements QuoteBook {
     this.rounds.nonceSource = source;
   }
 
+  /** Keeps a solver out of the RFQs of one settlement path (the deferred rail's paused liquidity providers). */
+  useSolverFilter(filter: (solverId: string, settlementPath: string) => boolean): void {
+    this.solverFilter = filter;
+  }
+
   /** POST /quotes: resolves the request, runs the auction and answers the ranked quotes. */
   async requestQuotes(body: QuoteRequestBody, context: QuoteRequestContext) {
     const request = this.deps.resolver.resolve(body);
     const channel = this.channel;
-    const eligible = channel?.eligibleSolvers(request.corridor.id) ?? new Set<string>();
+    const connected = channel?.eligibleSolvers(request.corridor.id) ?? new Set<string>();
+    const filter = this.solverFilter;
+    const eligible = filter === undefined ? connected : new Set([...connected].filter((id) => filter(id, request.settlementPath)));
     if (channel === undefined || eligible.size === 0 || this.stopped) throw noSolvers(request, 'No solver is connected for');
     const { rfq, envelope } = this.rounds.open(request, context, eligible);
     const startedAt = performance.now();

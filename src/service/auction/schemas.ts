@@ -10,7 +10,7 @@ export const Preference = z.enum(['price', 'speed', 'reliability']).meta({ descr
 export const SwapType = z.enum(['exactInput', 'exactOutput']).meta({
   description: '`exactInput`: the input amount is fixed and solvers quote outputs; `exactOutput`: the reverse.',
 });
-export const SettlementPath = z.enum(['direct', 'compliant']);
+export const SettlementPath = z.enum(['direct', 'compliant', 'deferred']);
 export const QuoteStatus = z.enum(['open', 'expired', 'accepted']);
 
 /** Fields both request shapes share (extensions of the spec, all optional). */
@@ -19,7 +19,10 @@ const commonRequestFields = {
   lockType: LockType.optional().meta({
     description: 'Lock mechanism the quotes are for (default Permit2Escrow); must be one the input token supports.',
   }),
-  settlementPath: SettlementPath.optional().meta({ description: 'Settlement rail (default direct).' }),
+  settlementPath: SettlementPath.optional().meta({
+    description:
+      "Settlement rail (default direct). `deferred` (project extension): the order holds the workspace's DeferredVault credit instead of an escrow deposit; it needs an API key or session.",
+  }),
   user: Address.optional().meta({
     description: 'Taker address: quotes then carry the StandardOrder and EIP-712 payload for this user, with its next free nonce.',
   }),

@@ -7,7 +7,8 @@ import type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 import type { LockType } from '../../contracts/order.js';
 
 export type QuoteStatus = 'open' | 'expired' | 'accepted';
-export type SettlementPath = 'direct' | 'compliant';
+/** `deferred`: the order holds the workspace's prefunded vault credit instead of an escrow deposit (docs/deferred.md). */
+export type SettlementPath = 'direct' | 'compliant' | 'deferred';
 
 export interface QuoteRecord {
   id: string;

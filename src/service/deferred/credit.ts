@@ -24,7 +24,7 @@ const VAULT_GAS = 400_000n;
 /** How long a request waits for its vault transaction before answering 202 with the record as it stands. */
 const ANSWER_WAIT_MS = 20_000;
 
-export type CreditReason = 'deposit' | 'withdrawal';
+export type CreditReason = 'deposit' | 'withdrawal' | 'hold' | 'release' | 'payout';
 
 export interface DepositRecord {
   id: string;
@@ -76,6 +76,13 @@ export interface DeferredCreditDeps {
   /** Withdrawals above this amount (token units) wait for an admin's approval. */
   approvalThreshold: bigint;
 }
+
+/** Decides what an approved or rejected deferred confirmation does (inside the decision's transaction). */
+export type ConfirmationHandler = (
+  auth: AuthContext,
+  approval: ApprovalRecord,
+  decision: 'approved' | 'rejected',
+) => AfterCommit | undefined;
 
 const row = <T>(value: unknown) => value as T | undefined;
 
@@ -165,7 +172,13 @@ function actorOf(auth: AuthContext): string {
  * the transaction that records each vault call's outcome, so it never runs ahead of the chain.
  */
 export class DeferredCredit {
+  private confirmations: ConfirmationHandler | undefined;
+
   constructor(private readonly deps: DeferredCreditDeps) {}
+
+  onConfirmation(handler: ConfirmationHandler): void {
+    this.confirmations = handler;
+  }
 
   /** The chain's vault, or 503 `deferred_unavailable` naming `chainId`. */
   private vault(chainId: number): { chain: SettlementChain; vault: Address; engine: SettlementEngine } {
@@ -376,7 +389,7 @@ export class DeferredCredit {
         recordedAt: new Date(now).toISOString(),
         payload: { workspaceId: auth.workspaceId, approvalId: id, kind: approval.kind, actor: actorOf(auth) },
       });
-      if (approval.kind !== 'withdrawal') return undefined;
+      if (approval.kind === 'deferred_confirmation') return this.confirmations?.(auth, approval, decision);
       this.deps.store.db
         .prepare('UPDATE deferred_withdrawals SET status = ?, updated_at = ? WHERE id = ?')
         .run(decision === 'approved' ? 'sending' : 'rejected', now, approval.subjectId);
@@ -427,18 +440,21 @@ export class DeferredCredit {
   }
 
   /** Moves the mirror and publishes `credit.updated` (inside the transaction that records the vault call). */
-  private move(
+  move(
     workspaceId: string,
     chainId: number,
     token: Address,
-    delta: bigint,
+    delta: { available: bigint; held: bigint },
     reason: CreditReason,
     subjectId: string,
     txHash: Hex | null,
   ): void {
     const now = this.deps.clock.now();
     const before = this.book(workspaceId, chainId, token);
-    const after = { available: (BigInt(before.available) + delta).toString(), held: before.held };
+    const after = {
+      available: (BigInt(before.available) + delta.available).toString(),
+      held: (BigInt(before.held) + delta.held).toString(),
+    };
     this.deps.store.db
       .prepare(
         `INSERT INTO deferred_credit (workspace_id, chain_id, token, available, held, updated_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -449,23 +465,13 @@ export class DeferredCredit {
       type: 'deferred.credit_updated',
       tradeId: subjectId,
       recordedAt: new Date(now).toISOString(),
-      payload: { workspaceId, chainId, token, before: before.available, after: after.available, reason, txHash },
+      payload: { workspaceId, chainId, token, before: { ...before }, after: { ...after }, reason, txHash },
     });
     this.deps.outbox.append({
       workspaceId,
       type: 'credit.updated',
       generation: 'A',
-      data: {
-        credit: {
-          chainId,
-          token,
-          before: { available: before.available, held: before.held },
-          after,
-          reason,
-          subjectId,
-          txHash,
-        },
-      },
+      data: { credit: { chainId, token, before: { available: before.available, held: before.held }, after, reason, subjectId, txHash } },
       at: now,
     });
   }
@@ -479,7 +485,15 @@ export class DeferredCredit {
       const deposit = depositFrom(found);
       if (outcome.status === 'mined') {
         db.prepare(`UPDATE deferred_deposits SET status = 'credited', tx_hash = ? WHERE id = ?`).run(relay.txHash, deposit.id);
-        this.move(deposit.workspaceId, deposit.chainId, deposit.token, BigInt(deposit.amount), 'deposit', deposit.id, relay.txHash);
+        this.move(
+          deposit.workspaceId,
+          deposit.chainId,
+          deposit.token,
+          { available: BigInt(deposit.amount), held: 0n },
+          'deposit',
+          deposit.id,
+          relay.txHash,
+        );
       } else {
         db.prepare(`UPDATE deferred_deposits SET status = 'failed', tx_hash = ?, error = ? WHERE id = ?`).run(
           relay.txHash,
@@ -499,7 +513,7 @@ export class DeferredCredit {
           now,
           w.id,
         );
-        this.move(w.workspaceId, w.chainId, w.token, -BigInt(w.amount), 'withdrawal', w.id, relay.txHash);
+        this.move(w.workspaceId, w.chainId, w.token, { available: -BigInt(w.amount), held: 0n }, 'withdrawal', w.id, relay.txHash);
       } else {
         db.prepare(`UPDATE deferred_withdrawals SET status = 'failed', tx_hash = ?, error = ?, updated_at = ? WHERE id = ?`).run(
           relay.txHash,

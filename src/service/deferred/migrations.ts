@@ -64,5 +64,23 @@ export const deferredMigrations: MigrationSet = {
           CREATE INDEX admin_approvals_by_workspace ON admin_approvals (workspace_id, created_at, id);
         `),
     },
+    {
+      name: '002_payouts_and_paused_lps',
+      up: (db) =>
+        db.exec(`
+          CREATE TABLE deferred_payouts (
+            order_id TEXT PRIMARY KEY,
+            batch_id TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            created_at INTEGER NOT NULL
+          );
+          CREATE INDEX deferred_payouts_by_batch ON deferred_payouts (batch_id);
+          CREATE TABLE deferred_paused_lps (
+            solver_id TEXT PRIMARY KEY,
+            paused_at INTEGER NOT NULL,
+            paused_by TEXT NOT NULL
+          );
+        `),
+    },
   ],
 };

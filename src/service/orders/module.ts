@@ -35,6 +35,7 @@ export class OrdersModule implements ServiceModule {
   private quoteBook: QuoteBook | (() => QuoteBook | undefined) | undefined;
   private notifier: SolverNotifier | undefined;
   private repository: OrderRepository | undefined;
+  private _views: OrderViews | undefined;
   private lifecycleInstance: OrderLifecycle | undefined;
   private dispatch: SolverDispatch | undefined;
   private readonly pendingListeners: OrderDomainListener[] = [];
@@ -58,6 +59,17 @@ export class OrdersModule implements ServiceModule {
   readonly nonces: NonceSource = {
     highestUsedNonce: (user: Address) => this.orders.lastNonce(user)?.nonce,
   };
+
+  /** The wire shapes of orders (the deferred rail lists its orders with them). */
+  get views(): OrderViews {
+    if (this._views === undefined) throw new Error('orders module used before setup');
+    return this._views;
+  }
+
+  private get orderViews(): OrderViews {
+    this._views ??= new OrderViews(this.repository!, this.options.evidence.ledger);
+    return this._views;
+  }
 
   get orders(): OrderRepository {
     if (this.repository === undefined) throw new Error('orders module used before setup');
@@ -111,7 +123,7 @@ export class OrdersModule implements ServiceModule {
     mountOrderRoutes(context.routes(), context.openapi, {
       intake,
       orders: this.repository,
-      views: new OrderViews(this.repository, evidence.ledger),
+      views: this.orderViews,
     });
   }
 

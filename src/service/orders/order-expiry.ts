@@ -2,6 +2,8 @@ import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettl
 import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
 import { nextBlockTime } from '../settlement/chains.js';
 import { refundCalldata } from '../settlement/transactions.js';
+import { releaseCalldata } from '../deferred/vault.js';
+import { getAddress } from 'viem';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import { TERMINAL } from './order-repository.js';
 import type { OrderTransitions } from './order-transitions.js';
@@ -27,6 +29,7 @@ export class OrderExpiry {
     // Read the chain's time before its state: a refund needs block.timestamp > expires, and once the next block is
     // past expires no compact claim (block.timestamp < expires) can land after the state read below.
     if ((await nextBlockTime(chain)) <= order.expires) return retry;
+    if (order.settlementPath === 'deferred') return this.releaseDeferred(orderId);
     if (order.lockType === 'ResourceLock') {
       const consumed = await chain.client.readContract({
         address: chain.contracts.resourceLock,
@@ -60,6 +63,32 @@ export class OrderExpiry {
           to: chain.contracts.inputSettlerEscrow,
           data: refundCalldata(order.standardOrder),
           gas: this.deps.engine.gas.refund,
+        },
+        'service',
+      );
+      return [send];
+    });
+    for (const effect of effects) await effect();
+    return { done: true };
+  }
+
+  /** A deferred order nobody filled: release its hold back to the workspace's credit (a filled one waits for an admin). */
+  private async releaseDeferred(orderId: string): Promise<{ done: true }> {
+    const effects = this.deps.outbox.commit(() => {
+      const order = this.deps.orders.get(orderId);
+      if (order === undefined || order.status !== 'Deposited') return [];
+      const vault = this.deps.chains.find((c) => c.chainId === order.originChainId)?.contracts.DeferredVault;
+      if (vault === undefined) return [];
+      const attempt = this.deps.engine.relays.countForOrder(order.id, 'vault.release');
+      const { send } = this.deps.engine.enqueue(
+        {
+          kind: 'vault.release',
+          key: `${order.id}:${attempt}`,
+          orderId: order.id,
+          chainId: order.originChainId,
+          to: getAddress(vault),
+          data: releaseCalldata(order.onchainOrderId),
+          gas: 200_000n,
         },
         'service',
       );

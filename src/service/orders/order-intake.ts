@@ -12,6 +12,7 @@ import type { ComplianceModule } from '../compliance/module.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import {
+  AuthenticationError,
   ComplianceError,
   ConflictError,
   InvalidRequestError,
@@ -24,6 +25,8 @@ import type { SettlementEngine } from '../settlement/engine.js';
 import { revertReason } from '../settlement/revert-reason.js';
 import type { AfterCommit } from '../settlement/relayer.js';
 import { openForCalldata } from '../settlement/transactions.js';
+import { holdCalldata } from '../deferred/vault.js';
+import { DeferredVaultArtifact } from '../../contracts/artifacts/DeferredVault.js';
 import { newId } from '../store/ids.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import type { OrderRecord, OrderRepository, ScreeningSummary } from './order-repository.js';
@@ -91,6 +94,7 @@ export class OrderIntake {
 
   async create(input: CreateOrderInput, context: IntakeContext): Promise<OrderRecord> {
     const prepared = await this.prepare(input, context);
+    if (prepared.quote.settlementPath === 'deferred') return this.createDeferredOrder(input, prepared, context);
     return prepared.quote.lockType === 'ResourceLock' ? this.createLockOrder(input, prepared) : this.createEscrowOrder(input, prepared);
   }
 
@@ -313,6 +317,82 @@ export class OrderIntake {
         code: 'deposit_failed',
         param: 'user',
         message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.`,
+      });
+    }
+    return asDeposited(created);
+  }
+
+  // ---- deferred rail: hold the workspace's vault credit ----------------------------------------------------
+
+  /**
+   * A deferred order moves no taker funds: the workspace's DeferredVault credit is held for it (`hold`, relayed
+   * like a deposit). The taker's signature over the quote's payload is still its consent; the credit is the
+   * workspace's, so the order needs its API key or session.
+   */
+  private async createDeferredOrder(input: CreateOrderInput, prepared: Prepared, context: IntakeContext): Promise<OrderRecord> {
+    const engine = this.deps.engine()!;
+    const { origin, quote, onchainId } = prepared;
+    const workspaceId = context.auth?.workspaceId;
+    if (workspaceId === undefined) {
+      throw new AuthenticationError({
+        code: 'api_key_required',
+        param: 'Authorization',
+        message: "A deferred order spends the workspace's vault credit: send the workspace's API key or a session token.",
+      });
+    }
+    const vault = origin.info.contracts.DeferredVault;
+    if (vault === undefined) {
+      throw new MaintenanceError({
+        code: 'deferred_unavailable',
+        param: 'quoteId',
+        message: `Chain ${origin.chainId} has no DeferredVault.`,
+      });
+    }
+    const data = holdCalldata(onchainId, workspaceId, getAddress(quote.inputToken), BigInt(quote.inputAmount));
+    const relayer = engine.relayer(origin.chainId, 'service');
+    let gas: bigint;
+    try {
+      gas = await origin.client.estimateGas({ account: relayer.address, to: getAddress(vault), data });
+    } catch (error) {
+      const reason = revertReason(error, DeferredVaultArtifact.abi);
+      if (reason.name === 'InsufficientCredit') {
+        throw new ValidationError({
+          code: 'insufficient_credit',
+          param: 'quoteId',
+          message: `The workspace's vault credit does not cover ${quote.inputAmount} of ${quote.inputToken} (${reason.message}); deposit first.`,
+        });
+      }
+      throw this.depositError(error, input.nonce);
+    }
+    const orderId = newId('ord');
+    const request = {
+      kind: 'vault.hold' as const,
+      key: orderId,
+      orderId,
+      chainId: origin.chainId,
+      account: relayer.address,
+      to: getAddress(vault),
+      data,
+      gas: (gas * 5n) / 4n,
+    };
+    const { outcome } = await relayer.relayNow(request, (signed) =>
+      this.deps.outbox.commit(() => {
+        this.recordOpening(orderId, input, { ...prepared, workspaceId }, null);
+        engine.relays.enqueue(request, this.deps.clock.now(), signed);
+      }),
+    );
+    const created = this.deps.orders.get(orderId)!;
+    if (outcome === undefined) {
+      throw new MaintenanceError({
+        code: 'chain_unavailable',
+        message: `The credit hold of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried.`,
+      });
+    }
+    if (created.status === 'Rejected') {
+      throw new ValidationError({
+        code: 'deposit_failed',
+        param: 'quoteId',
+        message: `The credit hold reverted: ${created.rejectReason ?? 'unknown reason'}.`,
       });
     }
     return asDeposited(created);

@@ -32,12 +32,14 @@ export class OrderLifecycle implements SettlementListener {
   private readonly listeners = new Set<OrderDomainListener>();
   private readonly creation: OrderCreation;
   private readonly reconciliation: OrderReconciliation;
+  private readonly transitions: OrderTransitions;
 
   constructor(private readonly deps: LifecycleDeps) {
     const payloads = new OrderEventPayloads(deps.chains);
     const keeper = () => this.keeper;
     const emit = (event: OrderDomainEvent) => this.emit(event);
     const transitions = new OrderTransitions(deps, payloads, keeper, emit);
+    this.transitions = transitions;
     const expiry = new OrderExpiry(deps, transitions);
     this.keeper = new Keeper(deps.clock, deps.logger, (orderId) => expiry.onExpiry(orderId));
     this.reconciliation = new OrderReconciliation(deps, transitions, keeper);
@@ -97,8 +99,16 @@ export class OrderLifecycle implements SettlementListener {
 
   onRelayOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[] {
     const at = this.deps.clock.now();
-    if (relay.orderId === undefined || relay.kind.startsWith('vault.')) return [];
-    if (relay.kind === 'open') {
+    // Deposits, withdrawals and payouts of the deferred rail belong to the deferred module.
+    if (relay.orderId === undefined || relay.kind === 'vault.deposit' || relay.kind === 'vault.withdraw' || relay.kind === 'vault.payout')
+      return [];
+    if (relay.kind === 'vault.release') {
+      const order = this.deps.orders.get(relay.orderId);
+      if (order === undefined || TERMINAL.has(order.status)) return [];
+      if (outcome.status === 'mined') return this.transitions.refund(order, relay.txHash, at);
+      return [() => this.keeper.schedule(order.id, this.deps.clock.now() + 1_000)];
+    }
+    if (relay.kind === 'open' || relay.kind === 'vault.hold') {
       if (outcome.status === 'mined') return this.recordCreation(relay.orderId, relay.txHash!, at);
       this.reject(relay.orderId, outcome.status === 'reverted' ? 'deposit reverted on chain' : 'deposit transaction dropped', at);
       return [];
@@ -113,6 +123,23 @@ export class OrderLifecycle implements SettlementListener {
       return this.reconcile(order, at);
     }
     return [];
+  }
+
+  /**
+   * A deferred order paid to its solver from the vault (the payout's transaction): Claimed. Call inside the
+   * transaction that records the payout; a no-op for an order that is not a Filled deferred order.
+   */
+  settleDeferred(orderId: string, txHash: Hex, at: number): AfterCommit[] {
+    const order = this.deps.orders.get(orderId);
+    if (order === undefined || order.settlementPath !== 'deferred' || order.status !== 'Filled') return [];
+    this.transitions.transition(
+      order,
+      'Claimed',
+      { txHash, chainId: order.originChainId, oracleHash: null },
+      { claimTxHash: txHash, settledAt: at },
+      at,
+    );
+    return [() => this.keeper.cancel(order.id)];
   }
 
   /** OIF-native intake: see order-adoption.ts. */

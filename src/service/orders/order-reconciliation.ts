@@ -44,6 +44,8 @@ export class OrderReconciliation {
         at,
       );
     }
+    // A deferred order is paid from the vault once an admin confirms it (the deferred module): no oracle legs.
+    if (order.settlementPath === 'deferred') return effects;
     const allAttested = allFilled && fills.every((f) => f.attested !== undefined);
     if (current.status === 'Filled' && allAttested) {
       const record = fills[fills.length - 1]!.attested!;

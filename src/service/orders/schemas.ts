@@ -4,7 +4,7 @@ import { pageSchema } from '../api/pagination.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');
 export const OrderStatus = z.enum(['Deposited', 'Filled', 'Attested', 'Claimed', 'Refunded']);
-export const SettlementPath = z.enum(['direct', 'compliant']);
+export const SettlementPath = z.enum(['direct', 'compliant', 'deferred']);
 const LockType = z.enum(['ResourceLock', 'Permit2Escrow', 'EIP3009Escrow']);
 
 const Nonce = z

@@ -7,7 +7,16 @@ import { Statements } from './statements.js';
  * `(kind, key)` is unique, so an intent is recorded once, and a transaction is sent at most once per intent.
  */
 /** `vault.*`: the deferred rail's DeferredVault calls (owned by the deferred module, not by orders). */
-export type RelayKind = 'open' | 'oracle.submit' | 'oracle.receive' | 'refund' | 'vault.deposit' | 'vault.withdraw';
+export type RelayKind =
+  | 'open'
+  | 'oracle.submit'
+  | 'oracle.receive'
+  | 'refund'
+  | 'vault.deposit'
+  | 'vault.withdraw'
+  | 'vault.hold'
+  | 'vault.release'
+  | 'vault.payout';
 
 /**
  * `queued`: recorded, not signed yet. `sent`: signed with a nonce and recorded before broadcasting; the outcome is
