@@ -2,11 +2,12 @@ import type { Scenario } from '../core/scenario.js';
 import { expiredQuote, replayedNonce, tamperedSignature } from './attacks.js';
 import { competingSolvers, misbehavingSolvers } from './auction.js';
 import { compliantAttestations, sanctionedInProduction } from './compliance.js';
-import { idempotentOrderCreation, rateLimitBurst } from './platform.js';
+import { idempotentOrderCreation, memberRemovedMidSession, rateLimitBurst } from './platform.js';
 import { onchainIntakeChainSolver } from './onchain.js';
 import { lateFillLosesToRefund, refundWhenNeverFilled } from './refunds.js';
 import { referenceBFailure, referenceBSuccess } from './reference-b.js';
 import { crashAndRestart } from './restart.js';
+import { deferredScenarios } from './deferred.js';
 import { successScenarios } from './success.js';
 import { webhookExhaustion, webhookRetries } from './webhooks.js';
 
@@ -30,4 +31,6 @@ export const catalogue: readonly Scenario[] = [
   referenceBFailure,
   crashAndRestart,
   onchainIntakeChainSolver,
+  ...deferredScenarios,
+  memberRemovedMidSession,
 ];

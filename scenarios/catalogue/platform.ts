@@ -164,3 +164,84 @@ export const rateLimitBurst = defineScenario({
     }),
   ],
 });
+
+/** A wallet session, as the dashboard signs in: SIWE challenge, signature, token. */
+async function walletSession(context: ScenarioContext, takerLabel: string): Promise<{ token: string; workspaceId: string }> {
+  const base = context.target.manifest.api.url;
+  const taker = context.taker(takerLabel);
+  const ask = async (path: string, body: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 200) fail(`POST ${path} answered ${response.status}: ${await response.text()}`);
+    return response.json() as Promise<{ message?: string; token?: string; user?: { workspaceId: string } }>;
+  };
+  const { message } = await ask('/api/v1/auth/challenge', { address: taker.address });
+  if (message === undefined) fail('the challenge holds no message');
+  const verified = await ask('/api/v1/auth/verify', { message, signature: await taker.account.signMessage({ message }) });
+  if (verified.token === undefined || verified.user === undefined) fail('verify answered no token or user');
+  return { token: verified.token, workspaceId: verified.user.workspaceId };
+}
+
+async function withSession(context: ScenarioContext, token: string, method: string, path: string, body?: unknown): Promise<RawAnswer> {
+  const response = await fetch(`${context.target.manifest.api.url}${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/** An admin removes a member while its dashboard session is open: the session ends at once. */
+export const memberRemovedMidSession = defineScenario({
+  name: 'member-removed-mid-session',
+  title: 'An admin adds a wallet as a member, it signs in and works; removed, its open session is refused at once',
+  tags: ['platform', 'members', 'auth'],
+  actors: { takers: ['alice', 'bob'] },
+  steps: [
+    check('alice signs in (her wallet creates a workspace she administers) and adds bob as a developer', async (context) => {
+      const alice = await walletSession(context, 'alice');
+      context.values.set('alice', alice);
+      const added = await withSession(context, alice.token, 'POST', `/api/v1/workspaces/${alice.workspaceId}/members`, {
+        address: context.taker('bob').address,
+        role: 'developer',
+      });
+      expectEqual(added.status, 201, 'adding bob');
+      return alice.workspaceId;
+    }),
+    check("bob signs in, lands in alice's workspace, and reads its members", async (context) => {
+      const alice = context.value<{ token: string; workspaceId: string }>('alice');
+      const bob = await walletSession(context, 'bob');
+      expectEqual(bob.workspaceId, alice.workspaceId, "bob's workspace");
+      context.values.set('bob', bob);
+      const members = await withSession(context, bob.token, 'GET', `/api/v1/workspaces/${alice.workspaceId}/members`);
+      expectEqual(members.status, 200, 'listing members as bob');
+      const refused = await withSession(
+        context,
+        bob.token,
+        'DELETE',
+        `/api/v1/workspaces/${alice.workspaceId}/members/${context.taker('alice').address}`,
+      );
+      expectEqual(refused.status, 403, 'a developer removing the admin');
+      return `${(JSON.parse(members.text) as { total_count: number }).total_count} members`;
+    }),
+    check("alice removes bob: bob's open session answers 401 from the next request on", async (context) => {
+      const alice = context.value<{ token: string; workspaceId: string }>('alice');
+      const bob = context.value<{ token: string }>('bob');
+      const removed = await withSession(
+        context,
+        alice.token,
+        'DELETE',
+        `/api/v1/workspaces/${alice.workspaceId}/members/${context.taker('bob').address}`,
+      );
+      expectEqual(removed.status, 200, 'removing bob');
+      expectEqual((JSON.parse(removed.text) as { sessionsRevoked: number }).sessionsRevoked, 1, 'sessions ended');
+      const after = await withSession(context, bob.token, 'GET', '/api/v1/auth/me');
+      expectEqual(after.status, 401, "bob's session after removal");
+      expectThat(errorCode(after) === 'session_revoked', `bob's refusal is ${errorCode(after)}, not session_revoked`);
+      return 'refused with session_revoked';
+    }),
+  ],
+});
