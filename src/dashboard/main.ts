@@ -7,7 +7,7 @@ import { ApiClient } from './api.js';
 import { BlockLookup } from './chain-rpc.js';
 import { type BrowserMeta, browser } from './browser.js';
 import { byId, fill, h } from './dom.js';
-import { formatAge } from './format.js';
+import { formatAge, parseTime } from './format.js';
 import { buildJourney } from './journey.js';
 import { type EntryVerification, verifyLedgerEntries } from './ledger-verify.js';
 import { type FeedEvent, type FeedState, LiveFeed } from './live-feed.js';
@@ -19,6 +19,8 @@ import { type ChainStateView, renderChainsPanel } from './views/chains-panel.js'
 import { type ClockPanel, mountClockPanel } from './views/clock-panel.js';
 import { renderOrderDetail } from './views/order-detail.js';
 import { renderOrdersTable } from './views/orders-table.js';
+import { type CreditRow, renderCreditPanel } from './views/credit-panel.js';
+import { type ApprovalRow, renderApprovalsPanel } from './views/approvals-panel.js';
 
 const API_BASE = '/api/v1';
 const POLL_MS = 2_000;
@@ -80,7 +82,10 @@ class Dashboard {
   /** `orders` or `settlements` once a list route answered; `none` when neither exists. */
   private listRoute: 'orders' | 'settlements' | 'none' | undefined;
   private polling = false;
-  private readonly rendered = { orders: '', detail: '', chains: '' };
+  private readonly rendered = { orders: '', detail: '', chains: '', credit: '', approvals: '' };
+  private credit: { rows?: CreditRow[]; note?: string } = {};
+  private approvals: { rows?: ApprovalRow[]; note?: string } = {};
+  private readonly deciding = new Set<string>();
 
   constructor() {
     this.api = new ApiClient(API_BASE, initialKey());
@@ -149,7 +154,7 @@ class Dashboard {
     if (!force && document.visibilityState === 'hidden') return;
     this.polling = true;
     try {
-      await Promise.all([this.readInfo(), this.readOrders()]);
+      await Promise.all([this.readInfo(), this.readOrders(), this.readCredit(), this.readApprovals()]);
       if (this.selected !== undefined) await this.readDetail(this.selected);
       this.renderAll();
     } finally {
@@ -192,6 +197,66 @@ class Dashboard {
       ];
     });
     this.clockPanel.showTime(this.clockNow());
+  }
+
+  /** The deferred rail's credit (`GET /deferred/balance`); a service without it shows why. */
+  private async readCredit(): Promise<void> {
+    const result = await this.api.get('/deferred/balance');
+    if (!result.ok) {
+      this.credit = { note: result.missing || result.status === 404 ? 'The service has no deferred rail.' : `balance: ${result.message}` };
+      return;
+    }
+    this.credit = {
+      rows: list(result.body, 'balances').flatMap((item): CreditRow[] => {
+        const chainId = num(item, 'chainId');
+        const token = str(item, 'token');
+        const symbol = str(item, 'symbol');
+        const available = str(item, 'available');
+        const held = str(item, 'held');
+        if (chainId === undefined || token === undefined || symbol === undefined || available === undefined || held === undefined)
+          return [];
+        const chain = this.chains?.find((c) => c.chainId === chainId);
+        const decimals = chain?.tokens.find((t) => t.address.toLowerCase() === token.toLowerCase())?.decimals;
+        return [{ chainName: chain?.name ?? String(chainId), symbol, decimals, available, held }];
+      }),
+    };
+  }
+
+  /** What waits for an admin (`GET /admin/approvals?status=pending`); a key without the admin role shows why. */
+  private async readApprovals(): Promise<void> {
+    const result = await this.api.get('/admin/approvals?status=pending&limit=50');
+    if (!result.ok) {
+      this.approvals = {
+        note:
+          result.missing || result.status === 404
+            ? 'The service has no approvals queue.'
+            : result.status === 403
+              ? 'Only admins see the approvals queue.'
+              : `approvals: ${result.message}`,
+      };
+      return;
+    }
+    this.approvals = {
+      rows: list(result.body, 'data').flatMap((item): ApprovalRow[] => {
+        const id = str(item, 'id');
+        const kind = str(item, 'kind');
+        const summary = str(item, 'summary');
+        if (id === undefined || kind === undefined || summary === undefined) return [];
+        return [{ id, kind, summary, createdAtMs: parseTime(str(item, 'createdAt')) }];
+      }),
+    };
+  }
+
+  private async decide(id: string, decision: 'approve' | 'reject'): Promise<void> {
+    this.deciding.add(id);
+    this.renderAll();
+    try {
+      await this.api.post(`/admin/approvals/${encodeURIComponent(id)}/${decision}`, {});
+      await this.poll(true);
+    } finally {
+      this.deciding.delete(id);
+      this.renderAll();
+    }
   }
 
   /** The list route if the service has one; else the open orders one by one (the WebSocket adds new ones). */
@@ -352,6 +417,26 @@ class Dashboard {
           clockNowMs: now,
           onSelect: (id) => this.select(id),
           ...(note === undefined ? {} : { note }),
+        }),
+      );
+    }
+
+    const creditKey = JSON.stringify([this.credit, this.chains?.map((c) => c.tokens)]);
+    if (creditKey !== this.rendered.credit) {
+      this.rendered.credit = creditKey;
+      fill(byId('credit'), ...renderCreditPanel(this.credit.rows, this.credit.note));
+    }
+    const approvalsKey = JSON.stringify([this.approvals, [...this.deciding]]);
+    if (approvalsKey !== this.rendered.approvals) {
+      this.rendered.approvals = approvalsKey;
+      fill(
+        byId('approvals'),
+        ...renderApprovalsPanel({
+          rows: this.approvals.rows,
+          note: this.approvals.note,
+          clockNowMs: now,
+          busy: this.deciding,
+          onDecide: (id, decision) => void this.decide(id, decision),
         }),
       );
     }

@@ -7,6 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
+import { keccak256, stringToHex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LockType, RestClient } from '../../src/clients/rest-client.js';
 import type { ApiInfo, ChainInfo } from '../../src/contracts/deployment.js';
@@ -348,6 +350,70 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     const rows = await page.locator('tr.order-row').evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
     expect(rows).toEqual(['Refunded', 'Claimed']);
   }, 240_000);
+
+  it('shows the deferred credit and the approvals queue; approving a large withdrawal in the page pays it', async () => {
+    const [alpha] = sandbox.manifest.chains as [ChainInfo, ChainInfo];
+    const owner = privateKeyToAccount(sandbox.manifest.accounts.takers[2]!.privateKey);
+    const vault = alpha.contracts.DeferredVault!;
+    const nonce = BigInt(Date.now());
+    const deadline = BigInt(Math.floor(Date.now() / 1_000) + 365 * 86_400);
+    const amount = 20_000_000_000n;
+    const signature = await owner.signTypedData({
+      domain: { name: 'Permit2', chainId: alpha.chainId, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
+      types: {
+        PermitWitnessTransferFrom: [
+          { name: 'permitted', type: 'TokenPermissions' },
+          { name: 'spender', type: 'address' },
+          { name: 'nonce', type: 'uint256' },
+          { name: 'deadline', type: 'uint256' },
+          { name: 'witness', type: 'Deposit' },
+        ],
+        TokenPermissions: [
+          { name: 'token', type: 'address' },
+          { name: 'amount', type: 'uint256' },
+        ],
+        Deposit: [{ name: 'account', type: 'bytes32' }],
+      },
+      primaryType: 'PermitWitnessTransferFrom',
+      message: {
+        permitted: { token: usdc(alpha), amount },
+        spender: vault,
+        nonce,
+        deadline,
+        witness: { account: keccak256(stringToHex(api.workspaceId!)) },
+      },
+    });
+    const deposit = await call('POST', '/api/v1/deferred/deposit', {
+      chainId: alpha.chainId,
+      token: usdc(alpha),
+      amount: amount.toString(),
+      owner: owner.address,
+      nonce: nonce.toString(),
+      deadline: deadline.toString(),
+      signature,
+    });
+    expect(deposit.status).toBe(201);
+    const available = page.locator(`tr[data-credit="${alpha.name}:USDC"] [data-testid="credit-available"]`);
+    await expect.poll(() => available.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('20,000 USDC');
+
+    // Above the 10,000 USDC threshold: the withdrawal waits in the queue the page shows.
+    const withdrawal = await call('POST', '/api/v1/deferred/withdraw', {
+      chainId: alpha.chainId,
+      token: usdc(alpha),
+      amount: '11000000000',
+      to: owner.address,
+    });
+    expect(withdrawal.body).toMatchObject({ status: 'pending_approval' });
+    const item = page.locator(`li[data-approval="${withdrawal.body.approvalId}"]`);
+    await item.waitFor();
+    expect(await item.textContent()).toContain('withdraw 11000000000');
+    await screenshot('dashboard-approvals.png');
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await item.waitFor({ state: 'detached' });
+    await expect.poll(() => available.textContent(), { timeout: UI_TIMEOUT_MS }).toBe('9,000 USDC');
+    expect((await call('GET', `/api/v1/deferred/withdrawals/${withdrawal.body.id}`)).body.status).toBe('paid');
+    expect(await page.locator('#approvals').textContent()).toContain('Nothing waits for an admin.');
+  }, 60_000);
 
   it('raised no script errors and reached nothing outside loopback', () => {
     expect(pageErrors).toEqual([]);
