@@ -2,9 +2,19 @@ import { z } from 'zod';
 
 export type Security = 'public' | 'optional' | 'required' | 'apiKey' | 'jwt';
 
+/** An OpenAPI link: how a client passes a value of this response to another operation (its id, say). */
+export interface LinkSpec {
+  operationId: string;
+  /** Target parameter → runtime expression, e.g. `{ orderId: '$response.body#/orderId' }`. */
+  parameters: Record<string, string>;
+  description?: string;
+}
+
 export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
+  /** Operations that take what this response returns (OpenAPI `links`). */
+  links?: Record<string, LinkSpec>;
 }
 
 export interface OperationSpec {
@@ -151,6 +161,7 @@ export class OpenApiRegistry {
         responses[status] = {
           description: response.description,
           ...(schema === undefined ? {} : { content: { 'application/json': { schema } } }),
+          ...(response.links === undefined ? {} : { links: response.links }),
         };
       }
       const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorRef } } });

@@ -77,7 +77,19 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
     tags: ['Quotes'],
     auth: 'optional',
     body: QuoteRequest,
-    responses: { 200: { description: 'Ranked quotes.', schema: QuoteResponse } },
+    responses: {
+      200: {
+        description: 'Ranked quotes.',
+        schema: QuoteResponse,
+        links: {
+          BestQuoteDetail: {
+            operationId: 'getQuote',
+            parameters: { quoteId: '$response.body#/quotes/0/quoteId' },
+            description: 'The best quote with its StandardOrder and payload to sign (add `user` to name the taker).',
+          },
+        },
+      },
+    },
     handler: async ({ body, auth, req }) => {
       const attestation = req.headers[ATTESTATION_HEADER];
       const response = await deps.quotes.requestQuotes(body, {
@@ -121,7 +133,16 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
     tags: ['Solvers'],
     auth: 'required',
     body: SolverRegistrationRequest,
-    responses: { 201: { description: 'Registered.', schema: SolverRegistration } },
+    responses: {
+      201: {
+        description: 'Registered.',
+        schema: SolverRegistration,
+        links: {
+          Solver: { operationId: 'getSolver', parameters: { solverId: '$response.body#/solverId' } },
+          RotateWsToken: { operationId: 'rotateSolverToken', parameters: { solverId: '$response.body#/solverId' } },
+        },
+      },
+    },
     handler: ({ body, auth }) => {
       const { solver, wsToken } = deps.registry.register(auth!.workspaceId, body);
       return {

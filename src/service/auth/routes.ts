@@ -96,7 +96,19 @@ export function mountAuthRoutes(api: RouteTable, openapi: OpenApiRegistry, deps:
     auth: 'public',
     idempotent: false,
     body: S.VerifyRequest,
-    responses: { 200: { description: 'A session was opened.', schema: S.VerifyResponse } },
+    responses: {
+      200: {
+        description: 'A session was opened.',
+        schema: S.VerifyResponse,
+        links: {
+          RevokeSession: {
+            operationId: 'revokeAuthSession',
+            parameters: { sessionId: '$response.body#/sessionId' },
+            description: 'Sign out: end this session (send its token).',
+          },
+        },
+      },
+    },
     handler: async ({ body, req }) => {
       const signedIn = await deps.signIn.verify(body.message, body.signature as `0x${string}`, {
         userAgent: req.get('User-Agent'),

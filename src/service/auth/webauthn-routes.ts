@@ -132,7 +132,16 @@ export function mountWebAuthnRoutes(
     auth: 'jwt',
     idempotent: false,
     body: RegisterRequest,
-    responses: { 201: { description: 'The key is registered; this session is MFA-verified.', schema: RegisterResponse } },
+    responses: {
+      201: {
+        description: 'The key is registered; this session is MFA-verified.',
+        schema: RegisterResponse,
+        links: {
+          Credential: { operationId: 'getWebAuthnCredential', parameters: { credentialId: '$response.body#/credential/id' } },
+          RemoveCredential: { operationId: 'deleteWebAuthnCredential', parameters: { credentialId: '$response.body#/credential/id' } },
+        },
+      },
+    },
     handler: async ({ auth, body }) => {
       const { user, sessionId } = session(auth);
       const result = await webauthn.register(user, sessionId, body.response as never, body.name);

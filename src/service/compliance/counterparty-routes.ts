@@ -29,7 +29,13 @@ export function mountCounterpartyRoutes(
     tags,
     auth: 'required',
     body: CounterpartyCreateRequest,
-    responses: { 201: { description: 'Registered and screened.', schema: CounterpartyView } },
+    responses: {
+      201: {
+        description: 'Registered and screened.',
+        schema: CounterpartyView,
+        links: { Counterparty: { operationId: 'getCounterparty', parameters: { counterpartyId: '$response.body#/id' } } },
+      },
+    },
     handler: ({ auth, body }) => {
       requireRole(repos, auth, 'developer');
       return { status: 201, body: counterpartyView(counterparties.register(auth!.workspaceId, body)) };

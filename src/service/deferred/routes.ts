@@ -72,8 +72,16 @@ export function mountDeferredRoutes(
     auth: 'required',
     body: S.DepositRequest,
     responses: {
-      201: { description: 'Credited; `credit.updated` was published.', schema: S.DepositView },
-      202: { description: 'Sent, not yet confirmed.', schema: S.DepositView },
+      201: {
+        description: 'Credited; `credit.updated` was published.',
+        schema: S.DepositView,
+        links: { Deposit: { operationId: 'getDeferredDeposit', parameters: { depositId: '$response.body#/id' } } },
+      },
+      202: {
+        description: 'Sent, not yet confirmed.',
+        schema: S.DepositView,
+        links: { Deposit: { operationId: 'getDeferredDeposit', parameters: { depositId: '$response.body#/id' } } },
+      },
       422: { description: '`deposit_failed`: the chain refuses it (reverted on chain: status `failed`).' },
     },
     handler: async ({ auth, body }) => {
@@ -115,8 +123,19 @@ export function mountDeferredRoutes(
     auth: 'required',
     body: S.WithdrawRequest,
     responses: {
-      200: { description: 'Paid; `credit.updated` was published.', schema: S.WithdrawalView },
-      202: { description: 'Waiting for an admin approval (`pending_approval`), or sent and not yet confirmed.', schema: S.WithdrawalView },
+      200: {
+        description: 'Paid; `credit.updated` was published.',
+        schema: S.WithdrawalView,
+        links: { Withdrawal: { operationId: 'getDeferredWithdrawal', parameters: { withdrawalId: '$response.body#/id' } } },
+      },
+      202: {
+        description: 'Waiting for an admin approval (`pending_approval`), or sent and not yet confirmed.',
+        schema: S.WithdrawalView,
+        links: {
+          Withdrawal: { operationId: 'getDeferredWithdrawal', parameters: { withdrawalId: '$response.body#/id' } },
+          Approve: { operationId: 'approveApproval', parameters: { approvalId: '$response.body#/approvalId' } },
+        },
+      },
       422: { description: '`insufficient_credit`: more than the available credit.' },
     },
     handler: async ({ auth, body }) => {

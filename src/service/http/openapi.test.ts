@@ -15,9 +15,15 @@ const Parameter = z.strictObject({
   required: z.boolean(),
   schema: z.record(z.string(), z.unknown()),
 });
+const Link = z.strictObject({
+  operationId: z.string(),
+  parameters: z.record(z.string(), z.string().regex(/^\$(response\.body#\/|request\.path\.)/)),
+  description: z.string().optional(),
+});
 const ResponseObject = z.strictObject({
   description: z.string(),
   content: z.record(z.string(), MediaType).optional(),
+  links: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/), Link).optional(),
 });
 const Operation = z.strictObject({
   operationId: z.string().regex(/^[A-Za-z][A-Za-z0-9]*$/),

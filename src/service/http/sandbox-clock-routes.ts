@@ -166,6 +166,10 @@ export function mountSandboxClockRoutes(
       202: {
         description: `The advance takes longer than ${ADVANCE_ANSWER_WITHIN_MS / 1_000} s: it goes on; \`Location\` names its route (GET for progress, DELETE to cancel).`,
         schema: AdvanceOperationView,
+        links: {
+          Progress: { operationId: 'getSandboxClockAdvance', parameters: { advanceId: '$response.body#/id' } },
+          Cancel: { operationId: 'cancelSandboxClockAdvance', parameters: { advanceId: '$response.body#/id' } },
+        },
       },
     },
     handler: async ({ body }) => {

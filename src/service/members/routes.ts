@@ -50,7 +50,24 @@ export function mountMemberRoutes(api: RouteTable, openapi: OpenApiRegistry, mem
     params: S.WorkspaceParams,
     body: S.MemberCreateRequest,
     responses: {
-      201: { description: 'Added; `member.added` is published.', schema: S.MemberView },
+      201: {
+        description: 'Added; `member.added` is published.',
+        schema: S.MemberView,
+        links: {
+          Member: {
+            operationId: 'getMember',
+            parameters: { workspaceId: '$request.path.workspaceId', address: '$response.body#/address' },
+          },
+          ChangeRole: {
+            operationId: 'changeMemberRole',
+            parameters: { workspaceId: '$request.path.workspaceId', address: '$response.body#/address' },
+          },
+          Remove: {
+            operationId: 'removeMember',
+            parameters: { workspaceId: '$request.path.workspaceId', address: '$response.body#/address' },
+          },
+        },
+      },
       409: { description: 'Already a member (`member_exists`).' },
     },
     handler: ({ auth, params, body }) => {

@@ -35,7 +35,15 @@ export function mountOrderRoutes(api: RouteTable, openapi: OpenApiRegistry, deps
     tags: ['Orders'],
     auth: 'optional',
     body: CreateOrderRequest,
-    responses: { 201: { description: 'The order, Deposited.', schema: OrderCreated } },
+    responses: {
+      201: {
+        description: 'The order, Deposited.',
+        schema: OrderCreated,
+        links: {
+          Order: { operationId: 'getOrder', parameters: { orderId: '$response.body#/orderId' }, description: 'Follow its status.' },
+        },
+      },
+    },
     handler: async ({ body, auth, req }) => {
       const header = req.headers['x-service-attestation'];
       const order = await deps.intake.create(

@@ -78,7 +78,19 @@ export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry,
     tags: ['Reference B'],
     auth: 'optional',
     body: PairQuoteRequestFields,
-    responses: { 200: { description: 'The RFQ and its quotes, best first.', schema: RfqResponse } },
+    responses: {
+      200: {
+        description: 'The RFQ and its quotes, best first.',
+        schema: RfqResponse,
+        links: {
+          RfqResponses: {
+            operationId: 'getQuote',
+            parameters: { quoteId: '$response.body#/rfqId' },
+            description: "Every solver's answer.",
+          },
+        },
+      },
+    },
     handler: async ({ body, auth, req }) => {
       const attestation = header(req.headers[ATTESTATION_HEADER]);
       const answer = await deps.desk.open(body, {

@@ -85,7 +85,18 @@ export function mountWebhookRoutes(api: RouteTable, legacy: RouteTable, openapi:
     tags,
     auth: 'required',
     body: S.CreateWebhookRequest,
-    responses: { 201: { description: 'Registered and active.', schema: S.CreatedWebhook } },
+    responses: {
+      201: {
+        description: 'Registered and active.',
+        schema: S.CreatedWebhook,
+        links: {
+          Webhook: { operationId: 'getWebhook', parameters: { webhookId: '$response.body#/webhookId' } },
+          TestWebhook: { operationId: 'testWebhook', parameters: { webhookId: '$response.body#/webhookId' } },
+          Deliveries: { operationId: 'listWebhookDeliveries', parameters: { webhookId: '$response.body#/webhookId' } },
+          DeleteWebhook: { operationId: 'deleteWebhook', parameters: { webhookId: '$response.body#/webhookId' } },
+        },
+      },
+    },
     handler: async ({ body, auth }) => {
       const endpoint = await webhooks.create(workspaceOf(auth), body);
       return { status: 201, body: { ...view(endpoint), signingKey: endpoint.secret } };
