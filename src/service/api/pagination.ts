@@ -32,7 +32,8 @@ export function decodeCursor(text: string): PageGap | undefined {
 
 const limitParam = z
   .string()
-  .regex(/^[0-9]{1,3}$/, `must be an integer from 1 to ${PAGE_LIMIT_MAX}`)
+  // The pattern is the whole rule (1 to 100), so the document states exactly what the service accepts.
+  .regex(/^(100|[1-9][0-9]?)$/, `must be an integer from 1 to ${PAGE_LIMIT_MAX}`)
   .transform(Number)
   .refine((n) => n >= 1 && n <= PAGE_LIMIT_MAX, `must be an integer from 1 to ${PAGE_LIMIT_MAX}`)
   .optional()

@@ -19,9 +19,11 @@ export const UintString = z
   .max(78)
   .meta({ description: 'Unsigned integer as a decimal string, smallest token unit.' });
 
-export const PositiveUintString = UintString.refine((v) => v !== '0', 'must be a positive integer string').meta({
-  description: 'Positive integer as a decimal string, smallest token unit.',
-});
+export const PositiveUintString = z
+  .string()
+  .regex(/^[1-9][0-9]*$/, 'must be a positive integer string')
+  .max(78)
+  .meta({ description: 'Positive integer as a decimal string, smallest token unit.' });
 
 export const ChainId = z
   .number()

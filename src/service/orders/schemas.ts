@@ -14,12 +14,12 @@ const Nonce = z
 export const CreateOrderRequest = z
   .object({
     quoteId: z.string().min(1).max(100).meta({ description: 'From the quote response.' }),
-    signature: HexBytes.refine(
-      (s) => s.length >= 130 && s.length <= 8_194,
-      'must be a 64- or 65-byte signature (or an ERC-1271 blob)',
-    ).meta({
-      description: "EIP-712 signature over the quote's typed data (Permit2 witness, ERC-3009 authorization or BatchCompact).",
-    }),
+    signature: z
+      .string()
+      .regex(/^0x(?:[0-9a-fA-F]{2}){64,4096}$/, 'must be a 64- or 65-byte signature (or an ERC-1271 blob)')
+      .meta({
+        description: "EIP-712 signature over the quote's typed data (Permit2 witness, ERC-3009 authorization or BatchCompact).",
+      }),
     nonce: Nonce,
     user: Address.optional().meta({ description: 'The signer; needed unless the quote request named the user.' }),
   })

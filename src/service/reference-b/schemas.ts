@@ -47,12 +47,12 @@ export const AcceptRequest = z
   .strictObject({
     rfqId: z.string().min(1).max(100).meta({ description: 'The RFQ the quote answers.' }),
     quoteId: z.string().min(1).max(100).meta({ description: "The solver's quote to accept (one of the RFQ's)." }),
-    signature: HexBytes.refine(
-      (s) => s.length >= 130 && s.length <= 8_194,
-      'must be a 64- or 65-byte signature (or an ERC-1271 blob)',
-    ).meta({
-      description: "EIP-712 signature over the quote's typed data (GET /api/v1/quotes/{quoteId}?user=…).",
-    }),
+    signature: z
+      .string()
+      .regex(/^0x(?:[0-9a-fA-F]{2}){64,4096}$/, 'must be a 64- or 65-byte signature (or an ERC-1271 blob)')
+      .meta({
+        description: "EIP-712 signature over the quote's typed data (GET /api/v1/quotes/{quoteId}?user=…).",
+      }),
     nonce: Nonce,
     user: Address.optional().meta({ description: 'The signer; needed unless the RFQ named the user.' }),
   })

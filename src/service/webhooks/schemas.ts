@@ -8,6 +8,8 @@ const EventPattern = z
   .string()
   .min(1)
   .max(100)
+  // The form in the document too: lowercase dotted words, `*` as a wildcard.
+  .regex(/^(\*|[a-z0-9_*]+(\.[a-z0-9_*]+)*)$/, 'must be an event type such as order.created or a glob such as order.*')
   .refine(isWellFormedPattern, 'must be an event type such as order.created or a glob such as order.*')
   .refine(matchesSomeKnownType, 'matches no event type the service sends')
   .meta({ description: 'An event type (`order.settled`) or a glob (`order.*`, `settlement.*`, `*`).' });
