@@ -8,7 +8,7 @@ describe('requirement catalogue', () => {
     const ids = REQUIREMENTS.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
     for (const r of REQUIREMENTS) {
-      expect(r.id).toMatch(/^[ABX]-[A-Z]+-\d{3}$/);
+      expect(r.id).toMatch(/^[ABXP]-[A-Z]+-\d{3}$/);
       expect(r.text.length).toBeGreaterThan(10);
       expect(r.section.length).toBeGreaterThan(2);
       expect(['MUST', 'SHOULD', 'NOT-CHECKABLE']).toContain(r.level);

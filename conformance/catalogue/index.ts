@@ -12,6 +12,7 @@ export function requirement(id: string): Requirement | undefined {
 export function requirementProfiles(id: string): Array<'A' | 'B'> {
   if (id.startsWith('A-')) return ['A'];
   if (id.startsWith('B-')) return ['B'];
+  if (id.startsWith('P-')) return ['A'];
   return ['A', 'B'];
 }
 

@@ -257,6 +257,7 @@ export async function certifyWebhookReceiver(
     missing: {},
     corridors: [],
     sandboxRoutes: [],
+    documentedOperations: new Set(),
     discovery: [],
   };
   const outcome = await runChecks({

@@ -1,6 +1,7 @@
 import type { Check } from '../core/runner.js';
 import { eventChecks } from './events.js';
 import { orderChecks } from './orders.js';
+import { projectChecks } from './project.js';
 import { authChecks } from './platform/auth.js';
 import { corridorChecks } from './platform/corridors.js';
 import { errorChecks } from './platform/errors.js';
@@ -33,5 +34,6 @@ export function allChecks(): Check[] {
     ...webhookChecks,
     ...solverChecks,
     ...referenceBChecks,
+    ...projectChecks,
   ];
 }

@@ -49,6 +49,8 @@ export interface Target {
   corridors: CorridorRecord[];
   /** Sandbox routes found in the OpenAPI document (faucet, keys…). */
   sandboxRoutes: string[];
+  /** `METHOD /path` of every operation the target's OpenAPI document declares (empty without a document). */
+  documentedOperations: ReadonlySet<string>;
   discovery: Evidence[];
 }
 
@@ -136,6 +138,9 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   const document = openapi?.status === 200 && typeof openapi.json === 'object' && openapi.json !== null ? openapi.json : undefined;
   const paths = Object.keys(((document ?? {}) as { paths?: Record<string, unknown> }).paths ?? {});
   for (const path of paths) if (/sandbox|faucet/.test(path)) sandboxRoutes.push(path);
+  const documentedOperations = new Set<string>();
+  for (const [path, item] of Object.entries(((document ?? {}) as { paths?: Record<string, Record<string, unknown>> }).paths ?? {}))
+    for (const method of Object.keys(item ?? {})) documentedOperations.add(`${method.toUpperCase()} ${path}`);
   if (document !== undefined) capabilities.add('openapi');
   else missing.openapi = 'no OpenAPI document at /api/v1/openapi.json';
   // Extensions of the quote request are used only where the target documents them; the spec's request has none.
@@ -195,6 +200,7 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
     missing,
     corridors,
     sandboxRoutes,
+    documentedOperations,
     discovery,
   };
 }

@@ -13,6 +13,7 @@ export function fakeTarget(overrides: Partial<Target> = {}): Target {
     missing: { clock: 'no sandbox clock control' },
     corridors: [],
     sandboxRoutes: [],
+    documentedOperations: new Set(),
     discovery: [],
     apiKey: 'svc_test_abc_0123',
     ...overrides,
