@@ -198,6 +198,7 @@ export class AuctionModule implements ServiceModule {
       solverStreamUrl: () => this._solverStreamUrl,
       fillRate: (solverId) => performance.fillRate(solverId),
       now: () => clock.now(),
+      corridorIds: context.corridors.list().map((corridor) => corridor.id),
     });
   }
 

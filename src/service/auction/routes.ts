@@ -42,6 +42,26 @@ export interface AuctionRouteDeps {
   fillRate(solverId: string): number | null;
   /** Clock ms. */
   now(): number;
+  /** The deployment's corridor ids: the document lists them as the values `corridors` takes. */
+  corridorIds?: readonly string[];
+}
+
+/** The registration body as this deployment documents it: `corridors` names only corridors it serves. */
+function registrationBody(corridorIds: readonly string[] | undefined) {
+  if (corridorIds === undefined || corridorIds.length === 0) return SolverRegistrationRequest;
+  return SolverRegistrationRequest.extend({
+    corridors: z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(200)
+          .meta({ enum: [...corridorIds] }),
+      )
+      .min(1)
+      .max(500)
+      .meta({ description: 'Corridor ids of this deployment (`GET /api/v1/corridors`).' }),
+  });
 }
 
 const ATTESTATION_HEADER = 'x-service-attestation';
@@ -89,6 +109,12 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
           },
         },
       },
+      422: {
+        description:
+          'A business rule refuses a well-formed request: no corridor carries the pair or tokens (`pair_not_supported`, ' +
+          '`chain_not_supported`, `lock_type_not_supported`), the amount is outside the corridor (`amount_too_small`, ' +
+          '`amount_too_large`), no solver is connected or none quoted (`corridor_unavailable`).',
+      },
     },
     handler: async ({ body, auth, req }) => {
       const attestation = req.headers[ATTESTATION_HEADER];
@@ -132,7 +158,7 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
     summary: 'Register a solver for corridors; returns its solver stream credential (wsToken) once.',
     tags: ['Solvers'],
     auth: 'required',
-    body: SolverRegistrationRequest,
+    body: registrationBody(deps.corridorIds),
     responses: {
       201: {
         description: 'Registered.',

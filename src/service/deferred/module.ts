@@ -62,7 +62,14 @@ export class DeferredModule implements ServiceModule {
     orders.onDomainEvent((event) => deferredOrders.onDomainEvent(event));
     // A paused liquidity provider is not invited to deferred RFQs.
     auction.useSolverFilter((solverId, settlementPath) => settlementPath !== 'deferred' || !deferredOrders.isPaused(solverId));
-    mountDeferredRoutes(context.routes(), context.openapi, credit, context.repos, context.store);
+    mountDeferredRoutes(
+      context.routes(),
+      context.openapi,
+      credit,
+      context.repos,
+      context.store,
+      context.config.chains.filter((chain) => chain.contracts.DeferredVault !== undefined),
+    );
     mountDeferredOrderRoutes(context.routes(), context.openapi, {
       deferredOrders,
       repos: context.repos,

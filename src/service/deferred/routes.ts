@@ -1,4 +1,6 @@
-import type { Address, Hex } from 'viem';
+import type { Address as AddressHex, Hex } from 'viem';
+import type { ChainInfo } from '../../contracts/deployment.js';
+import { Address, ChainId } from '../api/wire.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, toPageRequest } from '../api/pagination.js';
 import { pageSchema } from '../api/pagination.js';
@@ -31,7 +33,18 @@ export function mountDeferredRoutes(
   credit: DeferredCredit,
   repos: PlatformRepositories,
   store: Store,
+  vaultChains: readonly ChainInfo[] = [],
 ): void {
+  // The document names the chains with a vault and their tokens, so a client generating requests from it only
+  // sends values this deployment serves.
+  const chainIds = vaultChains.map((c) => c.chainId);
+  const tokens = [...new Set(vaultChains.flatMap((c) => c.tokens.map((t) => t.address)))];
+  const servedFields = {
+    chainId: ChainId.meta({ description: 'A chain with a DeferredVault.', enum: chainIds }),
+    token: Address.meta({ description: 'A token of that chain.', enum: tokens }),
+  };
+  const depositBody = chainIds.length === 0 ? S.DepositRequest : S.DepositRequest.extend(servedFields);
+  const withdrawBody = chainIds.length === 0 ? S.WithdrawRequest : S.WithdrawRequest.extend(servedFields);
   openapi.schema('DeferredDeposit', S.DepositView);
   openapi.schema('DeferredWithdrawal', S.WithdrawalView);
   openapi.schema('Approval', S.ApprovalView);
@@ -70,7 +83,7 @@ export function mountDeferredRoutes(
       'its transaction is still on its way (follow it at `GET /api/v1/deferred/deposits/{id}`).',
     tags,
     auth: 'required',
-    body: S.DepositRequest,
+    body: depositBody,
     responses: {
       201: {
         description: 'Credited; `credit.updated` was published.',
@@ -88,9 +101,9 @@ export function mountDeferredRoutes(
       requireRole(repos, auth, 'developer');
       const { record } = await credit.deposit(auth!.workspaceId, {
         chainId: body.chainId,
-        token: body.token as Address,
+        token: body.token as AddressHex,
         amount: BigInt(body.amount),
-        owner: body.owner as Address,
+        owner: body.owner as AddressHex,
         nonce: BigInt(body.nonce),
         deadline: BigInt(body.deadline),
         signature: body.signature as Hex,
@@ -121,7 +134,7 @@ export function mountDeferredRoutes(
     summary: 'Pays available credit out of DeferredVault (admin); above the approval threshold it waits for an admin approval.',
     tags,
     auth: 'required',
-    body: S.WithdrawRequest,
+    body: withdrawBody,
     responses: {
       200: {
         description: 'Paid; `credit.updated` was published.',
@@ -144,7 +157,7 @@ export function mountDeferredRoutes(
         chainId: body.chainId,
         token: body.token,
         amount: BigInt(body.amount),
-        to: body.to as Address,
+        to: body.to as AddressHex,
       });
       return { status: record.status === 'paid' || record.status === 'failed' ? 200 : 202, body: withdrawalView(record) };
     },

@@ -75,6 +75,7 @@ export class ReferenceBModule implements ServiceModule {
     };
 
     mountReferenceBRoutes(context.routes({ errorFormat: 'B' }), context.openapi, {
+      corridorIds: context.corridors.list().map((corridor) => corridor.id),
       desk: new RfqDesk({
         quotes: () => auction.quotes,
         fillRate: (solverId) => auction.fillRate(solverId),

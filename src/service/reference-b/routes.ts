@@ -1,6 +1,6 @@
 /** HTTP face of Reference B: every route answers Format B errors (`{error: {code, message}}`). */
 import type { Hex } from 'viem';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PairQuoteRequestFields, RfqView } from '../auction/schemas.js';
 import type { AuthContext } from '../auth/context.js';
 import type { RouteTable } from '../api/route.js';
@@ -39,6 +39,8 @@ export interface ReferenceBRouteDeps {
   onboarding: SolverOnboarding;
   /** `ws://host:port/ws/v1/solver/stream`, known once the server listens. */
   solverStreamUrl(): string;
+  /** The deployment's corridor ids: the document lists them as the values `corridors` takes. */
+  corridorIds?: readonly string[];
 }
 
 function header(value: string | string[] | undefined): string | undefined {
@@ -55,6 +57,22 @@ function ownTrade(trade: Trade | undefined, auth: AuthContext | undefined, id: s
 }
 
 export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry, deps: ReferenceBRouteDeps): void {
+  const registration =
+    deps.corridorIds === undefined || deps.corridorIds.length === 0
+      ? SolverRegistrationRequestB
+      : SolverRegistrationRequestB.extend({
+          corridors: z
+            .array(
+              z
+                .string()
+                .min(1)
+                .max(200)
+                .meta({ enum: [...deps.corridorIds] }),
+            )
+            .min(1)
+            .max(500)
+            .meta({ description: 'Corridor ids of this deployment (`GET /api/v1/corridors`).' }),
+        });
   // Shapes shared with the auction keep the auction's names (this module is set up first).
   openapi.schema('PairQuoteRequestFields', PairQuoteRequestFields);
   openapi.schema('RfqView', RfqView);
@@ -63,7 +81,7 @@ export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry,
   openapi.schema('ReferenceBAcceptResponse', AcceptResponse);
   openapi.schema('ReferenceBSettlement', SettlementDetail);
   openapi.schema('ReferenceBAudit', AuditResponse);
-  openapi.schema('ReferenceBSolverRegistrationRequest', SolverRegistrationRequestB);
+  openapi.schema('ReferenceBSolverRegistrationRequest', registration);
   openapi.schema('ReferenceBSolverRegistration', SolverRegistrationResponseB);
 
   api.route({
@@ -89,6 +107,11 @@ export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry,
             description: "Every solver's answer.",
           },
         },
+      },
+      422: {
+        description:
+          'A business rule refuses a well-formed request: no corridor carries the pair, an unknown chain name, the amount outside ' +
+          'the corridor, no solver connected.',
       },
     },
     handler: async ({ body, auth, req }) => {
@@ -197,7 +220,7 @@ export function mountReferenceBRoutes(api: RouteTable, openapi: OpenApiRegistry,
       'registers nothing. The `solverKey` authenticates on the solver stream (`{"type":"auth","token":"sk_test_…"}`).',
     tags: ['Reference B'],
     auth: 'required',
-    body: SolverRegistrationRequestB,
+    body: registration,
     responses: { 201: { description: 'Registered; the solver key is shown once.', schema: SolverRegistrationResponseB } },
     handler: ({ body, auth }) => {
       const { solver, registration, solverKey } = deps.onboarding.register(auth!.workspaceId, body);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { isWellFormedPattern, matchesSomeKnownType } from '../events/event-pattern.js';
+import { knownEventTypes } from '../events/event-types.js';
+
+/** Every event type, every `<prefix>.*` and `*`. */
+function documentedPatterns(): string[] {
+  const types = knownEventTypes();
+  return ['*', ...new Set(types.map((t) => `${t.split('.')[0]}.*`)), ...types];
+}
 import { IsoTimestamp } from '../api/wire.js';
 
 export const WebhookId = z.string().regex(/^wh_[0-9a-z]{1,64}$/, 'must be a webhook id (wh_…)');
@@ -12,7 +19,14 @@ const EventPattern = z
   .regex(/^(\*|[a-z0-9_*]+(\.[a-z0-9_*]+)*)$/, 'must be an event type such as order.created or a glob such as order.*')
   .refine(isWellFormedPattern, 'must be an event type such as order.created or a glob such as order.*')
   .refine(matchesSomeKnownType, 'matches no event type the service sends')
-  .meta({ description: 'An event type (`order.settled`) or a glob (`order.*`, `settlement.*`, `*`).' });
+  .meta({
+    description:
+      'An event type (`order.settled`) or a glob (`order.*`, `settlement.*`, `*`). The service also takes any other glob that ' +
+      'matches an event type it sends (`*.settled`); the list states the usual ones.',
+    // The document lists what is accepted for certain, so a client generating from it never sends a pattern the
+    // service refuses as matching nothing.
+    enum: documentedPatterns(),
+  });
 
 export const CreateWebhookRequest = z
   .strictObject({
