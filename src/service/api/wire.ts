@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { z } from 'zod';
 
 /** Wire primitives shared by every module's schemas. */
@@ -31,6 +32,15 @@ export const ChainId = z
   .positive()
   .max(2 ** 53 - 1)
   .meta({ description: 'EVM chain id.' });
+
+/**
+ * An address from the wire in its EIP-55 form. `Address` accepts any letter case (the document asks for 40 hex digits,
+ * not a checksum), so a mixed-case address with a wrong checksum is normalised here instead of failing later in an
+ * encoder that insists on a valid checksum.
+ */
+export function checksummed(address: string): `0x${string}` {
+  return getAddress(address.toLowerCase());
+}
 
 export const IsoTimestamp = z.iso.datetime({ offset: false }).meta({ description: 'ISO-8601 UTC timestamp.' });
 

@@ -1,3 +1,4 @@
+import { checksummed } from '../api/wire.js';
 /**
  * Turns either quote request shape into one resolved request: the corridor, the fixed amount and its side, and
  * the options. Every business-rule failure is a 422 naming the parameter at fault.
@@ -89,7 +90,7 @@ export class QuoteRequestResolver {
       preference: body.preference ?? 'price',
       lockType,
       settlementPath: body.settlementPath ?? 'direct',
-      user: body.user === undefined ? null : getAddress(body.user),
+      user: body.user === undefined ? null : checksummed(body.user),
     };
   }
 

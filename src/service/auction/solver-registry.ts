@@ -1,3 +1,4 @@
+import { checksummed } from '../api/wire.js';
 /**
  * Solvers: registration for corridors, their stream credential (wsToken), and who a stream credential speaks for.
  */
@@ -100,7 +101,7 @@ export class SolverRegistry {
       name: input.name,
       corridors,
       callbackUrl: input.callbackUrl ?? null,
-      address: input.address === undefined ? null : (getAddress(input.address) as Address),
+      address: input.address === undefined ? null : (checksummed(input.address) as Address),
       createdAt: this.clock.now(),
     };
     const wsToken = this.newWsToken();

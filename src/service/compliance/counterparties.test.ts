@@ -1,3 +1,4 @@
+import { getAddress } from 'viem';
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../../test/support/service/service.js';
@@ -60,6 +61,11 @@ describe('counterparties', () => {
       expect(response.body.error.param).toBe(param);
     }
     expect((await t.request('GET', '/api/v1/counterparties/nope')).body.error.param).toBe('counterpartyId');
+    const mixedCase = await t.request('POST', '/api/v1/counterparties', {
+      body: { name: 'Case', jurisdiction: 'DE', addresses: ['0x25aDBe719e7EEb7B8Fde34BEB44fB8a1BC9a8DAe'] },
+    });
+    expect(mixedCase.status).toBe(201);
+    expect(mixedCase.body.addresses).toEqual([getAddress('0x25adbe719e7eeb7b8fde34beb44fb8a1bc9a8dae')]);
     expect((await t.request('POST', '/api/v1/counterparties', { key: null, body: {} })).status).toBe(401);
 
     // A viewer's session reads but does not register.

@@ -1,6 +1,6 @@
 import { type Address, getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
-import { isoTime } from '../api/wire.js';
+import { checksummed, isoTime } from '../api/wire.js';
 import { NotFoundError } from '../errors/api-errors.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { newId } from '../store/ids.js';
@@ -80,7 +80,7 @@ export class Counterparties {
   register(workspaceId: string, input: { name: string; jurisdiction: string; addresses: string[] }): Counterparty {
     const { store, clock, ledger, screening, sanctionedJurisdictions } = this.deps;
     const now = clock.now();
-    const addresses = [...new Set(input.addresses.map((a) => getAddress(a)))];
+    const addresses = [...new Set(input.addresses.map((a) => checksummed(a)))];
     const jurisdiction = input.jurisdiction.toUpperCase();
     const failedAddress = addresses
       .map((address) => ({ address, failed: screening.screen(address).filter((r) => r.result === 'rejected') }))

@@ -189,9 +189,29 @@ describe('deferred credit', () => {
     expect((await api('POST', '/api/v1/deferred/deposit', spent)).status).toBe(201);
     const replay = await api('POST', '/api/v1/deferred/deposit', spent);
     expect(replay.body.error).toMatchObject({ code: 'deposit_failed', param: 'nonce' });
+    // From a schema-driven fuzz: a mixed-case owner whose EIP-55 checksum is wrong (the document asks for 40 hex
+    // digits, not a checksum) was a 500 from the ABI encoder; a 3-byte signature, nonce and deadline 0.
+    const short = await api('POST', '/api/v1/deferred/deposit', {
+      ...(await signedDeposit(3n)),
+      owner: '0x25aDBe719e7EEb7B8Fde34BEB44fB8a1BC9a8DAe',
+      signature: '0xEbFB0F',
+      deadline: '0',
+      nonce: '0',
+    });
+    expect(short.status).toBe(422);
+    expect(short.body.error).toMatchObject({ code: 'deposit_failed', param: 'deadline' });
+    const badChecksumTo = await api('POST', '/api/v1/deferred/withdraw', {
+      chainId: chain().chainId,
+      token: usdc().toLowerCase(),
+      amount: '1',
+      to: '0x25aDBe719e7EEb7B8Fde34BEB44fB8a1BC9a8DAe',
+    });
+    expect(badChecksumTo.status).toBe(200);
+    expect(badChecksumTo.body.to).toBe(getAddress('0x25adbe719e7eeb7b8fde34beb44fb8a1bc9a8dae'));
     const late = await api('POST', '/api/v1/deferred/deposit', await signedDeposit(1_000_000n, { deadline: 1n }));
     expect(late.body.error).toMatchObject({ code: 'deposit_failed', param: 'deadline' });
-    expect((await onChain()).credit).toBe(before.credit + 1_000_000n);
+    // One deposit of 1,000,000 went through, and the 1-unit withdrawal to the mixed-case address.
+    expect((await onChain()).credit).toBe(before.credit + 1_000_000n - 1n);
 
     const tooMuch = await api('POST', '/api/v1/deferred/withdraw', {
       chainId: chain().chainId,

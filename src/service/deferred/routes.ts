@@ -1,6 +1,6 @@
-import type { Address as AddressHex, Hex } from 'viem';
+import type { Hex } from 'viem';
 import type { ChainInfo } from '../../contracts/deployment.js';
-import { Address, ChainId } from '../api/wire.js';
+import { Address, ChainId, checksummed } from '../api/wire.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, toPageRequest } from '../api/pagination.js';
 import { pageSchema } from '../api/pagination.js';
@@ -101,9 +101,9 @@ export function mountDeferredRoutes(
       requireRole(repos, auth, 'developer');
       const { record } = await credit.deposit(auth!.workspaceId, {
         chainId: body.chainId,
-        token: body.token as AddressHex,
+        token: checksummed(body.token),
         amount: BigInt(body.amount),
-        owner: body.owner as AddressHex,
+        owner: checksummed(body.owner),
         nonce: BigInt(body.nonce),
         deadline: BigInt(body.deadline),
         signature: body.signature as Hex,
@@ -155,9 +155,9 @@ export function mountDeferredRoutes(
       requireRole(repos, auth, 'admin');
       const { record } = await credit.requestWithdrawal(auth!, {
         chainId: body.chainId,
-        token: body.token,
+        token: checksummed(body.token),
         amount: BigInt(body.amount),
-        to: body.to as AddressHex,
+        to: checksummed(body.to),
       });
       return { status: record.status === 'paid' || record.status === 'failed' ? 200 : 202, body: withdrawalView(record) };
     },

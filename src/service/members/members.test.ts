@@ -143,6 +143,9 @@ describe('workspace members', () => {
       expect(response.body.error.param).toBe(param);
     }
     expect((await t.request('GET', `${base}/0x1234`, { key: owner.token })).body.error.param).toBe('address');
+    // Any letter case is an address (the document asks for 40 hex digits); a wrong EIP-55 checksum is not a 500.
+    const wrongChecksum = '0x25aDBe719e7EEb7B8Fde34BEB44fB8a1BC9a8DAe';
+    expect((await t.request('GET', `${base}/${wrongChecksum}`, { key: owner.token })).status).toBe(404);
     expect(getAddress(second)).toBe(second);
   });
 });

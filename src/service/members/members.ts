@@ -1,6 +1,6 @@
 import { getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
-import { isoTime } from '../api/wire.js';
+import { checksummed, isoTime } from '../api/wire.js';
 import type { AuthContext } from '../auth/context.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
 import { describeErrorCode } from '../errors/error-codes.js';
@@ -46,7 +46,7 @@ export class Members {
   get(workspaceId: string, address: string): Member {
     const member = this.deps.repos.members.get(workspaceId, address);
     if (member === undefined) {
-      throw new NotFoundError({ code: 'resource_not_found', param: 'address', message: `${getAddress(address)} is not a member.` });
+      throw new NotFoundError({ code: 'resource_not_found', param: 'address', message: `${checksummed(address)} is not a member.` });
     }
     return member;
   }
@@ -56,7 +56,7 @@ export class Members {
     const now = clock.now();
     return outbox.commit(() => {
       if (repos.members.get(auth.workspaceId, address) !== undefined) {
-        throw new ConflictError({ code: 'member_exists', param: 'address', message: `${getAddress(address)} is already a member.` });
+        throw new ConflictError({ code: 'member_exists', param: 'address', message: `${checksummed(address)} is already a member.` });
       }
       const member: Member = {
         id: newId('mem'),

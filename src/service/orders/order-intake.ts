@@ -1,3 +1,4 @@
+import { checksummed } from '../api/wire.js';
 import type { Logger } from 'pino';
 import { type Address, type Hex, getAddress, hashTypedData } from 'viem';
 import type { Clock } from '../../clock/index.js';
@@ -212,14 +213,14 @@ export class OrderIntake {
         message: 'Name the taker: pass `user` (the address that signed), or request the quote with `user`.',
       });
     }
-    if (input.user !== undefined && named !== undefined && getAddress(input.user) !== getAddress(named)) {
+    if (input.user !== undefined && named !== undefined && checksummed(input.user) !== checksummed(named)) {
       throw new InvalidRequestError({
         code: 'parameter_invalid',
         param: 'user',
         message: `The quote was requested for ${named}, not ${input.user}.`,
       });
     }
-    return getAddress(user);
+    return checksummed(user);
   }
 
   /** Nonces rise per user; resource-lock nonces are also unique per allocator, so no open order may share one. */
