@@ -39,7 +39,15 @@ export const QuoteRequestFields = z
     swapType: SwapType.optional(),
     ...commonRequestFields,
   })
-  .meta({ description: 'Reference A quote request.' });
+  .meta({
+    description: 'Reference A quote request.',
+    // The swapType rule in the document itself: exactInput (the default) takes inputAmount and no outputAmount;
+    // exactOutput takes outputAmount (and inputAmount not at all).
+    if: { properties: { swapType: { const: 'exactOutput' } }, required: ['swapType'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
+    then: { required: ['outputAmount'], not: { required: ['inputAmount'] } },
+    else: { required: ['inputAmount'], not: { required: ['outputAmount'] } },
+  });
 
 const DecimalAmount = z
   .string()

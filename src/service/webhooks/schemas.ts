@@ -30,7 +30,12 @@ const EventPattern = z
 
 export const CreateWebhookRequest = z
   .strictObject({
-    url: z.string().min(1).max(2048).meta({ description: 'HTTPS URL (the sandbox also accepts http://localhost and http://127.0.0.1).' }),
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/, 'url must be an absolute URL.')
+      .meta({ description: 'HTTPS URL (the sandbox also accepts http://localhost and http://127.0.0.1).' }),
     events: z.array(EventPattern).min(1).max(50),
     secret: z
       .string()
