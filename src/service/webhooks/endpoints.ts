@@ -76,7 +76,8 @@ export class WebhookEndpoints {
       url = await this.deps.policy.check(input.url);
     } catch (error) {
       if (!(error instanceof UrlRefused)) throw error;
-      throw new InvalidRequestError({ code: 'url_not_allowed', param: 'url', message: `url ${error.message}.` });
+      const details = { code: 'url_not_allowed', param: 'url', message: `url ${error.message}.` };
+      throw error.kind === 'malformed' ? new InvalidRequestError(details) : new ValidationError(details);
     }
     if (this.deps.endpoints.countLive(workspaceId) >= MAX_WEBHOOKS_PER_WORKSPACE) {
       throw new ValidationError({

@@ -96,6 +96,11 @@ export function mountWebhookRoutes(api: RouteTable, legacy: RouteTable, openapi:
           DeleteWebhook: { operationId: 'deleteWebhook', parameters: { webhookId: '$response.body#/webhookId' } },
         },
       },
+      422: {
+        description:
+          'A well-formed URL whose destination the policy refuses (`url_not_allowed`): not https (the sandbox takes http ' +
+          'for loopback), a private or reserved address, or a host that does not resolve; or the workspace is at its webhook limit.',
+      },
     },
     handler: async ({ body, auth }) => {
       const endpoint = await webhooks.create(workspaceOf(auth), body);

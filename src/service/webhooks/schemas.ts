@@ -34,7 +34,11 @@ export const CreateWebhookRequest = z
       .string()
       .min(1)
       .max(2048)
-      .regex(/^https?:\/\/[^\s/?#]+[^\s]*$/, 'url must be an absolute URL.')
+      // Absolute http(s) URL with a host name, an IPv4 address or [::1]; no credentials, no fragment.
+      .regex(
+        /^https?:\/\/(\[::1\]|[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*)(:[0-9]{1,5})?([/?][^\s#]*)?$/,
+        'url must be an absolute URL.',
+      )
       .meta({ description: 'HTTPS URL (the sandbox also accepts http://localhost and http://127.0.0.1).' }),
     events: z.array(EventPattern).min(1).max(50),
     secret: z

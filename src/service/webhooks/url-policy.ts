@@ -73,8 +73,19 @@ export type Resolver = (hostname: string) => Promise<string[]>;
 
 export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
+/**
+ * A URL the service will not deliver to. `malformed`: not an absolute URL (a 400, as any malformed field);
+ * `destination`: a well-formed URL whose destination the policy refuses (scheme, private address, unresolvable host):
+ * a business rule, answered 422.
+ */
 export class UrlRefused extends Error {
   override readonly name = 'UrlRefused';
+  constructor(
+    message: string,
+    readonly kind: 'malformed' | 'destination' = 'destination',
+  ) {
+    super(message);
+  }
 }
 
 export interface UrlPolicyOptions {
@@ -95,10 +106,11 @@ export class WebhookUrlPolicy {
     try {
       url = new URL(text);
     } catch {
-      throw new UrlRefused('must be an absolute URL');
+      throw new UrlRefused('must be an absolute URL', 'malformed');
     }
-    if (url.username !== '' || url.password !== '') throw new UrlRefused('must not carry credentials; authenticate with the signature');
-    if (url.hash !== '') throw new UrlRefused('must not have a #fragment');
+    if (url.username !== '' || url.password !== '')
+      throw new UrlRefused('must not carry credentials; authenticate with the signature', 'malformed');
+    if (url.hash !== '') throw new UrlRefused('must not have a #fragment', 'malformed');
     const hostname = url.hostname.toLowerCase();
     const loopback = LOOPBACK_HOSTS.has(hostname);
     if (this.options.environment === 'sandbox' && loopback && (url.protocol === 'http:' || url.protocol === 'https:'))
