@@ -80,4 +80,16 @@ describe('schema-driven positive fuzz of the served OpenAPI document', () => {
     expect(sent).toBeGreaterThan(300);
     expect(problems).toEqual([]);
   }, 300_000);
+
+  it("POST /quotes' example in the document works as it stands: ranked quotes from the deployment's solvers", async () => {
+    const example = doc.paths['/api/v1/quotes'].post.requestBody.content['application/json'].example;
+    expect(example).toMatchObject({ inputToken: expect.any(String), inputAmount: expect.any(String) });
+    const response = await fetch(`${own.url}/api/v1/quotes`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(example),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { quotes: unknown[] }).quotes.length).toBeGreaterThan(0);
+  });
 });

@@ -27,6 +27,8 @@ export interface OperationSpec {
   tags?: string[] | undefined;
   security: Security;
   body?: z.ZodType | undefined;
+  /** Emitted as the request body's `example`. */
+  bodyExample?: unknown;
   query?: z.ZodObject | undefined;
   params?: z.ZodObject | undefined;
   responses: Record<number, ResponseSpec>;
@@ -177,7 +179,16 @@ export class OpenApiRegistry {
         ...(op.tags === undefined ? {} : { tags: op.tags }),
         security: securityOf(op.security),
         ...(parameters.length === 0 ? {} : { parameters }),
-        ...(op.body === undefined ? {} : { requestBody: { required: true, content: { 'application/json': { schema: ref(op.body) } } } }),
+        ...(op.body === undefined
+          ? {}
+          : {
+              requestBody: {
+                required: true,
+                content: {
+                  'application/json': { schema: ref(op.body), ...(op.bodyExample === undefined ? {} : { example: op.bodyExample }) },
+                },
+              },
+            }),
         responses,
       };
     }

@@ -49,6 +49,8 @@ export interface RouteDefinition<B extends z.ZodType | undefined, Q extends z.Zo
   /** JWT sessions that still owe an MFA code may call this route. */
   allowMfaPending?: boolean;
   body?: B;
+  /** A request body that works against this deployment as it starts (built from its corridors, say). */
+  bodyExample?: unknown;
   query?: Q;
   params?: P;
   responses: Record<number, ResponseSpec>;

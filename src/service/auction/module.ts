@@ -1,3 +1,4 @@
+import type { Corridor } from '../corridors/schemas.js';
 /**
  * The auction as a service module: its tables, the quote and solver routes, the solver stream, and the two seams
  * other modules use — `quoteBook` (orders read and accept quotes) and `notifier` (settlement tells the winning
@@ -199,6 +200,7 @@ export class AuctionModule implements ServiceModule {
       fillRate: (solverId) => performance.fillRate(solverId),
       now: () => clock.now(),
       corridorIds: context.corridors.list().map((corridor) => corridor.id),
+      ...quoteExampleOf(context.corridors.list()[0]),
     });
   }
 
@@ -228,4 +230,21 @@ export class AuctionModule implements ServiceModule {
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([key, v]) => v !== undefined && key !== 'stream')) as Partial<T>;
+}
+
+/** A quote request for the deployment's first corridor at twice its minimum (within its maximum). */
+function quoteExampleOf(corridor: Corridor | undefined): { quoteExample?: Record<string, unknown> } {
+  if (corridor === undefined) return {};
+  const twice = BigInt(corridor.minNotional) * 2n;
+  const amount = twice > BigInt(corridor.maxNotional) ? corridor.minNotional : twice.toString();
+  return {
+    quoteExample: {
+      inputToken: corridor.inputToken.address,
+      outputToken: corridor.outputToken.address,
+      inputAmount: amount,
+      originChainId: corridor.originChainId,
+      destinationChainId: corridor.destinationChainId,
+      preference: 'price',
+    },
+  };
 }

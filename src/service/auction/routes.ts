@@ -44,6 +44,8 @@ export interface AuctionRouteDeps {
   now(): number;
   /** The deployment's corridor ids: the document lists them as the values `corridors` takes. */
   corridorIds?: readonly string[];
+  /** A quote request that works on this deployment (its first corridor), shown as the document's example. */
+  quoteExample?: Record<string, unknown>;
 }
 
 /** The registration body as this deployment documents it: `corridors` names only corridors it serves. */
@@ -97,6 +99,7 @@ export function mountAuctionRoutes(api: RouteTable, openapi: OpenApiRegistry, de
     tags: ['Quotes'],
     auth: 'optional',
     body: QuoteRequest,
+    ...(deps.quoteExample === undefined ? {} : { bodyExample: deps.quoteExample }),
     responses: {
       200: {
         description: 'Ranked quotes.',

@@ -67,6 +67,7 @@ export class ApiRouter implements RouteTable {
         tags: definition.tags,
         security: definition.auth,
         body: definition.body,
+        bodyExample: definition.bodyExample,
         query: definition.query,
         params: definition.params,
         responses: definition.responses,

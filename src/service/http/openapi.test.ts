@@ -7,7 +7,7 @@ import { widgetsModule } from '../../../test/support/service/widgets.js';
 
 /** The OpenAPI 3.1 object model, as far as this document uses it (strict where the spec fixes the keys). */
 const Reference = z.strictObject({ $ref: z.string().startsWith('#/') });
-const MediaType = z.strictObject({ schema: z.union([Reference, z.record(z.string(), z.unknown())]) });
+const MediaType = z.strictObject({ schema: z.union([Reference, z.record(z.string(), z.unknown())]), example: z.unknown().optional() });
 const Parameter = z.strictObject({
   name: z.string().min(1),
   in: z.enum(['query', 'header', 'path', 'cookie']),
