@@ -1,4 +1,5 @@
-import { type Address, createPublicClient, getAddress, http, keccak256, parseAbi, stringToHex } from 'viem';
+import { type Address, createPublicClient, getAddress, http, parseAbi } from 'viem';
+import { depositTypedData, vaultAccount } from '../../src/contracts/deferred-deposit.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
 import type { ScenarioContext } from '../core/context.js';
 import { expectEqual } from '../core/errors.js';
@@ -8,7 +9,6 @@ import type { Step } from '../core/scenario.js';
  * Steps of the deferred rail, written from docs/deferred.md: a taker funds the workspace's vault credit with a
  * signed Permit2 transfer, an admin confirms filled orders, and the vault's own books are read next to the API's.
  */
-const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3' as const;
 const VAULT_ABI = parseAbi([
   'function credit(bytes32 account, address token) view returns (uint256)',
   'function totalHeld(address token) view returns (uint256)',
@@ -36,31 +36,16 @@ export function depositCredit(takerLabel: string, amount: bigint): Step {
       await taker.ensureFunded(chain, 'USDC', amount);
       const nonce = BigInt(Date.now()) * 1_000n + BigInt(Math.floor(Math.random() * 1_000));
       const deadline = BigInt(Math.floor((await context.target.serviceNow()) / 1_000) + 3_600);
-      const signature = await taker.account.signTypedData({
-        domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: PERMIT2 },
-        types: {
-          PermitWitnessTransferFrom: [
-            { name: 'permitted', type: 'TokenPermissions' },
-            { name: 'spender', type: 'address' },
-            { name: 'nonce', type: 'uint256' },
-            { name: 'deadline', type: 'uint256' },
-            { name: 'witness', type: 'Deposit' },
-          ],
-          TokenPermissions: [
-            { name: 'token', type: 'address' },
-            { name: 'amount', type: 'uint256' },
-          ],
-          Deposit: [{ name: 'account', type: 'bytes32' }],
-        },
-        primaryType: 'PermitWitnessTransferFrom',
-        message: {
-          permitted: { token: usdcOf(chain), amount },
-          spender: vaultOf(chain),
-          nonce,
-          deadline,
-          witness: { account: keccak256(stringToHex(context.workspace.workspaceId)) },
-        },
+      const typedData = depositTypedData({
+        chainId: chain.chainId,
+        vault: vaultOf(chain),
+        token: usdcOf(chain),
+        amount,
+        nonce,
+        deadline,
+        account: vaultAccount(context.workspace.workspaceId),
       });
+      const signature = await taker.account.signTypedData(typedData as Parameters<typeof taker.account.signTypedData>[0]);
       const deposit = await context.rest.request<{ status: string; txHash: string }>('POST', '/api/v1/deferred/deposit', {
         chainId: chain.chainId,
         token: usdcOf(chain),
@@ -90,7 +75,7 @@ export async function creditBooks(context: ScenarioContext): Promise<{ available
     address: vaultOf(chain),
     abi: VAULT_ABI,
     functionName: 'credit',
-    args: [keccak256(stringToHex(context.workspace.workspaceId)), usdcOf(chain)],
+    args: [vaultAccount(context.workspace.workspaceId), usdcOf(chain)],
   });
   expectEqual(BigInt(row.available), credit, "the API's available credit against the vault's");
   return { available: credit, held: BigInt(row.held) };

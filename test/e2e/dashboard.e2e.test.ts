@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, type Locator, type Page, chromium } from 'playwright-core';
-import { keccak256, stringToHex } from 'viem';
+import { depositTypedData, vaultAccount } from '../../src/contracts/deferred-deposit.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LockType, RestClient } from '../../src/clients/rest-client.js';
@@ -358,31 +358,16 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     const nonce = BigInt(Date.now());
     const deadline = BigInt(Math.floor(Date.now() / 1_000) + 365 * 86_400);
     const amount = 20_000_000_000n;
-    const signature = await owner.signTypedData({
-      domain: { name: 'Permit2', chainId: alpha.chainId, verifyingContract: '0x000000000022D473030F116dDEE9F6B43aC78BA3' },
-      types: {
-        PermitWitnessTransferFrom: [
-          { name: 'permitted', type: 'TokenPermissions' },
-          { name: 'spender', type: 'address' },
-          { name: 'nonce', type: 'uint256' },
-          { name: 'deadline', type: 'uint256' },
-          { name: 'witness', type: 'Deposit' },
-        ],
-        TokenPermissions: [
-          { name: 'token', type: 'address' },
-          { name: 'amount', type: 'uint256' },
-        ],
-        Deposit: [{ name: 'account', type: 'bytes32' }],
-      },
-      primaryType: 'PermitWitnessTransferFrom',
-      message: {
-        permitted: { token: usdc(alpha), amount },
-        spender: vault,
-        nonce,
-        deadline,
-        witness: { account: keccak256(stringToHex(api.workspaceId!)) },
-      },
+    const typed = depositTypedData({
+      chainId: alpha.chainId,
+      vault,
+      token: usdc(alpha),
+      amount,
+      nonce,
+      deadline,
+      account: vaultAccount(api.workspaceId!),
     });
+    const signature = await owner.signTypedData(typed as Parameters<typeof owner.signTypedData>[0]);
     const deposit = await call('POST', '/api/v1/deferred/deposit', {
       chainId: alpha.chainId,
       token: usdc(alpha),

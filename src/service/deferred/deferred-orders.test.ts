@@ -2,7 +2,7 @@ import { type Address, createPublicClient, erc20Abi, getAddress, http } from 'vi
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiRequestError } from '../../clients/rest-client.js';
-import { CANONICAL_PERMIT2 } from '../../contracts/order.js';
+import { depositTypedData } from '../../contracts/deferred-deposit.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
@@ -46,25 +46,16 @@ async function deposit(amount: bigint): Promise<void> {
   const owner = privateKeyToAccount(h.manifest.accounts.takers[0]!.privateKey);
   const nonce = BigInt(Date.now());
   const deadline = BigInt(Math.floor(h.clock.now() / 1000) + 3_600);
-  const signature = await owner.signTypedData({
-    domain: { name: 'Permit2', chainId: alpha().chainId, verifyingContract: CANONICAL_PERMIT2 },
-    types: {
-      PermitWitnessTransferFrom: [
-        { name: 'permitted', type: 'TokenPermissions' },
-        { name: 'spender', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-        { name: 'witness', type: 'Deposit' },
-      ],
-      TokenPermissions: [
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
-      Deposit: [{ name: 'account', type: 'bytes32' }],
-    },
-    primaryType: 'PermitWitnessTransferFrom',
-    message: { permitted: { token: usdc(), amount }, spender: vault(), nonce, deadline, witness: { account: vaultAccount(h.workspaceId) } },
+  const typed = depositTypedData({
+    chainId: alpha().chainId,
+    vault: vault(),
+    token: usdc(),
+    amount,
+    nonce,
+    deadline,
+    account: vaultAccount(h.workspaceId),
   });
+  const signature = await owner.signTypedData(typed as Parameters<typeof owner.signTypedData>[0]);
   const body = {
     chainId: alpha().chainId,
     token: usdc(),
@@ -99,16 +90,21 @@ async function books(): Promise<{ available: bigint; held: bigint }> {
   return { available: credit, held: BigInt(row.held) };
 }
 
-async function deferredQuote(solverId?: string) {
-  const response = await taker.quote({
+/** The taker's quotes for AMOUNT on the alpha → beta USDC corridor, on one settlement path. */
+function quotesOn(settlementPath: 'deferred' | 'direct') {
+  return taker.quote({
     originChainId: alpha().chainId,
     destinationChainId: beta().chainId,
     inputToken: usdc(),
     outputToken: usdc(beta()),
     inputAmount: AMOUNT.toString(),
     lockType: 'Permit2Escrow',
-    settlementPath: 'deferred',
+    settlementPath,
   });
+}
+
+async function deferredQuote(solverId?: string) {
+  const response = await quotesOn('deferred');
   const quote = solverId === undefined ? response.quotes[0]! : response.quotes.find((q) => q.solverId === solverId)!;
   expect(quote.settlementPath).toBe('deferred');
   return quote;
@@ -192,25 +188,9 @@ describe('deferred orders', () => {
     const solverId = honest().solverId;
     const paused = await h.rest.request<{ paused: boolean }>('POST', `/api/v1/admin/deferred/${solverId}/pause`);
     expect(paused).toEqual({ object: 'liquidity_provider', solverId, paused: true });
-    const response = await taker.quote({
-      originChainId: alpha().chainId,
-      destinationChainId: beta().chainId,
-      inputToken: usdc(),
-      outputToken: usdc(beta()),
-      inputAmount: AMOUNT.toString(),
-      lockType: 'Permit2Escrow',
-      settlementPath: 'deferred',
-    });
+    const response = await quotesOn('deferred');
     expect(response.quotes.map((q) => q.solverId)).not.toContain(solverId);
-    const direct = await taker.quote({
-      originChainId: alpha().chainId,
-      destinationChainId: beta().chainId,
-      inputToken: usdc(),
-      outputToken: usdc(beta()),
-      inputAmount: AMOUNT.toString(),
-      lockType: 'Permit2Escrow',
-      settlementPath: 'direct',
-    });
+    const direct = await quotesOn('direct');
     expect(direct.quotes.map((q) => q.solverId)).toContain(solverId);
     await h.rest.request('POST', `/api/v1/admin/deferred/${solverId}/resume`);
     expect((await deferredQuote(solverId)).solverId).toBe(solverId);

@@ -2,7 +2,7 @@ import { type Hex, createPublicClient, erc20Abi, getAddress, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CANONICAL_PERMIT2 } from '../../contracts/order.js';
+import { depositTypedData } from '../../contracts/deferred-deposit.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { vaultAbi, vaultAccount } from './vault.js';
 
@@ -39,31 +39,16 @@ async function signedDeposit(amount: bigint, options: { signer?: Hex; workspaceI
   const signer = options.signer === undefined ? owner : privateKeyToAccount(options.signer);
   const permitNonce = options.nonce ?? nonce++;
   const deadline = options.deadline ?? BigInt(Math.floor(h.clock.now() / 1000) + 3_600);
-  const signature = await signer.signTypedData({
-    domain: { name: 'Permit2', chainId: chain().chainId, verifyingContract: CANONICAL_PERMIT2 },
-    types: {
-      PermitWitnessTransferFrom: [
-        { name: 'permitted', type: 'TokenPermissions' },
-        { name: 'spender', type: 'address' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'deadline', type: 'uint256' },
-        { name: 'witness', type: 'Deposit' },
-      ],
-      TokenPermissions: [
-        { name: 'token', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
-      Deposit: [{ name: 'account', type: 'bytes32' }],
-    },
-    primaryType: 'PermitWitnessTransferFrom',
-    message: {
-      permitted: { token: usdc(), amount },
-      spender: vault(),
-      nonce: permitNonce,
-      deadline,
-      witness: { account: vaultAccount(options.workspaceId ?? h.workspaceId) },
-    },
+  const typed = depositTypedData({
+    chainId: chain().chainId,
+    vault: vault(),
+    token: usdc(),
+    amount,
+    nonce: permitNonce,
+    deadline,
+    account: vaultAccount(options.workspaceId ?? h.workspaceId),
   });
+  const signature = await signer.signTypedData(typed as Parameters<typeof signer.signTypedData>[0]);
   return {
     chainId: chain().chainId,
     token: usdc(),

@@ -1,10 +1,8 @@
-import { type Address, type Hex, encodeFunctionData, keccak256, stringToHex } from 'viem';
+import { type Address, type Hex, encodeFunctionData } from 'viem';
 import { DeferredVaultArtifact } from '../../contracts/artifacts/DeferredVault.js';
+import { vaultAccount } from '../../contracts/deferred-deposit.js';
 
-/** The vault's account of a workspace: `keccak256(workspace id)`, as docs/deferred.md states. */
-export function vaultAccount(workspaceId: string): Hex {
-  return keccak256(stringToHex(workspaceId));
-}
+export { vaultAccount };
 
 export const vaultAbi = DeferredVaultArtifact.abi;
 

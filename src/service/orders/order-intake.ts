@@ -289,16 +289,45 @@ export class OrderIntake {
     } catch (error) {
       throw this.depositError(error, input.nonce);
     }
-    const orderId = newId('ord');
-    const request = {
-      kind: 'open' as const,
-      key: orderId,
-      orderId,
-      chainId: origin.chainId,
-      account: relayer.address,
+    return this.relayOpening(input, prepared, {
+      kind: 'open',
       to: origin.contracts.inputSettlerEscrow,
       data,
       gas: (gas * 5n) / 4n + engine.gas.openHeadroom,
+      unconfirmed: (orderId) =>
+        `The deposit of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried. Read the order again shortly.`,
+      rejected: { param: 'user', message: (reason) => `The deposit reverted on chain: ${reason}.` },
+    });
+  }
+
+  /**
+   * Signs the opening transaction of a new order (escrow deposit or credit hold), records the order as Opening with
+   * the signed relay in one transaction, sends it and answers once it is mined: Deposited, or the refusal.
+   */
+  private async relayOpening(
+    input: CreateOrderInput,
+    prepared: Prepared,
+    opening: {
+      kind: 'open' | 'vault.hold';
+      to: Address;
+      data: Hex;
+      gas: bigint;
+      unconfirmed: (orderId: string) => string;
+      rejected: { param: string; message: (reason: string) => string };
+    },
+  ): Promise<OrderRecord> {
+    const engine = this.deps.engine()!;
+    const relayer = engine.relayer(prepared.origin.chainId, 'service');
+    const orderId = newId('ord');
+    const request = {
+      kind: opening.kind,
+      key: orderId,
+      orderId,
+      chainId: prepared.origin.chainId,
+      account: relayer.address,
+      to: opening.to,
+      data: opening.data,
+      gas: opening.gas,
     };
     const { outcome } = await relayer.relayNow(request, (signed) =>
       this.deps.outbox.commit(() => {
@@ -307,17 +336,12 @@ export class OrderIntake {
       }),
     );
     const created = this.deps.orders.get(orderId)!;
-    if (outcome === undefined) {
-      throw new MaintenanceError({
-        code: 'chain_unavailable',
-        message: `The deposit of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried. Read the order again shortly.`,
-      });
-    }
+    if (outcome === undefined) throw new MaintenanceError({ code: 'chain_unavailable', message: opening.unconfirmed(orderId) });
     if (created.status === 'Rejected') {
       throw new ValidationError({
         code: 'deposit_failed',
-        param: 'user',
-        message: `The deposit reverted on chain: ${created.rejectReason ?? 'unknown reason'}.`,
+        param: opening.rejected.param,
+        message: opening.rejected.message(created.rejectReason ?? 'unknown reason'),
       });
     }
     return asDeposited(created);
@@ -365,38 +389,19 @@ export class OrderIntake {
       }
       throw this.depositError(error, input.nonce);
     }
-    const orderId = newId('ord');
-    const request = {
-      kind: 'vault.hold' as const,
-      key: orderId,
-      orderId,
-      chainId: origin.chainId,
-      account: relayer.address,
-      to: getAddress(vault),
-      data,
-      gas: (gas * 5n) / 4n,
-    };
-    const { outcome } = await relayer.relayNow(request, (signed) =>
-      this.deps.outbox.commit(() => {
-        this.recordOpening(orderId, input, { ...prepared, workspaceId }, null);
-        engine.relays.enqueue(request, this.deps.clock.now(), signed);
-      }),
+    return this.relayOpening(
+      input,
+      { ...prepared, workspaceId },
+      {
+        kind: 'vault.hold',
+        to: getAddress(vault),
+        data,
+        gas: (gas * 5n) / 4n,
+        unconfirmed: (orderId) =>
+          `The credit hold of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried.`,
+        rejected: { param: 'quoteId', message: (reason) => `The credit hold reverted: ${reason}.` },
+      },
     );
-    const created = this.deps.orders.get(orderId)!;
-    if (outcome === undefined) {
-      throw new MaintenanceError({
-        code: 'chain_unavailable',
-        message: `The credit hold of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried.`,
-      });
-    }
-    if (created.status === 'Rejected') {
-      throw new ValidationError({
-        code: 'deposit_failed',
-        param: 'quoteId',
-        message: `The credit hold reverted: ${created.rejectReason ?? 'unknown reason'}.`,
-      });
-    }
-    return asDeposited(created);
   }
 
   private depositError(error: unknown, nonce: bigint): Error {
