@@ -49,7 +49,7 @@ export async function verifyLedgerFile(path: string): Promise<LedgerVerification
     const hasTable = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'").get();
     if (hasTable === undefined) throw new LedgerFileError(`${path} has no evidence ledger`);
     // The repository reads through `store.db` only; a read-only handle is all it needs to iterate.
-    const ledger = new LedgerRepository({ db } as ConstructorParameters<typeof LedgerRepository>[0]);
+    const ledger = new LedgerRepository({ db } as unknown as ConstructorParameters<typeof LedgerRepository>[0]);
     const result: VerifyResult = ledger.verify();
     return result.ok
       ? { path, ok: true, entries: result.entries, head: result.head }

@@ -1,4 +1,4 @@
-import type { Statement } from 'better-sqlite3';
+import type { SqlStatement as Statement } from '../store/sql.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import type { CanonicalValue } from '../../contracts/ledger/canonical.js';
@@ -8,12 +8,30 @@ import { type LedgerEntry, type LedgerRecord, sealEntry, verifyChain, type Verif
  * The WORM evidence ledger table. Triggers refuse UPDATE and DELETE, so even a bug in the service cannot rewrite
  * history through SQL; only someone editing the file by hand can, and `verify` names the first broken entry.
  */
+const SQLITE_APPEND_ONLY = `
+  CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
+    BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+  CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
+    BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+`;
+
+/** Postgres has TRUNCATE as well, which skips row triggers: a statement trigger refuses it. */
+const POSTGRES_APPEND_ONLY = `
+  CREATE FUNCTION ledger_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN RAISE EXCEPTION 'ledger entries are append-only'; END
+  $$;
+  CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE OR DELETE ON ledger_entries
+    FOR EACH ROW EXECUTE FUNCTION ledger_entries_append_only();
+  CREATE TRIGGER ledger_entries_no_truncate BEFORE TRUNCATE ON ledger_entries
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_append_only();
+`;
+
 export const ledgerMigrations: MigrationSet = {
   module: 'ledger',
   migrations: [
     {
       name: '001_ledger_entries',
-      up: (db) =>
+      up: (db) => {
         db.exec(`
           CREATE TABLE ledger_entries (
             sequence INTEGER PRIMARY KEY,
@@ -25,11 +43,9 @@ export const ledgerMigrations: MigrationSet = {
             payload TEXT NOT NULL
           );
           CREATE INDEX ledger_by_trade ON ledger_entries (trade_id, sequence);
-          CREATE TRIGGER ledger_entries_no_update BEFORE UPDATE ON ledger_entries
-            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
-          CREATE TRIGGER ledger_entries_no_delete BEFORE DELETE ON ledger_entries
-            BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
-        `),
+        `);
+        db.exec(db.dialect === 'postgres' ? POSTGRES_APPEND_ONLY : SQLITE_APPEND_ONLY);
+      },
     },
   ],
 };

@@ -1,4 +1,4 @@
-import type { Statement } from 'better-sqlite3';
+import type { SqlStatement as Statement } from '../store/sql.js';
 import type { Store } from '../store/store.js';
 
 /**

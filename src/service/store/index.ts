@@ -1,4 +1,6 @@
-export { Store, type SqliteDatabase, type StoreOptions } from './store.js';
+export { isPostgresUrl, Store, type StoreOptions } from './store.js';
+export { SqliteDatabase } from './sqlite.js';
+export type { SqlDatabase, SqlDialect, SqlStatement } from './sql.js';
 export { MigrationError, runMigrations, type Migration, type MigrationSet } from './migrations.js';
 export { platformMigrations } from './platform-migrations.js';
 export { keysetPage, type KeysetQuery, type Page, type PageGap, type PagePosition, type PageRequest } from './pagination.js';

@@ -1,10 +1,10 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase, TransactionalDatabase } from './sql.js';
 
 /** One schema change. Never edit a migration that has shipped: append a new one. */
 export interface Migration {
   /** Unique within its set and stable forever, e.g. `001_workspaces`. */
   name: string;
-  up(db: Database.Database): void;
+  up(db: SqlDatabase): void;
 }
 
 /** The migrations of one module (aggregate owner), applied in array order. */
@@ -22,7 +22,7 @@ export class MigrationError extends Error {
  * Applies every migration not yet recorded, each in its own transaction, in set order then array
  * order. Ids are `<module>/<name>`, so modules written in parallel never collide on a version number.
  */
-export function runMigrations(db: Database.Database, sets: readonly MigrationSet[]): string[] {
+export function runMigrations(db: TransactionalDatabase, sets: readonly MigrationSet[]): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id TEXT PRIMARY KEY,
     applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
@@ -52,7 +52,7 @@ export function runMigrations(db: Database.Database, sets: readonly MigrationSet
       db.transaction(() => {
         migration.up(db);
         record.run(id);
-      }).immediate();
+      });
       ran.push(id);
     }
   }

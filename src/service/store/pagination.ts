@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { SqlDatabase } from './sql.js';
 
 /** Sort position of one row: its sort key, then its id to break ties. */
 export interface PagePosition {
@@ -49,7 +49,7 @@ export interface KeysetQuery<Row> {
 }
 
 /** Keyset pagination over one table: stable under inserts, no OFFSET scans. */
-export function keysetPage<Row>(db: Database.Database, query: KeysetQuery<Row>): Page<Row> {
+export function keysetPage<Row>(db: SqlDatabase, query: KeysetQuery<Row>): Page<Row> {
   const { request } = query;
   if (request.after !== undefined && request.before !== undefined) {
     throw new RangeError('keysetPage: after and before are mutually exclusive');

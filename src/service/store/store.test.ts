@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MigrationError, type MigrationSet } from './migrations.js';
 import { platformMigrations } from './platform-migrations.js';
 import { Store } from './store.js';
+import { SqliteDatabase } from './sqlite.js';
 
 const notes: MigrationSet = {
   module: 'notes',
@@ -25,7 +26,7 @@ describe('Store', () => {
   it('opens a file database in WAL mode and applies each migration once', () => {
     const path = join(tempDir(), 'state', 'service.sqlite');
     const first = Store.open({ path, migrations: [platformMigrations, notes] });
-    expect(first.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect((first.db as SqliteDatabase).raw.pragma('journal_mode', { simple: true })).toBe('wal');
     const ids = (first.db.prepare('SELECT id FROM schema_migrations ORDER BY rowid').all() as Array<{ id: string }>).map((row) => row.id);
     expect(ids).toEqual([
       'platform/001_workspaces_and_keys',

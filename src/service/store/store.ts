@@ -1,65 +1,74 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import { randomBytes } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
+import { PostgresDatabase } from './postgres/database.js';
+import { SyncPostgresConnection } from './postgres/sync-connection.js';
+import type { SqlDialect, TransactionalDatabase } from './sql.js';
+import { SqliteDatabase } from './sqlite.js';
 
-export type SqliteDatabase = Database.Database;
+/**
+ * When set, every `:memory:` store is a fresh schema on this Postgres server instead (dropped when the store
+ * closes): the test suite runs its repository and settlement tests on Postgres this way.
+ */
+export const TEST_DATABASE_URL_VARIABLE = 'SANDBOX_TEST_DATABASE_URL';
 
 export interface StoreOptions {
-  /** File path of the SQLite database, or `:memory:` (tests). */
+  /** File path of the SQLite database, or `:memory:` (tests). Ignored when `databaseUrl` is given. */
   path: string;
+  /** `postgres://…`: a Postgres database instead of the SQLite file. */
+  databaseUrl?: string | undefined;
   /** Migration sets in order: the platform's first, then one per module. */
   migrations: readonly MigrationSet[];
 }
 
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
+}
+
 /**
  * The service's database. Repositories hold all SQL; the rest of the service sees repositories and
- * `transaction`, so that a server database can replace SQLite behind the same repository interfaces.
+ * `transaction`, so SQLite (embedded, the default) and Postgres (shared sandboxes, several instances) serve the
+ * same repositories.
  */
 export class Store {
-  readonly db: SqliteDatabase;
-  readonly path: string;
-  /** One transaction function for every call: building one per call costs more than a small transaction's SQL. */
-  private readonly immediate: (fn: () => unknown) => unknown;
-
-  private constructor(db: SqliteDatabase, path: string) {
-    this.db = db;
-    this.path = path;
-    this.immediate = db.transaction((fn: () => unknown) => {
-      const result = fn();
-      if (result instanceof Promise) {
-        throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
-      }
-      return result;
-    }).immediate;
-  }
+  private constructor(
+    readonly db: TransactionalDatabase,
+    /** The SQLite path, or the Postgres URL without its password. */
+    readonly path: string,
+  ) {}
 
   static open(options: StoreOptions): Store {
-    if (options.path !== ':memory:') {
-      mkdirSync(dirname(options.path), { recursive: true });
-      // The store holds secrets that must stay readable (the JWT signing key, webhook signing secrets, TOTP seeds):
-      // owner-only, like sandbox.json. SQLite gives its -wal and -shm files the database file's mode.
-      if (!existsSync(options.path)) closeSync(openSync(options.path, 'a', 0o600));
-      for (const file of [options.path, `${options.path}-wal`, `${options.path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+    const memoryUrl = options.path === ':memory:' ? process.env[TEST_DATABASE_URL_VARIABLE] : undefined;
+    const url = isPostgresUrl(options.databaseUrl) ? options.databaseUrl : isPostgresUrl(memoryUrl) ? memoryUrl : undefined;
+    let store: Store;
+    if (url === undefined) {
+      store = new Store(SqliteDatabase.open(options.path), options.path);
+    } else {
+      const throwaway = url === memoryUrl;
+      const schema = throwaway ? `t_${randomBytes(6).toString('hex')}` : undefined;
+      const connection = new SyncPostgresConnection({ url, schema, createSchema: throwaway });
+      store = new Store(new PostgresDatabase(connection, throwaway), redact(url));
     }
-    const db = new Database(options.path);
-    // WAL lets readers (status commands, the ledger verifier) work while the service writes.
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    const store = new Store(db, options.path);
-    runMigrations(db, options.migrations);
+    try {
+      runMigrations(store.db, options.migrations);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
     return store;
   }
 
+  get dialect(): SqlDialect {
+    return this.db.dialect;
+  }
+
   /**
-   * Runs `fn` in one write transaction (BEGIN IMMEDIATE): a state change, its ledger entry and its
-   * outbox events commit together or not at all. Nested calls become savepoints. `fn` must be
-   * synchronous: awaiting inside would let other requests interleave with an open transaction.
+   * Runs `fn` in one write transaction (BEGIN IMMEDIATE on SQLite; on Postgres a transaction holding the store's
+   * write lock): a state change, its ledger entry and its outbox events commit together or not at all. Nested
+   * calls become savepoints. `fn` must be synchronous: awaiting inside would let other requests interleave with an
+   * open transaction.
    */
   transaction<T>(fn: () => T): T {
-    return this.immediate(fn) as T;
+    return this.db.transaction(fn);
   }
 
   /** True when the database answers a trivial query. */
@@ -77,5 +86,15 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
+  }
+}
+
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://…';
   }
 }

@@ -1,0 +1,138 @@
+import type { SqlDatabase, SqlRunResult, SqlStatement } from '../sql.js';
+import { translateQuery, translateSchema } from './dialect.js';
+import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
+
+/**
+ * Every write transaction of every instance takes this transaction-scoped advisory lock first, so transactions on
+ * one database run one at a time, as SQLite's BEGIN IMMEDIATE runs them. The repositories read, decide and write
+ * inside one transaction; serialising them is what keeps those decisions right when several instances share the
+ * database, without re-proving each one under Postgres's weaker default isolation.
+ */
+export const STORE_LOCK = { namespace: 0x5a4d, writes: 1 } as const;
+
+/** better-sqlite3 binds an array argument as the list of values; so do we. */
+function flatten(params: readonly unknown[]): unknown[] {
+  const values: unknown[] = [];
+  for (const param of params) {
+    if (Array.isArray(param)) values.push(...param);
+    else values.push(param === undefined ? null : typeof param === 'boolean' ? Number(param) : param);
+  }
+  return values;
+}
+
+class PostgresStatement implements SqlStatement {
+  private readonly keepsRowid: boolean;
+
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly text: string,
+    private readonly name: string,
+    /** The identity column this INSERT returns, so `lastInsertRowid` is what SQLite would give. */
+    private readonly identity: string | undefined,
+  ) {
+    this.keepsRowid = /\browid\b/i.test(text);
+  }
+
+  all(...params: unknown[]): unknown[] {
+    const rows = this.execute(params).rows;
+    // SQLite's `SELECT *` never shows the rowid column this dialect adds to key-less tables.
+    if (!this.keepsRowid) for (const row of rows) if ('rowid' in row) delete row.rowid;
+    return rows;
+  }
+
+  get(...params: unknown[]): unknown {
+    return this.all(...params)[0];
+  }
+
+  run(...params: unknown[]): SqlRunResult {
+    const result = this.execute(params);
+    const last = this.identity === undefined ? undefined : result.rows[result.rows.length - 1]?.[this.identity];
+    return { changes: result.rowCount, lastInsertRowid: typeof last === 'number' || typeof last === 'bigint' ? last : 0 };
+  }
+
+  iterate(...params: unknown[]): IterableIterator<unknown> {
+    return this.all(...params)[Symbol.iterator]();
+  }
+
+  private execute(params: unknown[]): QueryResult {
+    return this.database.connection.query(this.text, flatten(params), this.name);
+  }
+}
+
+export class PostgresDatabase implements SqlDatabase {
+  readonly dialect = 'postgres' as const;
+  private readonly statements = new Map<string, PostgresStatement>();
+  private identities: Map<string, string> | undefined;
+  private depth = 0;
+
+  constructor(
+    readonly connection: SyncPostgresConnection,
+    private readonly dropSchemaOnClose: boolean,
+  ) {}
+
+  prepare(sql: string): SqlStatement {
+    let statement = this.statements.get(sql);
+    if (statement === undefined) {
+      const translated = translateQuery(sql);
+      const identity = translated.insertTable === undefined ? undefined : this.identityColumns().get(translated.insertTable);
+      const text = identity !== undefined && !/\bRETURNING\b/i.test(translated.text) ? `${translated.text} RETURNING ${identity}` : translated.text;
+      // A named statement is parsed and planned once per connection, as better-sqlite3 prepares once.
+      statement = new PostgresStatement(this, text, `s${this.statements.size}`, identity);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  exec(sql: string): void {
+    this.connection.query(translateSchema(sql));
+    this.identities = undefined;
+  }
+
+  /** Runs `fn` in one transaction holding the store's write lock; nested calls become savepoints. */
+  transaction<T>(fn: () => T): T {
+    const savepoint = `sp${this.depth}`;
+    this.connection.query(
+      this.depth === 0
+        ? `BEGIN; SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, ${STORE_LOCK.writes})`
+        : `SAVEPOINT ${savepoint}`,
+    );
+    this.depth += 1;
+    let result: T;
+    try {
+      result = fn();
+      if (result instanceof Promise) {
+        throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
+      }
+    } catch (error) {
+      this.depth -= 1;
+      try {
+        this.connection.query(this.depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+      } catch {
+        // The connection broke: Postgres rolls the transaction back itself.
+      }
+      throw error;
+    }
+    this.depth -= 1;
+    this.connection.query(this.depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
+    return result;
+  }
+
+  get open(): boolean {
+    return this.connection.open;
+  }
+
+  close(): void {
+    this.connection.close({ dropSchema: this.dropSchemaOnClose });
+  }
+
+  private identityColumns(): Map<string, string> {
+    if (this.identities === undefined) {
+      const rows = this.connection.query(
+        `SELECT table_name, column_name FROM information_schema.columns
+          WHERE table_schema = current_schema() AND is_identity = 'YES' AND column_name <> 'rowid'`,
+      ).rows as Array<{ table_name: string; column_name: string }>;
+      this.identities = new Map(rows.map((row) => [row.table_name, row.column_name]));
+    }
+    return this.identities;
+  }
+}

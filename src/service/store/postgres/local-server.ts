@@ -1,0 +1,166 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { delimiter, dirname, join } from 'node:path';
+
+/**
+ * A Postgres server of our own, for `sandbox up --database postgres` without a URL and for the test suite: Debian's
+ * `postgresql` binaries (or any found on PATH, or in SANDBOX_POSTGRES_BIN), a data folder in the state folder, a
+ * loopback port. Postgres refuses to run as root, so as root the server runs as the `postgres` system user.
+ */
+export interface LocalPostgres {
+  url: string;
+  port: number;
+  dataDir: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export interface LocalPostgresOptions {
+  dataDir: string;
+  port?: number | undefined;
+  /** Skip fsync and WAL flushing: for throwaway test clusters, where durability buys nothing. */
+  ephemeral?: boolean | undefined;
+}
+
+export class LocalPostgresError extends Error {
+  override readonly name = 'LocalPostgresError';
+}
+
+const DATABASE = 'sandbox';
+const SUPERUSER = 'sandbox';
+
+/** The folder holding `initdb`, `postgres` and `pg_ctl`. */
+export function findPostgresBinaries(): string {
+  const candidates: string[] = [];
+  if (process.env.SANDBOX_POSTGRES_BIN) candidates.push(process.env.SANDBOX_POSTGRES_BIN);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const pgCtl = join(dir, 'pg_ctl');
+    if (dir !== '' && existsSync(pgCtl)) candidates.push(dirname(realpathSync(pgCtl)));
+  }
+  for (const root of ['/usr/lib/postgresql', '/usr/local/lib/postgresql']) {
+    if (!existsSync(root)) continue;
+    const versions = readdirSync(root)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
+    candidates.push(...versions.map((version) => join(root, version, 'bin')));
+  }
+  const found = candidates.find((dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')));
+  if (found === undefined) {
+    throw new LocalPostgresError(
+      'no Postgres server binaries found (initdb, postgres): install them (Debian/Ubuntu: apt-get install postgresql; ' +
+        'macOS: brew install postgresql) or set SANDBOX_POSTGRES_BIN to their folder, or pass --database-url',
+    );
+  }
+  return found;
+}
+
+/** Who runs the server: ourselves, or the `postgres` system user when we are root. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('postgres:'));
+  if (line === undefined) {
+    throw new LocalPostgresError('Postgres refuses to run as root and there is no `postgres` user to run it as: run as another user');
+  }
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+async function freePort(): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+    });
+  });
+}
+
+/** Every folder above the data folder must be enterable by the server's user. */
+function assertReachable(dataDir: string, user: { uid: number } | undefined): void {
+  if (user === undefined) return;
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      throw new LocalPostgresError(
+        `Postgres runs as the postgres user (we are root) and cannot enter ${dir}: choose a state folder it can reach, or pass --database-url`,
+      );
+    }
+    if (dirname(dir) === dir) break;
+  }
+}
+
+/** Initialises the data folder on first use, starts the server and waits until it accepts connections. */
+export async function startLocalPostgres(options: LocalPostgresOptions): Promise<LocalPostgres> {
+  const bin = findPostgresBinaries();
+  const user = serverUser();
+  const dataDir = options.dataDir;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  assertReachable(dataDir, user);
+  if (user !== undefined) chownSync(dataDir, user.uid, user.gid);
+  const asUser = user === undefined ? {} : { uid: user.uid, gid: user.gid };
+  if (!existsSync(join(dataDir, 'PG_VERSION'))) {
+    try {
+      execFileSync(
+        join(bin, 'initdb'),
+        ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-instructions'],
+        { ...asUser, stdio: 'pipe' },
+      );
+    } catch (error) {
+      const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+      throw new LocalPostgresError(`initdb failed in ${dataDir}: ${stderr || (error as Error).message}`);
+    }
+  }
+  const port = options.port ?? (await freePort());
+  const settings = [
+    '-D',
+    dataDir,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=${dataDir}`,
+    '-c',
+    'max_connections=200',
+    ...(options.ephemeral === true ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+  ];
+  const child: ChildProcess = spawn(join(bin, 'postgres'), settings, { ...asUser, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  let log = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-4_000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = `postgres://${SUPERUSER}@127.0.0.1:${port}/${DATABASE}`;
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    // SIGINT is Postgres's "fast shutdown": roll back open transactions, write a checkpoint, exit.
+    child.kill('SIGINT');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  };
+  const { default: pg } = await import('pg');
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new LocalPostgresError(`postgres exited with code ${child.exitCode}: ${log.trim()}`);
+    const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres' });
+    try {
+      await client.connect();
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
+      await client.end();
+      break;
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (Date.now() > deadline) {
+        await stop();
+        throw new LocalPostgresError(`postgres did not accept connections within 30 s: ${(error as Error).message}; ${log.trim()}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return { url, port, dataDir, pid: child.pid ?? 0, stop };
+}

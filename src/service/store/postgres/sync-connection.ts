@@ -1,0 +1,173 @@
+import { createRequire } from 'node:module';
+import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+
+/**
+ * One Postgres connection that answers synchronously. The service's store contract is synchronous (a transaction
+ * is a synchronous function, so no other request can interleave with it inside this process), and that contract is
+ * what keeps every repository and the settlement engine simple. `pg` is asynchronous, so it runs in a worker thread
+ * that owns the connection; the calling thread posts one query and sleeps on `Atomics.wait` until the worker has
+ * posted the answer. The round trip adds tens of microseconds to each query.
+ *
+ * The worker is source text evaluated by Node rather than a file, so the same code runs from the compiled package
+ * and from the TypeScript sources under the test runner (a worker cannot load a .ts file).
+ */
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const pg = require(workerData.pgPath);
+const { port, signal: buffer, url, schema, createSchema, applicationName } = workerData;
+const signal = new Int32Array(buffer);
+// SQLite hands back integers as numbers; so do we (bigint beyond 2^53, which no column of ours holds).
+const integer = (text) => { const n = Number(text); return Number.isSafeInteger(n) ? n : BigInt(text); };
+const types = {
+  getTypeParser: (oid, format) => (oid === 20 ? integer : oid === 1700 ? Number : pg.types.getTypeParser(oid, format)),
+};
+const client = new pg.Client({ connectionString: url, types, application_name: applicationName });
+client.on('error', () => {});
+const ready = client.connect().then(async () => {
+  if (schema) {
+    if (createSchema) await client.query('CREATE SCHEMA IF NOT EXISTS "' + schema + '"');
+    await client.query('SET search_path TO "' + schema + '"');
+  }
+});
+ready.catch(() => {});
+const values = (params) => params.map((v) => (v instanceof Uint8Array ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v));
+async function answer(request) {
+  let reply;
+  try {
+    await ready;
+    if (request.kind === 'close') {
+      if (schema && request.dropSchema) await client.query('DROP SCHEMA IF EXISTS "' + schema + '" CASCADE');
+      await client.end();
+      reply = { ok: true, rows: [], rowCount: 0 };
+    } else {
+      const query = request.params === undefined ? request.sql : { text: request.sql, values: values(request.params), name: request.name };
+      const result = await client.query(query);
+      const last = Array.isArray(result) ? result[result.length - 1] : result;
+      reply = { ok: true, rows: last.rows || [], rowCount: last.rowCount || 0 };
+    }
+  } catch (error) {
+    reply = { ok: false, message: String(error && error.message), code: error && error.code, detail: error && error.detail };
+  }
+  port.postMessage(reply);
+  Atomics.store(signal, 0, 1);
+  Atomics.notify(signal, 0);
+}
+let chain = Promise.resolve();
+port.on('message', (request) => { chain = chain.then(() => answer(request)); });
+`;
+
+export interface SyncConnectionOptions {
+  url: string;
+  /** Run every statement in this schema (search_path); created first when `createSchema`. */
+  schema?: string | undefined;
+  createSchema?: boolean | undefined;
+  /** How long one statement may take before the caller gives up (the worker is then stopped). */
+  timeoutMs?: number | undefined;
+  applicationName?: string | undefined;
+}
+
+export interface QueryResult {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+}
+
+/** A Postgres error, with its SQLSTATE code (e.g. `23505` unique violation, `08006` connection failure). */
+export class PostgresError extends Error {
+  override readonly name = 'PostgresError';
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+    readonly detail?: string,
+  ) {
+    super(message);
+  }
+}
+
+interface Reply {
+  ok: boolean;
+  rows?: Record<string, unknown>[];
+  rowCount?: number;
+  message?: string;
+  code?: string;
+  detail?: string;
+}
+
+export class SyncPostgresConnection {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly signal = new Int32Array(new SharedArrayBuffer(4));
+  private readonly timeoutMs: number;
+  private closed = false;
+
+  constructor(options: SyncConnectionOptions) {
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: {
+        pgPath: createRequire(import.meta.url).resolve('pg'),
+        port: port2,
+        signal: this.signal.buffer,
+        url: options.url,
+        schema: options.schema,
+        createSchema: options.createSchema === true,
+        applicationName: options.applicationName ?? 'settlement-sandbox',
+      },
+      transferList: [port2],
+    });
+    // The worker must not keep the process alive; a closed store ends it explicitly.
+    this.worker.unref();
+    this.port.unref();
+  }
+
+  /** Runs one statement. Without `params` it is sent as a simple query, which may hold several statements. */
+  query(sql: string, params?: readonly unknown[], name?: string): QueryResult {
+    const reply = this.call({ kind: 'query', sql, params, name });
+    const rows = reply.rows ?? [];
+    for (const row of rows) {
+      for (const key in row) {
+        const value = row[key];
+        // Structured cloning turns a Buffer into a plain Uint8Array; repositories expect Buffers, as SQLite gives.
+        if (value instanceof Uint8Array && !Buffer.isBuffer(value)) row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      }
+    }
+    return { rows, rowCount: reply.rowCount ?? 0 };
+  }
+
+  get open(): boolean {
+    return !this.closed;
+  }
+
+  /** Ends the connection (dropping the schema first when asked: throwaway test stores). */
+  close(options: { dropSchema?: boolean } = {}): void {
+    if (this.closed) return;
+    try {
+      this.call({ kind: 'close', dropSchema: options.dropSchema === true });
+    } catch {
+      // A dead connection has nothing to end.
+    } finally {
+      this.closed = true;
+      void this.worker.terminate();
+    }
+  }
+
+  private call(request: Record<string, unknown>): Reply {
+    if (this.closed) throw new PostgresError('the store is closed', '08003');
+    Atomics.store(this.signal, 0, 0);
+    this.port.postMessage(request);
+    const waited = Atomics.wait(this.signal, 0, 0, this.timeoutMs);
+    const message = receiveMessageOnPort(this.port);
+    if (message === undefined) {
+      if (waited === 'timed-out') {
+        this.closed = true;
+        void this.worker.terminate();
+        throw new PostgresError(`Postgres did not answer within ${this.timeoutMs} ms`, '57014');
+      }
+      throw new PostgresError('the Postgres connection worker stopped', '08006');
+    }
+    const reply = message.message as Reply;
+    if (!reply.ok) throw new PostgresError(reply.message ?? 'Postgres error', reply.code, reply.detail);
+    return reply;
+  }
+}

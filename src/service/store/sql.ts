@@ -1,0 +1,34 @@
+/**
+ * The SQL surface the repositories use: the subset of better-sqlite3's API that a server database can offer as
+ * well. Repositories write SQLite's dialect; the Postgres implementation translates it (store/postgres/dialect.ts),
+ * so one repository serves both stores.
+ */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+export interface SqlRunResult {
+  /** Rows inserted, updated or deleted. */
+  changes: number;
+  /** The integer primary key of the last row inserted into a table that has one; 0 otherwise. */
+  lastInsertRowid: number | bigint;
+}
+
+export interface SqlStatement {
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+  run(...params: unknown[]): SqlRunResult;
+  iterate(...params: unknown[]): IterableIterator<unknown>;
+}
+
+export interface SqlDatabase {
+  readonly dialect: SqlDialect;
+  prepare(sql: string): SqlStatement;
+  /** Runs statements without parameters (DDL, several statements separated by `;`). */
+  exec(sql: string): void;
+  readonly open: boolean;
+  close(): void;
+}
+
+/** A database that runs a synchronous function in one transaction (nested calls become savepoints). */
+export interface TransactionalDatabase extends SqlDatabase {
+  transaction<T>(fn: () => T): T;
+}

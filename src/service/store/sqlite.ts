@@ -1,0 +1,59 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { SqlDatabase, SqlStatement } from './sql.js';
+
+/** The embedded store: one SQLite file (WAL) in the state folder, or `:memory:`. */
+export class SqliteDatabase implements SqlDatabase {
+  readonly dialect = 'sqlite' as const;
+  /** One transaction function for every call: building one per call costs more than a small transaction's SQL. */
+  private readonly immediate: (fn: () => unknown) => unknown;
+
+  private constructor(readonly raw: Database.Database) {
+    this.immediate = raw.transaction((fn: () => unknown) => {
+      const result = fn();
+      if (result instanceof Promise) {
+        throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
+      }
+      return result;
+    }).immediate;
+  }
+
+  static open(path: string): SqliteDatabase {
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true });
+      // The store holds secrets that must stay readable (the JWT signing key, webhook signing secrets, TOTP seeds):
+      // owner-only, like sandbox.json. SQLite gives its -wal and -shm files the database file's mode.
+      if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+      for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+    }
+    const raw = new Database(path);
+    // WAL lets readers (status commands, the ledger verifier) work while the service writes.
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+    return new SqliteDatabase(raw);
+  }
+
+  prepare(sql: string): SqlStatement {
+    return this.raw.prepare(sql);
+  }
+
+  exec(sql: string): void {
+    this.raw.exec(sql);
+  }
+
+  /** BEGIN IMMEDIATE; nested calls become savepoints. */
+  transaction<T>(fn: () => T): T {
+    return this.immediate(fn) as T;
+  }
+
+  get open(): boolean {
+    return this.raw.open;
+  }
+
+  close(): void {
+    if (this.raw.open) this.raw.close();
+  }
+}
