@@ -229,15 +229,15 @@ export class RfqRepository {
       setOutcome: db.prepare('UPDATE quotes SET outcome = ?, outcome_at = ? WHERE order_id = ? AND outcome IS NULL'),
       recentLatencies: db.prepare('SELECT latency_ms FROM quotes WHERE solver_id = ? ORDER BY created_at DESC, id DESC LIMIT ?'),
       outcomeCounts: db.prepare(
-        "SELECT COALESCE(SUM(outcome = 'filled'), 0) AS filled, COALESCE(SUM(outcome = 'failed'), 0) AS failed FROM quotes WHERE solver_id = ?",
+        "SELECT COUNT(CASE WHEN outcome = 'filled' THEN 1 END) AS filled, COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed FROM quotes WHERE solver_id = ?",
       ),
       quoteTotals: db.prepare(
-        `SELECT solver_id, COUNT(*) AS quotes, COALESCE(SUM(best_price), 0) AS best, COALESCE(SUM(status = 'accepted'), 0) AS wins,
-           COALESCE(SUM(outcome = 'filled'), 0) AS filled, COALESCE(SUM(outcome = 'failed'), 0) AS failed
+        `SELECT solver_id, COUNT(*) AS quotes, COALESCE(SUM(best_price), 0) AS best, COUNT(CASE WHEN status = 'accepted' THEN 1 END) AS wins,
+           COUNT(CASE WHEN outcome = 'filled' THEN 1 END) AS filled, COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed
          FROM quotes GROUP BY solver_id`,
       ),
       invitationTotals: db.prepare(
-        `SELECT solver_id, COUNT(*) AS invited, COALESCE(SUM(outcome IN ('quoted', 'declined')), 0) AS responded
+        `SELECT solver_id, COUNT(*) AS invited, COUNT(CASE WHEN outcome IN ('quoted', 'declined') THEN 1 END) AS responded
          FROM rfq_invitations GROUP BY solver_id`,
       ),
       wonVolumes: db.prepare(

@@ -71,6 +71,8 @@ function isStoreUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof TypeError && /database connection is not open/.test(error.message)) return true;
   const code = (error as { code?: unknown }).code;
+  // Postgres: connection exceptions (08), insufficient resources (53), operator intervention (57: shutdown, timeout).
+  if (error.name === 'PostgresError') return typeof code === 'string' && /^(08|53|57)/.test(code);
   return error.name === 'SqliteError' && typeof code === 'string' && [...STORE_DOWN_CODES].some((c) => code.startsWith(c));
 }
 

@@ -243,7 +243,7 @@ export class ChainCursorRepository {
   set(chainId: number, nextBlock: number, at: number): void {
     this.sql(
       `INSERT INTO chain_cursors (chain_id, next_block, updated_at) VALUES (?, ?, ?)
-         ON CONFLICT (chain_id) DO UPDATE SET next_block = MAX(next_block, excluded.next_block), updated_at = excluded.updated_at`,
+         ON CONFLICT (chain_id) DO UPDATE SET next_block = MAX(chain_cursors.next_block, excluded.next_block), updated_at = excluded.updated_at`,
     ).run(chainId, nextBlock, at);
   }
 }

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MigrationError, type MigrationSet } from './migrations.js';
 import { platformMigrations } from './platform-migrations.js';
 import { Store } from './store.js';
-import { SqliteDatabase } from './sqlite.js';
+import type { SqliteDatabase } from './sqlite.js';
 
 const notes: MigrationSet = {
   module: 'notes',

@@ -222,7 +222,7 @@ export class WebhookEndpointRepository {
   setStatus(id: string, status: WebhookStatus, now: number): void {
     this.prepare(
       `UPDATE webhooks SET status = ?, updated_at = ?,
-           stopped_at = CASE WHEN ? IN ('paused', 'disabled') THEN ? ELSE NULL END,
+           stopped_at = CASE WHEN ? IN ('paused', 'disabled') THEN CAST(? AS INTEGER) ELSE NULL END,
            failure_streak = CASE WHEN ? = 'active' THEN 0 ELSE failure_streak END
          WHERE id = ?`,
     ).run(status, now, status, now, status, id);
@@ -434,7 +434,7 @@ export class WebhookMessageRepository {
 
   advanceFanOutCursor(seq: number): void {
     this.prepare(
-      'INSERT INTO webhook_fanout_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = MAX(seq, excluded.seq)',
+      'INSERT INTO webhook_fanout_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = MAX(webhook_fanout_cursor.seq, excluded.seq)',
     ).run(seq);
   }
 }

@@ -29,6 +29,7 @@ class PostgresStatement implements SqlStatement {
     private readonly name: string,
     /** The identity column this INSERT returns, so `lastInsertRowid` is what SQLite would give. */
     private readonly identity: string | undefined,
+    private readonly names: string[] | undefined,
   ) {
     this.keepsRowid = /\browid\b/i.test(text);
   }
@@ -55,7 +56,18 @@ class PostgresStatement implements SqlStatement {
   }
 
   private execute(params: unknown[]): QueryResult {
-    return this.database.connection.query(this.text, flatten(params), this.name);
+    return this.database.connection.query(this.text, this.bind(params), this.name);
+  }
+
+  private bind(params: unknown[]): unknown[] {
+    if (this.names === undefined) return flatten(params);
+    const named = (params[0] ?? {}) as Record<string, unknown>;
+    return flatten(
+      this.names.map((name) => {
+        if (!(name in named)) throw new RangeError(`Missing named parameter "${name}"`);
+        return [named[name]];
+      }),
+    );
   }
 }
 
@@ -75,9 +87,10 @@ export class PostgresDatabase implements SqlDatabase {
     if (statement === undefined) {
       const translated = translateQuery(sql);
       const identity = translated.insertTable === undefined ? undefined : this.identityColumns().get(translated.insertTable);
-      const text = identity !== undefined && !/\bRETURNING\b/i.test(translated.text) ? `${translated.text} RETURNING ${identity}` : translated.text;
+      const text =
+        identity !== undefined && !/\bRETURNING\b/i.test(translated.text) ? `${translated.text} RETURNING ${identity}` : translated.text;
       // A named statement is parsed and planned once per connection, as better-sqlite3 prepares once.
-      statement = new PostgresStatement(this, text, `s${this.statements.size}`, identity);
+      statement = new PostgresStatement(this, text, `s${this.statements.size}`, identity, translated.names);
       this.statements.set(sql, statement);
     }
     return statement;
@@ -92,9 +105,7 @@ export class PostgresDatabase implements SqlDatabase {
   transaction<T>(fn: () => T): T {
     const savepoint = `sp${this.depth}`;
     this.connection.query(
-      this.depth === 0
-        ? `BEGIN; SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, ${STORE_LOCK.writes})`
-        : `SAVEPOINT ${savepoint}`,
+      this.depth === 0 ? `BEGIN; SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, ${STORE_LOCK.writes})` : `SAVEPOINT ${savepoint}`,
     );
     this.depth += 1;
     let result: T;

@@ -68,8 +68,15 @@ function scalarMinMax(code: string): string {
   return result;
 }
 
+/** Column names that are reserved words in Postgres but not in SQLite (written in lower case, as columns are). */
+function quoteReserved(code: string): string {
+  return code.replace(/\buser\b/g, '"user"');
+}
+
 export interface TranslatedQuery {
   text: string;
+  /** Named parameters (`@name`, bound from one object as better-sqlite3 does), in placeholder order. */
+  names: string[] | undefined;
   /** The statement inserts while ignoring conflicts (INSERT OR IGNORE). */
   insertTable: string | undefined;
 }
@@ -78,16 +85,24 @@ export interface TranslatedQuery {
 export function translateQuery(sql: string): TranslatedQuery {
   let index = 0;
   let ignore = false;
+  const names: string[] = [];
   let text = mapCode(sql, (code) => {
     let c = code.replace(/\?/g, () => {
       index += 1;
       return `$${index}`;
+    });
+    c = c.replace(/@([A-Za-z_][A-Za-z0-9_]*)/g, (_whole, name: string) => {
+      const known = names.indexOf(name);
+      if (known >= 0) return `$${known + 1}`;
+      names.push(name);
+      return `$${names.length}`;
     });
     c = c.replace(/\bINSERT\s+OR\s+IGNORE\s+INTO\b/gi, () => {
       ignore = true;
       return 'INSERT INTO';
     });
     c = c.replace(/\bIFNULL\s*\(/gi, 'COALESCE(');
+    c = quoteReserved(c);
     // Postgres folds unquoted names to lower case; SQLite keeps an alias's case, and row fields are read by it.
     c = c.replace(/\bAS\s+([A-Za-z_][A-Za-z0-9_]*)\b/g, (whole, name: string) =>
       /[a-z]/.test(name) && /[A-Z]/.test(name) ? `AS "${name}"` : whole,
@@ -105,7 +120,8 @@ export function translateQuery(sql: string): TranslatedQuery {
         : `${text.slice(0, returning.index)}ON CONFLICT DO NOTHING ${text.slice(returning.index)}`;
   }
   const insert = /^\s*INSERT\s+INTO\s+([A-Za-z_][A-Za-z0-9_]*)/i.exec(text);
-  return { text, insertTable: insert?.[1]?.toLowerCase() };
+  if (names.length > 0 && index > 0) throw new TypeError('a statement mixes ? and @name parameters');
+  return { text, names: names.length > 0 ? names : undefined, insertTable: insert?.[1]?.toLowerCase() };
 }
 
 /**
@@ -121,6 +137,7 @@ export function translateSchema(sql: string): string {
     c = c.replace(/\bINTEGER\b/g, 'BIGINT');
     c = c.replace(/\bREAL\b/g, 'DOUBLE PRECISION');
     c = c.replace(/\bBLOB\b/g, 'BYTEA');
+    c = quoteReserved(c);
     c = c.replace(/\bTEXT\b(?!\s+COLLATE)/g, 'TEXT COLLATE "C"');
     return c;
   })

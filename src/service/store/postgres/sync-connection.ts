@@ -78,6 +78,8 @@ export class PostgresError extends Error {
     message: string,
     readonly code: string | undefined,
     readonly detail?: string,
+    /** The statement that failed, for logs. */
+    readonly sql?: string,
   ) {
     super(message);
   }
@@ -123,13 +125,20 @@ export class SyncPostgresConnection {
 
   /** Runs one statement. Without `params` it is sent as a simple query, which may hold several statements. */
   query(sql: string, params?: readonly unknown[], name?: string): QueryResult {
-    const reply = this.call({ kind: 'query', sql, params, name });
+    let reply: Reply;
+    try {
+      reply = this.call({ kind: 'query', sql, params, name });
+    } catch (error) {
+      if (error instanceof PostgresError && error.sql === undefined) throw new PostgresError(error.message, error.code, error.detail, sql);
+      throw error;
+    }
     const rows = reply.rows ?? [];
     for (const row of rows) {
       for (const key in row) {
         const value = row[key];
         // Structured cloning turns a Buffer into a plain Uint8Array; repositories expect Buffers, as SQLite gives.
-        if (value instanceof Uint8Array && !Buffer.isBuffer(value)) row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+        if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+          row[key] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       }
     }
     return { rows, rowCount: reply.rowCount ?? 0 };
