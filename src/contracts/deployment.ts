@@ -42,6 +42,8 @@ export interface ApiInfo {
   workspaceId: string;
   /** API keys of that workspace (`svc_test_…` in the sandbox). */
   apiKeys: string[];
+  /** Where the service keeps its store: the SQLite file, or the Postgres database (URL without its password). */
+  store?: { kind: 'sqlite' | 'postgres'; location: string };
 }
 
 export interface SandboxManifest {

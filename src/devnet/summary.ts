@@ -80,6 +80,7 @@ export function formatSandboxSummary(
       ['WebSocket', manifest.api.wsUrl],
       ['Dashboard', `${manifest.api.url}/`],
       ['Workspace', manifest.api.workspaceId],
+      ...(manifest.api.store === undefined ? [] : [['Store', `${manifest.api.store.kind} ${manifest.api.store.location}`]]),
       ...manifest.api.apiKeys.map((key, i) => [i === 0 ? 'API key' : '', key]),
     ]);
   }

@@ -13,17 +13,29 @@ export const DEFAULT_SOLVERS = 3;
 export async function sandboxComponents(options: SandboxRunOptions): Promise<SandboxComponent[]> {
   // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
   if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
-  const components: SandboxComponent[] = [
+  const components: SandboxComponent[] = [];
+  // The service's store: a Postgres URL given, a Postgres of the sandbox's own, or (default) SQLite.
+  const database: { url?: string } = options.databaseUrl === undefined ? {} : { url: options.databaseUrl };
+  if (options.database === 'postgres' && options.databaseUrl === undefined) {
+    components.push(
+      loadedWhileChainsStart(
+        'postgres',
+        import('./postgres-component.js').then(({ localPostgresComponent }) => localPostgresComponent(database)),
+      ),
+    );
+  }
+  components.push(
     loadedWhileChainsStart(
       'settlement service',
       import('./service-component.js').then(({ settlementServiceComponent }) =>
         settlementServiceComponent({
           ...(options.port === undefined ? {} : { port: options.port }),
           ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          databaseUrl: () => database.url,
         }),
       ),
     ),
-  ];
+  );
   const solvers = options.solvers ?? DEFAULT_SOLVERS;
   if (solvers > 0)
     components.push(

@@ -23,4 +23,8 @@ export interface SandboxRunOptions {
   solverMode?: 'stream' | 'chain';
   /** Webhook retry profile of the service (`--webhook-profile A|B`). */
   webhookProfile?: 'A' | 'B';
+  /** `--database postgres` without a URL: a Postgres server of the sandbox's own, in `<state>/postgres`. */
+  database?: 'sqlite' | 'postgres';
+  /** `--database-url` (or DATABASE_URL): the service's store in this Postgres database. */
+  databaseUrl?: string;
 }

@@ -53,6 +53,8 @@ export interface SandboxServiceOptions {
   /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
   faucet?: ServiceConfig['faucet'];
   webhookProfile?: ServiceConfig['webhookProfile'];
+  /** `postgres://…`: the store in Postgres instead of `<state>/service/service.sqlite`. */
+  databaseUrl?: string;
 }
 
 /**
@@ -66,6 +68,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     environment: options.environment ?? 'sandbox',
     chains: options.chains,
     storePath: layout.store,
+    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
     clock: options.clock ?? new TestClock({ ticking: true }),
     ...(options.port === undefined ? {} : { port: options.port }),
     ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
@@ -90,7 +93,17 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     access = { workspaceId, apiKeys: [apiKey] };
   }
   writeFileSync(layout.access, `${JSON.stringify(access, null, 2)}\n`, { mode: 0o600 });
-  return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access } };
+  const store =
+    options.databaseUrl === undefined
+      ? { kind: 'sqlite' as const, location: layout.store }
+      : { kind: 'postgres' as const, location: redactedUrl(options.databaseUrl) };
+  return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access, store } };
+}
+
+function redactedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
 }
 
 /** Moves the sandbox chains with the service clock, through the devnet's chain-time functions. */
@@ -110,6 +123,8 @@ export interface ServiceComponentOptions {
   modules?: ServiceModule[];
   /** Webhook retry profile: A (default; pause after 5 exhausted events) or B (disable after 5 failed attempts). */
   webhookProfile?: ServiceConfig['webhookProfile'];
+  /** The Postgres database of the store, once known (a local server starts just before the service). */
+  databaseUrl?: () => string | undefined;
 }
 
 /**
@@ -123,6 +138,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
     async start(context: SandboxComponentContext) {
       const layout = serviceLayout(context.layout.root);
       if (context.fresh) rmSync(layout.root, { recursive: true, force: true });
+      const databaseUrl = options.databaseUrl?.();
       const times = await readChainTime(context.chains);
       const offsetSeconds = Math.max(0, ...times.map((time) => time.offsetSeconds));
       const { service, api } = await startSandboxService({
@@ -137,6 +153,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         ...(options.modules === undefined ? {} : { modules: options.modules }),
         settlement: relayerKeys(context.manifest),
         ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+        ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
       });
       context.onProgress(`settlement service listening on ${api.url}`);

@@ -163,6 +163,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const modules = [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extraModules];
   const store = Store.open({
     path: config.storePath,
+    databaseUrl: config.databaseUrl,
     migrations: [
       platformMigrations,
       webauthnMigrations,

@@ -6,6 +6,7 @@ import type { ServiceModule } from './module.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
 import { ConfigError } from './errors/config-error.js';
 import type { ResolvedServiceConfig } from './resolved-config.js';
+import { isPostgresUrl } from './store/sql.js';
 
 export type { ChainTime } from '../clock/index.js';
 export { ConfigError } from './errors/config-error.js';
@@ -20,6 +21,8 @@ export interface ServiceConfig {
   chains: ChainInfo[];
   /** SQLite file path, or `:memory:` (default; tests). */
   storePath?: string;
+  /** `postgres://…`: keep the store in this Postgres database instead of the SQLite file (shared sandboxes). */
+  databaseUrl?: string;
   /** Loopback by default. */
   host?: string;
   /** 0 (default) picks a free port. */
@@ -97,6 +100,9 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
     const checked = rate.safeParse(settings);
     if (!checked.success) throw new ConfigError(`${name}: ${checked.error.issues[0]?.message}`);
   }
+  if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
+    throw new ConfigError('databaseUrl must be a postgres:// or postgresql:// URL');
+  }
   const port = config.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConfigError(`port must be 0..65535, got ${port}`);
   const numbers = {
@@ -119,6 +125,7 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
     environment: config.environment,
     chains: config.chains,
     storePath: config.storePath ?? ':memory:',
+    databaseUrl: config.databaseUrl,
     host: config.host ?? '127.0.0.1',
     port,
     publicUrl: config.publicUrl?.replace(/\/+$/, ''),

@@ -6,6 +6,8 @@ export interface ResolvedServiceConfig {
   environment: Environment;
   chains: ChainInfo[];
   storePath: string;
+  /** Set: the store is this Postgres database (`storePath` then only locates files kept beside the store). */
+  databaseUrl: string | undefined;
   host: string;
   port: number;
   publicUrl: string | undefined;

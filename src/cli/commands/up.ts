@@ -5,6 +5,7 @@ import { ConfigError } from '../../devnet/errors.js';
 import type { SandboxManifest } from '../../contracts/deployment.js';
 import type { SandboxRunOptions } from '../../sandbox/run.js';
 import { stateLayout } from '../../devnet/state-dir.js';
+import { isPostgresUrl } from '../../service/store/sql.js';
 import { formatSandboxSummary } from '../../devnet/summary.js';
 import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
 
@@ -19,6 +20,8 @@ interface UpFlags {
   solverSeed?: string;
   solverMode?: string;
   webhookProfile?: string;
+  database?: string;
+  databaseUrl?: string;
 }
 
 export function register(program: Command): void {
@@ -35,6 +38,8 @@ export function register(program: Command): void {
     .option('--solver-seed <seed>', "seed of the reference solvers' pricing strategies")
     .option('--solver-mode <stream|chain>', 'reference solvers: quote on the solver stream (default), or watch Open logs only')
     .option('--webhook-profile <A|B>', 'webhook retries: A (6 retries up to 31 h, pause) or B (5 attempts, disable)')
+    .option('--database <sqlite|postgres>', "the service's store: sqlite (default, a file in the state folder) or postgres")
+    .option('--database-url <url>', 'postgres://… database for the store (default: $DATABASE_URL when it is a postgres:// URL)')
     .action(action(up));
 }
 
@@ -135,7 +140,38 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.solverSeed === undefined ? {} : { solverSeed: wholeNumber('--solver-seed', flags.solverSeed, 0, Number.MAX_SAFE_INTEGER) }),
     ...(flags.solverMode === undefined ? {} : { solverMode: solverMode(flags.solverMode) }),
     ...(flags.webhookProfile === undefined ? {} : { webhookProfile: webhookProfile(flags.webhookProfile) }),
+    ...databaseChoice(flags),
   };
+}
+
+/**
+ * `--database-url` names a Postgres database; without it, DATABASE_URL does when it holds a postgres:// URL (the
+ * variable is shared with other tools, so any other URL in it is not ours to read). `--database postgres` alone runs
+ * a Postgres of the sandbox's own.
+ */
+function databaseChoice(flags: UpFlags): Pick<SandboxRunOptions, 'database' | 'databaseUrl'> {
+  const kind = flags.database;
+  if (kind !== undefined && kind !== 'sqlite' && kind !== 'postgres') {
+    throw new ConfigError(`--database: "${kind}" is not sqlite or postgres.`);
+  }
+  if (flags.databaseUrl !== undefined && !isPostgresUrl(flags.databaseUrl)) {
+    throw new ConfigError(`--database-url: "${flags.databaseUrl}" is not a postgres:// or postgresql:// URL.`);
+  }
+  if (kind === 'sqlite') {
+    if (flags.databaseUrl !== undefined) throw new ConfigError('--database sqlite and --database-url: use one of them.');
+    return { database: 'sqlite' };
+  }
+  const environment = process.env.DATABASE_URL;
+  const url = flags.databaseUrl ?? (isPostgresUrl(environment) ? environment : undefined);
+  if (url !== undefined) {
+    if (flags.fresh) {
+      throw new ConfigError(
+        '--fresh with a Postgres URL: that database is yours and the sandbox will not empty it. Drop and recreate it, or use --database postgres.',
+      );
+    }
+    return { database: 'postgres', databaseUrl: url };
+  }
+  return kind === 'postgres' ? { database: 'postgres' } : {};
 }
 
 function solverMode(value: string): 'stream' | 'chain' {

@@ -32,3 +32,8 @@ export interface SqlDatabase {
 export interface TransactionalDatabase extends SqlDatabase {
   transaction<T>(fn: () => T): T;
 }
+
+/** A Postgres connection URL (`postgres://` or `postgresql://`). */
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
+}

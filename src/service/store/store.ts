@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
 import { PostgresDatabase } from './postgres/database.js';
 import { SyncPostgresConnection } from './postgres/sync-connection.js';
-import type { SqlDialect, TransactionalDatabase } from './sql.js';
+import { isPostgresUrl, type SqlDialect, type TransactionalDatabase } from './sql.js';
+
+export { isPostgresUrl } from './sql.js';
 import { SqliteDatabase } from './sqlite.js';
 
 /**
@@ -18,10 +20,6 @@ export interface StoreOptions {
   databaseUrl?: string | undefined;
   /** Migration sets in order: the platform's first, then one per module. */
   migrations: readonly MigrationSet[];
-}
-
-export function isPostgresUrl(url: string | undefined): url is string {
-  return url !== undefined && /^postgres(ql)?:\/\//i.test(url);
 }
 
 /**

@@ -43,9 +43,12 @@ export interface CliResult {
   stderr: string;
 }
 
-export function runCli(args: readonly string[], options: { timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  // DATABASE_URL picks the store of `sandbox up`: a developer's own must not leak into the tests.
+  const { DATABASE_URL: _ignored, ...inherited } = process.env;
+  const env = { ...inherited, ...options.env };
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, timeout: options.timeoutMs ?? 60_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [CLI, ...args], { cwd: ROOT, env, timeout: options.timeoutMs ?? 60_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
     });
