@@ -15,13 +15,13 @@ const WARM_UP = 100;
 const REQUESTS = 1_000;
 
 // anvil's well-known test keys (public): the solvers' wallets are never used here.
-const SOLVER_KEYS = [
+export const SOLVER_KEYS = [
   '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
   '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
   '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
 ];
 
-function chains() {
+export function chains() {
   const contracts = {
     Permit2: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
     InputSettlerEscrow: '0x1000000000000000000000000000000000000001',

@@ -1,0 +1,120 @@
+// POST /quotes throughput with the service's store on SQLite (the embedded default, a WAL file) and on Postgres (a
+// local server started for the run, default durability), same process, same 3 reference solvers answering at once,
+// IN_FLIGHT requests at a time. Each quote writes an RFQ, its invitations and quotes, ledger entries and outbox
+// events in one transaction, so this is the store's share of the busiest route. The floor is the SQLite figure.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, tempDir } from '../lib.mjs';
+import { chains, SOLVER_KEYS } from './20-auction.mjs';
+
+export const name = 'store';
+export const description = 'POST /quotes throughput, store on SQLite vs Postgres, 3 reference solvers';
+
+const REQUESTS = Number(process.env.BENCH_STORE_REQUESTS ?? 600);
+const IN_FLIGHT = 8;
+const WARM_UP = 50;
+
+const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+
+async function throughput(store) {
+  const { createService } = await load('src/service/app.js');
+  const { TestClock } = await load('src/clock/index.js');
+  const { startReferenceSolvers } = await load('src/solvers/index.js');
+  const { privateKeyToAccount } = await import('viem/accounts');
+  const folder = tempDir('bench-store-');
+  const service = await createService({
+    environment: 'sandbox',
+    chains: chains(),
+    storePath: join(folder.dir, 'service.sqlite'),
+    ...(store.url === undefined ? {} : { databaseUrl: store.url }),
+    clock: new TestClock({ ticking: true }),
+    logger: { level: 'silent' },
+    // The figure is the store's; the rate limiter would cap it first.
+    rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
+  });
+  let solvers;
+  try {
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
+    solvers = await startReferenceSolvers({
+      manifest: {
+        environment: 'sandbox',
+        manifestVersion: 1,
+        stateDir: folder.dir,
+        chains: chains(),
+        accounts: { solvers: SOLVER_KEYS.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address })) },
+        api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
+        startedAt: new Date().toISOString(),
+      },
+      count: 3,
+      seed: 1,
+      strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }],
+    });
+    const body = JSON.stringify({
+      inputToken: '0x2000000000000000000000000000000000000001',
+      outputToken: '0x2000000000000000000000000000000000000001',
+      inputAmount: '25000000000',
+      originChainId: 31_337,
+      destinationChainId: 31_338,
+    });
+    const quote = async () => {
+      const response = await fetch(`${service.url}/api/v1/quotes`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body,
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
+    };
+    const burst = async (count) => {
+      let next = 0;
+      const started = performance.now();
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < count) {
+            next += 1;
+            await quote();
+          }
+        }),
+      );
+      return performance.now() - started;
+    };
+    await burst(WARM_UP);
+    const ms = await burst(REQUESTS);
+    return (REQUESTS / ms) * 1_000;
+  } finally {
+    await solvers?.stop();
+    await service.stop();
+    folder.remove();
+  }
+}
+
+export async function run() {
+  const { startLocalPostgres } = await load('src/service/store/postgres/local-server.js');
+  const root = mkdtempSync(join(tmpdir(), 'bench-pg-'));
+  // As root the server runs as the postgres user, which must be able to enter the folder.
+  chmodSync(root, 0o755);
+  const server = await startLocalPostgres({ dataDir: join(root, 'data'), ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
+  try {
+    const sqlite = await throughput({});
+    const postgres = await throughput({ url: server.url });
+    return [
+      {
+        benchmark: 'POST /quotes throughput, store on SQLite',
+        result: `${sqlite.toFixed(0)} quotes/s`,
+        detail: `${REQUESTS} requests, ${IN_FLIGHT} in flight, file-backed SQLite (WAL)`,
+        values: { quotesPerSecond: sqlite, requests: REQUESTS, inFlight: IN_FLIGHT },
+      },
+      {
+        benchmark: 'POST /quotes throughput, store on Postgres',
+        result: `${postgres.toFixed(0)} quotes/s vs SQLite ${sqlite.toFixed(0)} quotes/s (×${(postgres / sqlite).toFixed(2)})`,
+        detail: `same run, one instance, local Postgres (default durability) over loopback TCP`,
+        values: { quotesPerSecond: postgres, floorQuotesPerSecond: sqlite, ratio: postgres / sqlite },
+      },
+    ];
+  } finally {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
