@@ -93,7 +93,7 @@ describe('sandbox up --database postgres', () => {
     const second = JSON.parse(again.stdout) as SandboxManifest;
     expect(second.api?.workspaceId).toBe(manifest.api?.workspaceId);
     const listed = await api(second, 'GET', '/api/v1/webhooks');
-    expect((listed.body.data as Array<{ id: string }>).map((hook) => hook.webhookId)).toEqual([created.body.webhookId]);
+    expect((listed.body.data as Array<{ webhookId: string }>).map((hook) => hook.webhookId)).toEqual([created.body.webhookId]);
     await runCli(['down', '--state-dir', dir]);
   });
 

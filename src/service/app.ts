@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
 import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
 import { AccessService } from './auth/access.js';
@@ -44,6 +44,7 @@ import { ComplianceModule } from './compliance/module.js';
 import { EvidenceModule } from './evidence/module.js';
 import { DashboardModule } from './dashboard/module.js';
 import { FaucetModule } from './faucet/module.js';
+import { FaultsModule } from './faults/module.js';
 import { PriceFeed } from './events/price-feed.js';
 import type { RealtimeConfig } from './events/realtime-config.js';
 import { OrdersModule } from './orders/module.js';
@@ -99,6 +100,7 @@ function createBuiltinModules(
     new MembersModule({ evidence }),
     new DeferredModule({ evidence, settlement, orders, auction, settings: settlementConfig.deferred }),
     new FaucetModule(settlementConfig.faucet),
+    new FaultsModule({ evidence, settlement, orders }),
     new DashboardModule(),
   ];
 }
@@ -198,6 +200,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
 
   app.use(formats.middleware());
   app.use(requestContext(logger));
+  // The sandbox's service faults (faults module) stand in front of authentication and every route.
+  let requestGate: RequestHandler | undefined;
+  app.use((req, res, next) => (requestGate === undefined ? next() : requestGate(req, res, next)));
   app.use(authenticate(authenticator));
   app.use(
     rateLimit({
@@ -286,6 +291,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     routes,
     upgrades,
     app,
+    useRequestGate: (gate) => {
+      requestGate = gate;
+    },
   };
   for (const module of modules) await module.setup?.(context);
 

@@ -1,4 +1,4 @@
-import type { Express } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/index.js';
 import type { AccessService } from './auth/access.js';
@@ -31,6 +31,8 @@ export interface ServiceContext {
   upgrades: UpgradeRouter;
   /** Raw express app, for what ApiRouter cannot express. Mount under the API base, before the 404. */
   app: Express;
+  /** Runs `gate` on every request before authentication and every route (the sandbox's service faults). */
+  useRequestGate(gate: RequestHandler): void;
 }
 
 /** Known once the server listens. */

@@ -7,7 +7,7 @@ import type { Store } from '../store/store.js';
 import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './chain-facts.js';
 import { type SettlementChain, settlementChains } from './chains.js';
 import { type RelayRecord, RelayRepository, type RelayRequest } from './relay-repository.js';
-import { AccountRelayer, type AfterCommit, type RelayOutcome } from './relayer.js';
+import { AccountRelayer, type AfterCommit, type RelayGateDecision, type RelayOutcome } from './relayer.js';
 import { DEFAULT_GAS, type GasLimits, type SettlementSettings } from './settings.js';
 import { ChainWatcher } from './watchers.js';
 
@@ -44,6 +44,8 @@ export class SettlementEngine {
   private readonly watchers = new Map<number, ChainWatcher>();
   private readonly accounts: Record<RelayerRole, Address>;
   private listener: SettlementListener | undefined;
+  /** The sandbox's fault switches, when set: consulted for every queued relay before it is sent. */
+  private relayGate: ((relay: RelayRecord) => RelayGateDecision) | undefined;
   /** Owners of other relay kinds (the deferred rail's vault calls): told of every outcome, they pick theirs. */
   private readonly relayListeners: Array<(relay: RelayRecord, outcome: RelayOutcome) => AfterCommit[]> = [];
   private started = false;
@@ -70,6 +72,7 @@ export class SettlementEngine {
             clock: deps.clock,
             logger: deps.logger,
             commit: deps.commit,
+            gate: (relay) => this.relayGate?.(relay) ?? { action: 'send' },
             onOutcome: (relay, outcome, logs) => [
               ...(this.listener?.onRelayOutcome(relay, outcome) ?? []),
               ...this.relayListeners.flatMap((listen) => listen(relay, outcome)),
@@ -85,6 +88,16 @@ export class SettlementEngine {
 
   attach(listener: SettlementListener): void {
     this.listener = listener;
+  }
+
+  /** Puts the fault switches in front of every queued relay (sandbox only). */
+  useRelayGate(gate: (relay: RelayRecord) => RelayGateDecision): void {
+    this.relayGate = gate;
+  }
+
+  /** Wakes every relayer: queued relays that may go now are sent. */
+  kickAll(): void {
+    for (const relayer of this.relayers.values()) relayer.kick();
   }
 
   /** Hears every relay outcome, inside the transaction that records it (for relay kinds the listener owns). */

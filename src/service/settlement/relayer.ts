@@ -28,7 +28,14 @@ export interface RelayerDeps {
    * facts, processed in the same transaction); returns work for after the commit.
    */
   onOutcome(relay: RelayRecord, outcome: RelayOutcome, logs: RawReceipt['logs']): AfterCommit[];
+  /**
+   * The sandbox's fault switches (src/service/faults): whether a queued relay is sent now, kept queued (held, or
+   * delayed until a clock time: whoever holds it kicks the relayer again), or dropped unsent.
+   */
+  gate?(relay: RelayRecord): RelayGateDecision;
 }
+
+export type RelayGateDecision = { action: 'send' } | { action: 'hold' | 'drop'; faultId: string } | { action: 'wait'; until: number };
 
 /**
  * Kinds whose signed transaction is recorded before it is sent, so that it is sent at most once even across a
@@ -131,6 +138,15 @@ export class AccountRelayer {
           this.drainAgain = false;
           for (const relay of this.deps.relays.queued(this.chainId, this.address)) {
             if (this.stopped) return;
+            const gate = this.deps.gate?.(relay) ?? { action: 'send' };
+            if (gate.action === 'hold' || gate.action === 'wait') continue;
+            if (gate.action === 'drop') {
+              // Never sent, so nothing on chain to wait for; the owner of the relay hears nothing, as from a lost one.
+              this.deps.commit(() =>
+                this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), { error: `dropped by fault switch ${gate.faultId}` }),
+              );
+              continue;
+            }
             await this.exclusive(async () => {
               const signed = await this.sign(relay, this.next);
               if (DURABLE_KINDS.has(relay.kind)) this.deps.commit(() => this.deps.relays.markSent(relay.id, signed, this.deps.clock.now()));

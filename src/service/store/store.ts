@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
 import { PostgresDatabase } from './postgres/database.js';
 import { SyncPostgresConnection } from './postgres/sync-connection.js';
@@ -8,8 +8,9 @@ export { isPostgresUrl } from './sql.js';
 import { SqliteDatabase } from './sqlite.js';
 
 /**
- * When set, every `:memory:` store is a fresh schema on this Postgres server instead (dropped when the store
- * closes): the test suite runs its repository and settlement tests on Postgres this way.
+ * When set, every store opened without a `databaseUrl` lives on this Postgres server instead: a `:memory:` store in
+ * a fresh schema (dropped when it closes), a file store in a schema named after its path. The test suite runs its
+ * service tests on Postgres this way (`npm run test:postgres`).
  */
 export const TEST_DATABASE_URL_VARIABLE = 'SANDBOX_TEST_DATABASE_URL';
 
@@ -35,16 +36,21 @@ export class Store {
   ) {}
 
   static open(options: StoreOptions): Store {
-    const memoryUrl = options.path === ':memory:' ? process.env[TEST_DATABASE_URL_VARIABLE] : undefined;
-    const url = isPostgresUrl(options.databaseUrl) ? options.databaseUrl : isPostgresUrl(memoryUrl) ? memoryUrl : undefined;
+    const testUrl = process.env[TEST_DATABASE_URL_VARIABLE];
     let store: Store;
-    if (url === undefined) {
-      store = new Store(SqliteDatabase.open(options.path), options.path);
+    if (isPostgresUrl(options.databaseUrl)) {
+      store = new Store(new PostgresDatabase(new SyncPostgresConnection({ url: options.databaseUrl }), false), redact(options.databaseUrl));
+    } else if (isPostgresUrl(testUrl)) {
+      // The test suite on Postgres: a `:memory:` store is a throwaway schema; a file store is a schema named after
+      // its path, kept for the run, so a test that restarts the service on the same path finds its data again.
+      const throwaway = options.path === ':memory:';
+      const schema = throwaway
+        ? `t_${randomBytes(6).toString('hex')}`
+        : `f_${createHash('sha256').update(options.path).digest('hex').slice(0, 24)}`;
+      const connection = new SyncPostgresConnection({ url: testUrl, schema, createSchema: true });
+      store = new Store(new PostgresDatabase(connection, throwaway), `${redact(testUrl)} (schema ${schema})`);
     } else {
-      const throwaway = url === memoryUrl;
-      const schema = throwaway ? `t_${randomBytes(6).toString('hex')}` : undefined;
-      const connection = new SyncPostgresConnection({ url, schema, createSchema: throwaway });
-      store = new Store(new PostgresDatabase(connection, throwaway), redact(url));
+      store = new Store(SqliteDatabase.open(options.path), options.path);
     }
     try {
       runMigrations(store.db, options.migrations);

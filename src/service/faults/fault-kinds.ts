@@ -1,0 +1,63 @@
+import type { RelayKind } from '../settlement/relay-repository.js';
+
+/**
+ * The sandbox's fault switches: what each kind does. Relay faults act on the engine's queued relays (the oracle's
+ * two legs, keeper refunds); oracle faults are the attestation relay's faults under the oracle's name; service
+ * faults act on HTTP requests.
+ */
+export const FAULT_KINDS = [
+  'relay.hold',
+  'relay.delay',
+  'relay.drop',
+  'oracle.withhold',
+  'oracle.late',
+  'service.maintenance',
+  'service.slow',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+/** Relays a relay fault can name. The deposit relay is sent inside `POST /orders` and takes no relay faults yet. */
+export const RELAY_CLASSES = ['attestation', 'refund'] as const;
+export type RelayClass = (typeof RELAY_CLASSES)[number];
+
+export const RELAY_KINDS: Record<RelayClass, readonly RelayKind[]> = {
+  attestation: ['oracle.submit', 'oracle.receive'],
+  refund: ['refund'],
+};
+
+export function relayClassOf(kind: RelayKind): RelayClass | undefined {
+  return RELAY_CLASSES.find((name) => RELAY_KINDS[name].includes(kind));
+}
+
+/** What a relay fault does to a relay: keep it until released, keep it for a while, or never send it. */
+export type RelayAction = 'hold' | 'delay' | 'drop';
+
+export function relayActionOf(kind: FaultKind): RelayAction | undefined {
+  switch (kind) {
+    case 'relay.hold':
+      return 'hold';
+    case 'relay.delay':
+    case 'oracle.late':
+      return 'delay';
+    case 'relay.drop':
+    case 'oracle.withhold':
+      return 'drop';
+    default:
+      return undefined;
+  }
+}
+
+/** The relay class a fault acts on: its own for relay faults, the attestation for oracle faults. */
+export function faultRelayClass(kind: FaultKind, relay: RelayClass | null): RelayClass | null {
+  return kind.startsWith('oracle.') ? 'attestation' : relay;
+}
+
+export const DESCRIPTIONS: Record<FaultKind, string> = {
+  'relay.hold': 'Queue the named relay (attestation or refund) and send nothing until `sandbox relay release`.',
+  'relay.delay': 'Send the named relay only once `delay` of clock time has passed since it was queued.',
+  'relay.drop': 'Never send the named relay: it is recorded as dropped.',
+  'oracle.withhold': 'The oracle never attests: the attestation relay is dropped (the order refunds after expiry).',
+  'oracle.late': 'The oracle attests `delay` of clock time late.',
+  'service.maintenance': 'The route answers 503 `maintenance` (Format A or B as the route speaks).',
+  'service.slow': 'The route answers `delay` later (wall time).',
+};

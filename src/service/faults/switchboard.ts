@@ -1,0 +1,267 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../../clock/index.js';
+import type { LedgerRepository } from '../ledger/repository.js';
+import type { OrderRepository, Stage } from '../orders/order-repository.js';
+import type { RelayRecord } from '../settlement/relay-repository.js';
+import { newId } from '../store/ids.js';
+import type { Store } from '../store/store.js';
+import { type FaultKind, faultRelayClass, type RelayAction, type RelayClass, relayActionOf, relayClassOf } from './fault-kinds.js';
+import { FaultRepository, type FaultScope, type FaultSwitch, type RelayDecision } from './fault-repository.js';
+
+/** What the relayer does with one queued relay. */
+export type RelayGate = { action: 'send' } | { action: 'hold'; faultId: string } | { action: 'wait'; until: number } | { action: 'drop'; faultId: string };
+
+export interface NewFault {
+  kind: FaultKind;
+  relay?: RelayClass | undefined;
+  delayMs?: number | undefined;
+  route?: string | undefined;
+  scope?: Partial<FaultScope> | undefined;
+  count?: number | undefined;
+  forMs?: number | undefined;
+}
+
+export interface FaultSwitchboardDeps {
+  store: Store;
+  clock: Clock;
+  ledger: LedgerRepository;
+  logger: Logger;
+  /** The orders' repository, for scopes by corridor or solver and for timeline stages; undefined without orders. */
+  orders(): OrderRepository | undefined;
+  /** Wakes every relayer, so a released or due relay is sent now. */
+  kickRelays(): void;
+}
+
+const STAGE: Record<RelayAction | 'release', Stage> = {
+  hold: 'fault.held',
+  delay: 'fault.delayed',
+  drop: 'fault.dropped',
+  release: 'fault.released',
+};
+
+/** Routes a service fault never touches: the switches' own routes, so a maintenance switch can always be cleared. */
+const UNGATED = /^\/api\/v1\/sandbox\/(faults|relays)(\/|$)/;
+
+/**
+ * The sandbox's fault switches: set, listed and cleared through the sandbox API and CLI; consulted by the relayers
+ * (relay and oracle faults) and by the HTTP layer (service faults). Every firing is a ledger entry (`fault.fired`,
+ * on the order's trade when there is one) and, for an order, a stage of its timeline, so a run explains itself.
+ */
+export class FaultSwitchboard {
+  readonly repository: FaultRepository;
+  private readonly timers = new Map<number, ReturnType<Clock['schedule']>>();
+
+  constructor(private readonly deps: FaultSwitchboardDeps) {
+    this.repository = new FaultRepository(deps.store);
+  }
+
+  set(input: NewFault): FaultSwitch {
+    const now = this.deps.clock.now();
+    const fault: FaultSwitch = {
+      id: newId('flt'),
+      kind: input.kind,
+      relay: input.relay ?? null,
+      delayMs: input.delayMs ?? null,
+      route: input.route ?? null,
+      scope: { orderId: input.scope?.orderId ?? null, corridor: input.scope?.corridor ?? null, solverId: input.scope?.solverId ?? null },
+      remaining: input.count ?? null,
+      expiresAt: input.forMs === undefined ? null : now + input.forMs,
+      fired: 0,
+      createdAt: now,
+      clearedAt: null,
+    };
+    this.deps.store.transaction(() => {
+      this.repository.insert(fault);
+      this.deps.ledger.append({
+        type: 'fault.set',
+        tradeId: fault.scope.orderId ?? fault.id,
+        recordedAt: new Date(now).toISOString(),
+        payload: { faultId: fault.id, kind: fault.kind, relay: fault.relay, route: fault.route, delayMs: fault.delayMs },
+      });
+    });
+    return fault;
+  }
+
+  list(): FaultSwitch[] {
+    return this.repository.listed();
+  }
+
+  get(id: string): FaultSwitch | undefined {
+    const fault = this.repository.get(id);
+    return fault?.clearedAt === null ? fault : undefined;
+  }
+
+  active(fault: FaultSwitch): boolean {
+    return (
+      fault.clearedAt === null &&
+      (fault.remaining === null || fault.remaining > 0) &&
+      (fault.expiresAt === null || fault.expiresAt > this.deps.clock.now())
+    );
+  }
+
+  /** Clears one switch (or all); relays it already holds stay held until released. */
+  clear(id?: string): number {
+    const now = this.deps.clock.now();
+    return this.deps.store.transaction(() => {
+      const cleared = id === undefined ? this.repository.clearAll(now) : Number(this.repository.clear(id, now));
+      if (cleared > 0) {
+        this.deps.ledger.append({
+          type: 'fault.cleared',
+          tradeId: id ?? 'faults',
+          recordedAt: new Date(now).toISOString(),
+          payload: { faultId: id ?? null, cleared },
+        });
+      }
+      return cleared;
+    });
+  }
+
+  /**
+   * Decides what happens to a queued relay: once per relay (the decision is stored, so a restart keeps a held relay
+   * held), by the oldest live switch that matches it.
+   */
+  relayGate(relay: RelayRecord): RelayGate {
+    const decided = this.repository.decision(relay.id);
+    if (decided !== undefined) return this.gateOf(decided);
+    const relayClass = relayClassOf(relay.kind);
+    if (relayClass === undefined) return { action: 'send' };
+    const now = this.deps.clock.now();
+    for (const fault of this.repository.live(now)) {
+      const action = relayActionOf(fault.kind);
+      if (action === undefined || faultRelayClass(fault.kind, fault.relay) !== relayClass || !this.matches(fault.scope, relay.orderId ?? null)) {
+        continue;
+      }
+      const decision = this.deps.store.transaction(() => {
+        if (!this.repository.fire(fault.id)) return undefined;
+        const made = {
+          relayId: relay.id,
+          faultId: fault.id,
+          orderId: relay.orderId ?? null,
+          action,
+          untilAt: action === 'delay' ? relay.createdAt + (fault.delayMs ?? 0) : null,
+          decidedAt: now,
+        };
+        this.repository.decide(made);
+        this.record(relay.orderId ?? null, action, now, {
+          faultId: fault.id,
+          kind: fault.kind,
+          action,
+          relayId: relay.id,
+          relayKind: relay.kind,
+          ...(made.untilAt === null ? {} : { until: new Date(made.untilAt).toISOString() }),
+        });
+        return { ...made, releasedAt: null };
+      });
+      if (decision === undefined) continue;
+      this.deps.logger.info({ faultId: fault.id, relay: relay.id, kind: relay.kind, action }, 'fault fired on a relay');
+      if (decision.action === 'delay') this.wakeAt(decision);
+      return this.gateOf(decision);
+    }
+    return { action: 'send' };
+  }
+
+  /** Releases held relays (of one order, or all) and sends them now; returns what was released. */
+  release(orderId?: string): RelayDecision[] {
+    const now = this.deps.clock.now();
+    const released = this.deps.store.transaction(() =>
+      this.repository.held(orderId).filter((held) => {
+        if (!this.repository.release(held.relayId, now)) return false;
+        this.record(held.orderId, 'release', now, { faultId: held.faultId, action: 'release', relayId: held.relayId });
+        return true;
+      }),
+    );
+    if (released.length > 0) this.deps.kickRelays();
+    return released;
+  }
+
+  /** After a restart: delayed relays wake at their time again. */
+  restore(): void {
+    for (const waiting of this.repository.waiting()) this.wakeAt(waiting);
+  }
+
+  stop(): void {
+    for (const job of this.timers.values()) this.deps.clock.cancel(job);
+    this.timers.clear();
+  }
+
+  /** The service fault for a request, counted and recorded when it fires; undefined when none matches. */
+  requestFault(method: string, path: string): FaultSwitch | undefined {
+    if (UNGATED.test(path)) return undefined;
+    const now = this.deps.clock.now();
+    for (const fault of this.repository.live(now)) {
+      if (!fault.kind.startsWith('service.') || !routeMatches(fault.route, method, path)) continue;
+      if (fault.scope.orderId !== null && !path.includes(fault.scope.orderId)) continue;
+      const fired = this.deps.store.transaction(() => {
+        if (!this.repository.fire(fault.id)) return false;
+        this.deps.ledger.append({
+          type: 'fault.fired',
+          tradeId: fault.scope.orderId ?? fault.id,
+          recordedAt: new Date(now).toISOString(),
+          payload: { faultId: fault.id, kind: fault.kind, method, path },
+        });
+        return true;
+      });
+      if (fired) return fault;
+    }
+    return undefined;
+  }
+
+  private gateOf(decision: RelayDecision): RelayGate {
+    if (decision.releasedAt !== null) return { action: 'send' };
+    switch (decision.action) {
+      case 'hold':
+        return { action: 'hold', faultId: decision.faultId };
+      case 'drop':
+        return { action: 'drop', faultId: decision.faultId };
+      case 'delay': {
+        const until = decision.untilAt ?? 0;
+        if (until > this.deps.clock.now()) return { action: 'wait', until };
+        this.deps.store.transaction(() => this.repository.release(decision.relayId, this.deps.clock.now()));
+        return { action: 'send' };
+      }
+    }
+  }
+
+  private wakeAt(decision: RelayDecision): void {
+    if (decision.untilAt === null || this.timers.has(decision.relayId)) return;
+    const job = this.deps.clock.schedule(
+      decision.untilAt,
+      () => {
+        this.timers.delete(decision.relayId);
+        this.deps.kickRelays();
+      },
+      { name: `fault delay of relay ${decision.relayId}` },
+    );
+    this.timers.set(decision.relayId, job);
+  }
+
+  private matches(scope: FaultScope, orderId: string | null): boolean {
+    if (scope.orderId !== null && scope.orderId !== orderId) return false;
+    if (scope.corridor === null && scope.solverId === null) return true;
+    const order = orderId === null ? undefined : this.deps.orders()?.get(orderId);
+    if (order === undefined) return false;
+    return (scope.corridor === null || scope.corridor === order.corridor) && (scope.solverId === null || scope.solverId === order.solverId);
+  }
+
+  /** A `fault.fired` ledger entry and, for an order, the matching stage of its timeline. Inside a transaction. */
+  private record(orderId: string | null, action: RelayAction | 'release', at: number, payload: Record<string, string | number>): void {
+    const entry = this.deps.ledger.append({
+      type: action === 'release' ? 'fault.released' : 'fault.fired',
+      tradeId: orderId ?? String(payload.faultId),
+      recordedAt: new Date(at).toISOString(),
+      payload,
+    });
+    if (orderId === null) return;
+    this.deps.orders()?.addStage(orderId, { stage: STAGE[action], at, txHash: null, oracleHash: null, chainId: null, ledgerSequence: entry.sequence });
+  }
+}
+
+/** `POST /api/v1/quotes` matches that method and path; `/api/v1/orders` matches every method, and the paths below it. */
+export function routeMatches(route: string | null, method: string, path: string): boolean {
+  if (route === null) return false;
+  const [first, second] = route.trim().split(/\s+/);
+  const wantedMethod = second === undefined ? undefined : first!.toUpperCase();
+  const prefix = (second ?? first ?? '').replace(/\/+$/, '');
+  if (wantedMethod !== undefined && wantedMethod !== method.toUpperCase()) return false;
+  return path === prefix || path.startsWith(`${prefix}/`) || prefix === '';
+}
