@@ -118,9 +118,9 @@ export class FaultRepository {
 
   /** Switches not cleared, oldest first (a spent or expired one is listed until cleared, marked inactive). */
   listed(): FaultSwitch[] {
-    return (this.store.db.prepare('SELECT * FROM fault_switches WHERE cleared_at IS NULL ORDER BY created_at, id').all() as SwitchRow[]).map(
-      fromRow,
-    );
+    return (
+      this.store.db.prepare('SELECT * FROM fault_switches WHERE cleared_at IS NULL ORDER BY created_at, id').all() as SwitchRow[]
+    ).map(fromRow);
   }
 
   /** Switches that can still fire at `now`, oldest first: the oldest matching switch wins. */
@@ -162,7 +162,9 @@ export class FaultRepository {
 
   decide(decision: Omit<RelayDecision, 'releasedAt'>): void {
     this.store.db
-      .prepare('INSERT INTO fault_relays (relay_id, fault_id, order_id, action, until_at, decided_at, released_at) VALUES (?, ?, ?, ?, ?, ?, NULL)')
+      .prepare(
+        'INSERT INTO fault_relays (relay_id, fault_id, order_id, action, until_at, decided_at, released_at) VALUES (?, ?, ?, ?, ?, ?, NULL)',
+      )
       .run(decision.relayId, decision.faultId, decision.orderId, decision.action, decision.untilAt, decision.decidedAt);
   }
 
@@ -180,11 +182,16 @@ export class FaultRepository {
   /** Delayed relays still waiting, for re-scheduling after a restart. */
   waiting(): RelayDecision[] {
     return (
-      this.store.db.prepare("SELECT * FROM fault_relays WHERE action = 'delay' AND released_at IS NULL ORDER BY relay_id").all() as DecisionRow[]
+      this.store.db
+        .prepare("SELECT * FROM fault_relays WHERE action = 'delay' AND released_at IS NULL ORDER BY relay_id")
+        .all() as DecisionRow[]
     ).map(decisionOf);
   }
 
   release(relayId: number, now: number): boolean {
-    return this.store.db.prepare('UPDATE fault_relays SET released_at = ? WHERE relay_id = ? AND released_at IS NULL').run(now, relayId).changes > 0;
+    return (
+      this.store.db.prepare('UPDATE fault_relays SET released_at = ? WHERE relay_id = ? AND released_at IS NULL').run(now, relayId)
+        .changes > 0
+    );
   }
 }

@@ -59,7 +59,13 @@ export class FaultsModule implements ServiceModule {
 /** Service faults: a 503 `maintenance` in the route's error format, or an answer that starts late. */
 function requestGate(board: FaultSwitchboard): RequestHandler {
   return (req, _res, next) => {
-    const fault = board.requestFault(req.method, req.path);
+    let fault: ReturnType<FaultSwitchboard['requestFault']>;
+    try {
+      fault = board.requestFault(req.method, req.path);
+    } catch {
+      // The switches cannot be read (the store is down): no fault, and the route answers as it would without them.
+      return next();
+    }
     if (fault === undefined) return next();
     if (fault.kind === 'service.maintenance') {
       return next(

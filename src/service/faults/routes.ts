@@ -63,7 +63,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     },
     handler: ({ body }) => {
       const relayFault = relayActionOf(body.kind) !== undefined;
-      if (body.kind.startsWith('relay.') && body.relay === undefined) missing('relay', `${body.kind} needs \`relay\`: attestation or refund.`);
+      if (body.kind.startsWith('relay.') && body.relay === undefined)
+        missing('relay', `${body.kind} needs \`relay\`: attestation or refund.`);
       if (!body.kind.startsWith('relay.') && body.relay !== undefined) {
         throw new InvalidRequestError({ code: 'parameter_unknown', param: 'relay', message: `${body.kind} takes no \`relay\`.` });
       }
@@ -86,7 +87,11 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
       }
       const delayMs = body.delay === undefined ? undefined : parseDuration(body.delay);
       if (body.kind === 'service.slow' && delayMs !== undefined && delayMs > 60_000) {
-        throw new InvalidRequestError({ code: 'parameter_invalid', param: 'delay', message: 'service.slow waits at most 60s (wall time).' });
+        throw new InvalidRequestError({
+          code: 'parameter_invalid',
+          param: 'delay',
+          message: 'service.slow waits at most 60s (wall time).',
+        });
       }
       const fault = board.set({
         kind: body.kind,
@@ -112,7 +117,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     responses: { 200: { description: 'The switch.', schema: S.FaultView } },
     handler: ({ params }) => {
       const fault = board.get(params.faultId);
-      if (fault === undefined) throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
+      if (fault === undefined)
+        throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
       return { status: 200, body: view(fault) };
     },
   });
@@ -128,7 +134,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     responses: { 200: { description: 'Cleared.', schema: S.ClearedView } },
     handler: ({ params }) => {
       const cleared = board.clear(params.faultId);
-      if (cleared === 0) throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
+      if (cleared === 0)
+        throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
       return { status: 200, body: { cleared } };
     },
   });
@@ -156,7 +163,9 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     responses: { 200: { description: 'What was released (empty when nothing was held).', schema: S.ReleaseView } },
     handler: ({ body }) => ({
       status: 200,
-      body: { released: board.release(body.orderId).map((held) => ({ relayId: held.relayId, orderId: held.orderId, faultId: held.faultId })) },
+      body: {
+        released: board.release(body.orderId).map((held) => ({ relayId: held.relayId, orderId: held.orderId, faultId: held.faultId })),
+      },
     }),
   });
 }

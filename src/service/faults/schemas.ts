@@ -8,7 +8,10 @@ const Duration = z.string().regex(DURATION, 'must be a duration such as 90s, 10m
 
 export const FaultScope = z
   .strictObject({
-    orderId: z.string().regex(/^ord_[0-9a-z]{1,80}$/, 'must be an order id (ord_…)').optional(),
+    orderId: z
+      .string()
+      .regex(/^ord_[0-9a-z]{1,80}$/, 'must be an order id (ord_…)')
+      .optional(),
     corridor: z.string().min(1).max(200).optional(),
     solverId: z.string().min(1).max(100).optional(),
   })
@@ -25,10 +28,15 @@ export const FaultRequest = z
     delay: Duration.optional().meta({ description: '`relay.delay`, `oracle.late` (clock time) and `service.slow` (wall time).' }),
     route: z
       .string()
-      .regex(/^((GET|POST|PUT|PATCH|DELETE) )?\/api\/[!-~]*$/, 'must be a path under /api, optionally after a method: "POST /api/v1/quotes"')
+      .regex(
+        /^((GET|POST|PUT|PATCH|DELETE) )?\/api\/[!-~]*$/,
+        'must be a path under /api, optionally after a method: "POST /api/v1/quotes"',
+      )
       .max(300)
       .optional()
-      .meta({ description: 'Service faults: the route, e.g. `POST /api/v1/quotes` or `/api/v1/orders` (every method, and the paths below).' }),
+      .meta({
+        description: 'Service faults: the route, e.g. `POST /api/v1/quotes` or `/api/v1/orders` (every method, and the paths below).',
+      }),
     scope: FaultScope.optional(),
     count: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Fire at most this many times.' }),
     for: Duration.optional().meta({ description: 'Turn off after this much clock time.' }),
@@ -54,7 +62,12 @@ export const FaultParams = z.object({ faultId: z.string().regex(/^flt_[0-9a-z]{1
 export const ClearedView = z.object({ cleared: z.number().int() });
 
 export const ReleaseRequest = z
-  .strictObject({ orderId: z.string().regex(/^ord_[0-9a-z]{1,80}$/, 'must be an order id (ord_…)').optional() })
+  .strictObject({
+    orderId: z
+      .string()
+      .regex(/^ord_[0-9a-z]{1,80}$/, 'must be an order id (ord_…)')
+      .optional(),
+  })
   .meta({ description: 'Release the held relays of one order; without `orderId`, every held relay.' });
 export const ReleaseView = z.object({
   released: z.array(z.object({ relayId: z.number().int(), orderId: z.string().nullable(), faultId: z.string() })),

@@ -9,7 +9,11 @@ import { type FaultKind, faultRelayClass, type RelayAction, type RelayClass, rel
 import { FaultRepository, type FaultScope, type FaultSwitch, type RelayDecision } from './fault-repository.js';
 
 /** What the relayer does with one queued relay. */
-export type RelayGate = { action: 'send' } | { action: 'hold'; faultId: string } | { action: 'wait'; until: number } | { action: 'drop'; faultId: string };
+export type RelayGate =
+  | { action: 'send' }
+  | { action: 'hold'; faultId: string }
+  | { action: 'wait'; until: number }
+  | { action: 'drop'; faultId: string };
 
 export interface NewFault {
   kind: FaultKind;
@@ -50,6 +54,11 @@ const UNGATED = /^\/api\/v1\/sandbox\/(faults|relays)(\/|$)/;
 export class FaultSwitchboard {
   readonly repository: FaultRepository;
   private readonly timers = new Map<number, ReturnType<Clock['schedule']>>();
+  /**
+   * The switches not cleared, kept in memory: every request and every queued relay asks, and almost always nothing
+   * is set. Refreshed whenever this process sets, clears or fires one.
+   */
+  private cache: FaultSwitch[] | undefined;
 
   constructor(private readonly deps: FaultSwitchboardDeps) {
     this.repository = new FaultRepository(deps.store);
@@ -70,6 +79,7 @@ export class FaultSwitchboard {
       createdAt: now,
       clearedAt: null,
     };
+    this.cache = undefined;
     this.deps.store.transaction(() => {
       this.repository.insert(fault);
       this.deps.ledger.append({
@@ -102,6 +112,7 @@ export class FaultSwitchboard {
   /** Clears one switch (or all); relays it already holds stay held until released. */
   clear(id?: string): number {
     const now = this.deps.clock.now();
+    this.cache = undefined;
     return this.deps.store.transaction(() => {
       const cleared = id === undefined ? this.repository.clearAll(now) : Number(this.repository.clear(id, now));
       if (cleared > 0) {
@@ -126,11 +137,16 @@ export class FaultSwitchboard {
     const relayClass = relayClassOf(relay.kind);
     if (relayClass === undefined) return { action: 'send' };
     const now = this.deps.clock.now();
-    for (const fault of this.repository.live(now)) {
+    for (const fault of this.live(now)) {
       const action = relayActionOf(fault.kind);
-      if (action === undefined || faultRelayClass(fault.kind, fault.relay) !== relayClass || !this.matches(fault.scope, relay.orderId ?? null)) {
+      if (
+        action === undefined ||
+        faultRelayClass(fault.kind, fault.relay) !== relayClass ||
+        !this.matches(fault.scope, relay.orderId ?? null)
+      ) {
         continue;
       }
+      this.cache = undefined;
       const decision = this.deps.store.transaction(() => {
         if (!this.repository.fire(fault.id)) return undefined;
         const made = {
@@ -188,9 +204,10 @@ export class FaultSwitchboard {
   requestFault(method: string, path: string): FaultSwitch | undefined {
     if (UNGATED.test(path)) return undefined;
     const now = this.deps.clock.now();
-    for (const fault of this.repository.live(now)) {
+    for (const fault of this.live(now)) {
       if (!fault.kind.startsWith('service.') || !routeMatches(fault.route, method, path)) continue;
       if (fault.scope.orderId !== null && !path.includes(fault.scope.orderId)) continue;
+      this.cache = undefined;
       const fired = this.deps.store.transaction(() => {
         if (!this.repository.fire(fault.id)) return false;
         this.deps.ledger.append({
@@ -204,6 +221,14 @@ export class FaultSwitchboard {
       if (fired) return fault;
     }
     return undefined;
+  }
+
+  /** Switches that can still fire at `now`, oldest first (the oldest matching switch wins). */
+  private live(now: number): FaultSwitch[] {
+    this.cache ??= this.repository.listed();
+    return this.cache.filter(
+      (fault) => (fault.remaining === null || fault.remaining > 0) && (fault.expiresAt === null || fault.expiresAt > now),
+    );
   }
 
   private gateOf(decision: RelayDecision): RelayGate {
@@ -252,7 +277,9 @@ export class FaultSwitchboard {
       payload,
     });
     if (orderId === null) return;
-    this.deps.orders()?.addStage(orderId, { stage: STAGE[action], at, txHash: null, oracleHash: null, chainId: null, ledgerSequence: entry.sequence });
+    this.deps
+      .orders()
+      ?.addStage(orderId, { stage: STAGE[action], at, txHash: null, oracleHash: null, chainId: null, ledgerSequence: entry.sequence });
   }
 }
 

@@ -67,9 +67,22 @@ export const OrderDetail = z.object({
 });
 
 export const TimelineStage = z.object({
-  stage: z.enum(['rfq', 'deposited', 'filled', 'attested', 'claimed', 'refunded', 'fault.held', 'fault.delayed', 'fault.dropped', 'fault.released']).meta({
-    description: '`fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays).',
-  }),
+  stage: z
+    .enum([
+      'rfq',
+      'deposited',
+      'filled',
+      'attested',
+      'claimed',
+      'refunded',
+      'fault.held',
+      'fault.delayed',
+      'fault.dropped',
+      'fault.released',
+    ])
+    .meta({
+      description: '`fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays).',
+    }),
   at: IsoTimestamp,
   txHash: Hash.optional(),
   oracleHash: Hash.optional().meta({ description: 'Attested stage: keccak256 of the fill description the oracle pair carried.' }),

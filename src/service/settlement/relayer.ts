@@ -143,7 +143,9 @@ export class AccountRelayer {
             if (gate.action === 'drop') {
               // Never sent, so nothing on chain to wait for; the owner of the relay hears nothing, as from a lost one.
               this.deps.commit(() =>
-                this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), { error: `dropped by fault switch ${gate.faultId}` }),
+                this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), {
+                  error: `dropped by fault switch ${gate.faultId}`,
+                }),
               );
               continue;
             }

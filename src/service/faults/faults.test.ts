@@ -1,0 +1,239 @@
+import { type Address, createPublicClient, erc20Abi, http } from 'viem';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { waitForStatus } from '../../../test/support/settlement/wait.js';
+import { type ReferenceSolver, type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
+import type { EvidenceModule } from '../evidence/module.js';
+
+/**
+ * The fault switches against real chains and a real solver: what each relay and oracle fault does to an order, the
+ * service's recovery, and the API's refusals. Service faults (503, slow) are checked over plain fetch.
+ */
+let h: SettlementHarness;
+let solvers: ReferenceSolvers;
+let solver: ReferenceSolver;
+
+beforeAll(async () => {
+  h = await startSettlementHarness();
+  solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
+  solver = solvers.solvers[0]!;
+}, 60_000);
+
+afterAll(async () => {
+  await solvers?.stop();
+  await h?.stop();
+});
+
+beforeEach(async () => {
+  solver.setBehaviour({});
+  await call('DELETE', '/api/v1/sandbox/faults');
+  await call('POST', '/api/v1/sandbox/relays/release', {});
+});
+
+const AMOUNT = 11_000_000_000n;
+const alpha = () => h.manifest.chains[0]!;
+const beta = () => h.manifest.chains[1]!;
+const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
+  chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${h.service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
+}
+
+async function order(takerIndex: number) {
+  const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
+  const response = await taker.quote({
+    originChainId: alpha().chainId,
+    destinationChainId: beta().chainId,
+    inputToken: usdcOf(alpha()),
+    outputToken: usdcOf(beta()),
+    inputAmount: AMOUNT.toString(),
+    lockType: 'Permit2Escrow',
+    settlementPath: 'direct',
+  });
+  const quote = response.quotes[0]!;
+  const created = await h.rest.createOrder({
+    quoteId: quote.quoteId,
+    signature: await taker.sign(quote.typedData),
+    nonce: quote.nonce!,
+    user: taker.address,
+  });
+  return { taker, orderId: created.orderId, expires: response.expires };
+}
+
+const relaysOf = (orderId: string) =>
+  h
+    .settlement()
+    .engine!.relays.forOrder(orderId)
+    .map((relay) => [relay.kind, relay.status]);
+
+const timeline = async (orderId: string) =>
+  (
+    await h.rest.request<{ timeline: { stage: string }[] }>('GET', `/api/v1/workspaces/${h.workspaceId}/settlements/${orderId}`)
+  ).timeline.map((stage) => stage.stage);
+
+const ledgerTypes = (orderId: string) =>
+  h.service
+    .module<EvidenceModule>('evidence')
+    .ledger.forTrade(orderId)
+    .map((entry) => entry.type);
+
+describe('fault switches: relays and the oracle', () => {
+  it('relay.hold keeps the attestation unsent until released; then the order settles, once', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    expect(set.body).toMatchObject({ kind: 'relay.hold', relay: 'attestation', remaining: 1, fired: 0, active: true });
+
+    const { orderId } = await order(0);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    await h.settlement().engine!.idle();
+    // A second of clock time more: still held, nothing sent.
+    await h.clock.advance(60_000);
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Filled');
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'queued'],
+    ]);
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'filled', 'fault.held']);
+    expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body).toMatchObject({ fired: 1, remaining: 0, active: false });
+
+    const released = await call('POST', '/api/v1/sandbox/relays/release', { orderId });
+    expect(released.status).toBe(200);
+    expect(released.body.released).toEqual([{ relayId: expect.any(Number), orderId, faultId: set.body.id }]);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    await h.settlement().engine!.idle();
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'mined'],
+      ['oracle.receive', 'mined'],
+    ]);
+    expect(await timeline(orderId)).toEqual(expect.arrayContaining(['fault.held', 'fault.released', 'attested', 'claimed']));
+    expect(ledgerTypes(orderId)).toEqual(expect.arrayContaining(['fault.fired', 'fault.released']));
+    // A second release finds nothing held.
+    expect((await call('POST', '/api/v1/sandbox/relays/release', { orderId })).body.released).toEqual([]);
+    expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it('oracle.late attests after the delay of clock time, not before', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'oracle.late', delay: '10m', count: 1 });
+    expect(set.status).toBe(201);
+    const { orderId } = await order(1);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    await h.settlement().engine!.idle();
+    const queuedAt = h
+      .settlement()
+      .engine!.relays.forOrder(orderId)
+      .find((relay) => relay.kind === 'oracle.submit')!.createdAt;
+    await h.clock.advanceTo(queuedAt + 10 * 60_000 - 1_000);
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Filled');
+    await h.clock.advanceTo(queuedAt + 10 * 60_000);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(await timeline(orderId)).toEqual(expect.arrayContaining(['fault.delayed', 'attested', 'claimed']));
+  }, 60_000);
+
+  it('oracle.withhold drops the attestation: the fill is never proven and the taker is refunded at expiry', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'oracle.withhold' });
+    expect(set.status).toBe(201);
+    const { taker, orderId, expires } = await order(2);
+    const client = createPublicClient({ transport: http(alpha().rpcUrl) });
+    const balance = () =>
+      client.readContract({ address: usdcOf(alpha()), abi: erc20Abi, functionName: 'balanceOf', args: [taker.address] });
+    const afterDeposit = await balance();
+    await waitForStatus(h.rest, orderId, 'Filled');
+    await h.settlement().engine!.idle();
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'dropped'],
+    ]);
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await balance()).toBe(afterDeposit + AMOUNT);
+    expect(await timeline(orderId)).toEqual(expect.arrayContaining(['fault.dropped', 'refunded']));
+  }, 60_000);
+
+  it('a scoped switch acts only on its order; a cleared switch acts on nothing new', async () => {
+    const first = await order(3);
+    await waitForStatus(h.rest, first.orderId, 'Claimed');
+    const other = await call('POST', '/api/v1/sandbox/faults', {
+      kind: 'relay.hold',
+      relay: 'attestation',
+      scope: { orderId: first.orderId },
+    });
+    expect(other.status).toBe(201);
+    const second = await order(4);
+    await waitForStatus(h.rest, second.orderId, 'Claimed');
+    expect((await call('GET', `/api/v1/sandbox/faults/${other.body.id}`)).body.fired).toBe(0);
+
+    const all = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation' });
+    expect((await call('DELETE', `/api/v1/sandbox/faults/${all.body.id}`)).body).toEqual({ cleared: 1 });
+    const third = await order(0);
+    await waitForStatus(h.rest, third.orderId, 'Claimed');
+    expect((await call('GET', `/api/v1/sandbox/faults/${all.body.id}`)).status).toBe(404);
+  }, 60_000);
+});
+
+describe('fault switches: service faults and the API', () => {
+  it('service.maintenance answers 503 maintenance in the route’s format, for its count; the fault routes stay open', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'service.maintenance', route: 'GET /api/v1/corridors', count: 2 });
+    expect(set.status).toBe(201);
+    for (let i = 0; i < 2; i++) {
+      const down = await call('GET', '/api/v1/corridors');
+      expect(down.status).toBe(503);
+      expect(down.body.error).toMatchObject({ type: 'maintenance', code: 'maintenance' });
+      expect(down.body.error.message).toContain(set.body.id);
+    }
+    expect((await call('GET', '/api/v1/corridors')).status).toBe(200);
+    // Other methods and routes were never touched.
+    expect((await call('GET', '/api/v1/health')).status).toBe(200);
+
+    // A maintenance switch on everything cannot lock the switches themselves away.
+    const everything = await call('POST', '/api/v1/sandbox/faults', { kind: 'service.maintenance', route: '/api/' });
+    expect(everything.status).toBe(201);
+    expect((await call('GET', '/api/v1/health')).status).toBe(503);
+    expect((await call('GET', '/api/v1/sandbox/faults')).status).toBe(200);
+    expect((await call('DELETE', '/api/v1/sandbox/faults')).status).toBe(200);
+    expect((await call('GET', '/api/v1/health')).status).toBe(200);
+  });
+
+  it('service.slow delays the answer by its wall-clock delay', async () => {
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'service.slow', route: 'GET /api/v1/corridors', delay: '400ms', count: 1 });
+    const started = performance.now();
+    expect((await call('GET', '/api/v1/corridors')).status).toBe(200);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400);
+  });
+
+  it('refuses incomplete or contradictory switches, naming the parameter', async () => {
+    const cases: Array<[Record<string, unknown>, number, string, string]> = [
+      [{ kind: 'relay.hold' }, 400, 'parameter_missing', 'relay'],
+      [{ kind: 'relay.delay', relay: 'refund' }, 400, 'parameter_missing', 'delay'],
+      [{ kind: 'oracle.withhold', relay: 'refund' }, 400, 'parameter_unknown', 'relay'],
+      [{ kind: 'service.maintenance' }, 400, 'parameter_missing', 'route'],
+      [{ kind: 'service.slow', route: '/api/v1/quotes', delay: '2m' }, 400, 'parameter_invalid', 'delay'],
+      [{ kind: 'service.maintenance', route: '/api/v1/quotes', scope: { corridor: 'x' } }, 400, 'parameter_invalid', 'scope'],
+      [{ kind: 'relay.drop', relay: 'deposit' }, 400, 'parameter_invalid', 'relay'],
+      [{ kind: 'chain.melt' }, 400, 'parameter_invalid', 'kind'],
+      [{ kind: 'relay.hold', relay: 'refund', count: 0 }, 400, 'parameter_invalid', 'count'],
+      [{ kind: 'relay.delay', relay: 'refund', delay: 'soon' }, 400, 'parameter_invalid', 'delay'],
+    ];
+    for (const [body, status, code, param] of cases) {
+      const answer = await call('POST', '/api/v1/sandbox/faults', body);
+      expect([answer.status, answer.body.error?.code, answer.body.error?.param], JSON.stringify(body)).toEqual([status, code, param]);
+    }
+    expect((await call('GET', '/api/v1/sandbox/faults/flt_nothere')).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/sandbox/faults/flt_nothere')).status).toBe(404);
+    const anonymous = await fetch(`${h.service.url}/api/v1/sandbox/faults`);
+    expect(anonymous.status).toBe(401);
+  });
+});
