@@ -8,6 +8,7 @@ import { lateFillLosesToRefund, refundWhenNeverFilled } from './refunds.js';
 import { referenceBFailure, referenceBSuccess } from './reference-b.js';
 import { crashAndRestart } from './restart.js';
 import { deferredScenarios } from './deferred.js';
+import { faultScenarios } from './faults.js';
 import { successScenarios } from './success.js';
 import { webhookExhaustion, webhookRetries } from './webhooks.js';
 
@@ -33,4 +34,5 @@ export const catalogue: readonly Scenario[] = [
   onchainIntakeChainSolver,
   ...deferredScenarios,
   memberRemovedMidSession,
+  ...faultScenarios,
 ];

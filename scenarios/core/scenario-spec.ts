@@ -24,6 +24,8 @@ export interface Requirements {
   scriptableSolvers?: boolean;
   /** Advances the sandbox clock (`POST /api/v1/sandbox/clock/advance`). */
   testClock?: boolean;
+  /** Sets the sandbox's fault switches (`/api/v1/sandbox/faults`). */
+  faultSwitches?: boolean;
   /** Receives webhooks on a loopback receiver (the sandbox allows http://127.0.0.1; production does not). */
   loopbackWebhooks?: boolean;
   /** Reference B routes (`POST /api/v1/rfq`, `/accept`). */

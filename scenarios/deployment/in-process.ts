@@ -23,6 +23,7 @@ export async function startInProcessTarget(options: InProcessTargetOptions = {})
       service: host,
       storePath: host.storePath,
       testClock: environment === 'sandbox',
+      faultSwitches: environment === 'sandbox',
       serviceNow: async () => host.service.clock.now(),
       advanceClock: (ms) => clock.advance(ms),
       advanceChains: async (seconds) => {

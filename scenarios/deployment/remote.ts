@@ -47,6 +47,12 @@ export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
   }
   const clock = new ClockRoute(manifest.api.url, adminKey);
   const testClock = manifest.environment === 'sandbox' && (await clock.available());
+  const faultSwitches =
+    manifest.environment === 'sandbox' &&
+    (await rest.request('GET', '/api/v1/sandbox/faults').then(
+      () => true,
+      () => false,
+    ));
   const store = manifest.stateDir === undefined ? undefined : join(manifest.stateDir, 'service', 'service.sqlite');
   const mint = new DeployerMint(manifest);
   return {
@@ -59,6 +65,7 @@ export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
     service: undefined,
     storePath: store !== undefined && existsSync(store) ? store : undefined,
     testClock,
+    faultSwitches,
     serviceNow: async () => (testClock ? clock.now() : Date.now()),
     advanceClock: (ms) => clock.advance(ms),
     createWorkspace: () => signInWorkspace(manifest.api.url, manifest.chains[0]!.chainId, manifest.environment),

@@ -38,6 +38,8 @@ export interface ScenarioTarget {
   readonly storePath: string | undefined;
   /** Whether the sandbox clock route exists (sandbox environment). */
   readonly testClock: boolean;
+  /** Whether the sandbox's fault switches exist (`/api/v1/sandbox/faults`, sandbox environment). */
+  readonly faultSwitches: boolean;
   /** Service clock, ms since the epoch. */
   serviceNow(): Promise<number>;
   /** Moves the service clock (and every chain with it), running due jobs; resolves with the new time. */

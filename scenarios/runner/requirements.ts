@@ -26,6 +26,8 @@ export async function unmetRequirement(
     return 'scripts the reference solvers: needs solvers this runner owns (in-process targets)';
   }
   if (requires.testClock && !target.testClock) return 'advances the sandbox clock: needs the sandbox clock route';
+  if (requires.faultSwitches && !target.faultSwitches)
+    return 'sets fault switches: needs the sandbox fault routes (/api/v1/sandbox/faults)';
   if (requires.loopbackWebhooks && target.environment !== 'sandbox')
     return 'receives webhooks on 127.0.0.1, which only the sandbox accepts';
   if (requires.referenceB && !(await servesReferenceB()))

@@ -6,6 +6,7 @@ import { register as registerClock } from './commands/clock.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
 import { register as registerFaucet } from './commands/faucet.js';
+import { register as registerFault } from './commands/fault.js';
 import { register as registerKeys } from './commands/keys.js';
 import { register as registerLedger } from './commands/ledger.js';
 import { register as registerMailbox } from './commands/mailbox.js';
@@ -39,6 +40,7 @@ registerLedger(program);
 registerWebhooks(program);
 registerMailbox(program);
 registerFaucet(program);
+registerFault(program);
 
 await program.parseAsync(process.argv);
 

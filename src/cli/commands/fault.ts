@@ -1,0 +1,157 @@
+import type { Command } from 'commander';
+import { DEFAULT_STATE_DIR, runCommand, sandboxApi, type CommandOptions } from './keys.js';
+
+/** A fault switch as `/api/v1/sandbox/faults` answers it. */
+export interface FaultSwitchView {
+  id: string;
+  kind: string;
+  relay: string | null;
+  delayMs: number | null;
+  route: string | null;
+  scope: { orderId: string | null; corridor: string | null; solverId: string | null };
+  remaining: number | null;
+  expiresAt: string | null;
+  fired: number;
+  active: boolean;
+  createdAt: string;
+}
+
+interface SetFlags extends CommandOptions {
+  relay?: string;
+  delay?: string;
+  route?: string;
+  order?: string;
+  corridor?: string;
+  solver?: string;
+  count?: string;
+  for?: string;
+}
+
+/** The body of `POST /api/v1/sandbox/faults` from the command's flags (the service checks it). */
+export function faultRequest(kind: string, flags: Omit<SetFlags, keyof CommandOptions>): Record<string, unknown> {
+  const scope = {
+    ...(flags.order === undefined ? {} : { orderId: flags.order }),
+    ...(flags.corridor === undefined ? {} : { corridor: flags.corridor }),
+    ...(flags.solver === undefined ? {} : { solverId: flags.solver }),
+  };
+  return {
+    kind,
+    ...(flags.relay === undefined ? {} : { relay: flags.relay }),
+    ...(flags.delay === undefined ? {} : { delay: flags.delay }),
+    ...(flags.route === undefined ? {} : { route: flags.route }),
+    ...(Object.keys(scope).length === 0 ? {} : { scope }),
+    // A count that is not a whole number goes as text: the service names it (400 parameter_invalid, param count).
+    ...(flags.count === undefined ? {} : { count: /^\d+$/.test(flags.count) ? Number(flags.count) : flags.count }),
+    ...(flags.for === undefined ? {} : { for: flags.for }),
+  };
+}
+
+function describe(fault: FaultSwitchView): string {
+  const what = [fault.kind, fault.relay, fault.route, fault.delayMs === null ? null : `${fault.delayMs} ms`]
+    .filter((x) => x !== null)
+    .join(' ');
+  const scope = Object.entries(fault.scope)
+    .filter(([, value]) => value !== null)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+  const limits = [fault.remaining === null ? null : `${fault.remaining} left`, fault.expiresAt === null ? null : `until ${fault.expiresAt}`]
+    .filter((x) => x !== null)
+    .join(', ');
+  return `${fault.id}  ${what}${scope === '' ? '' : `  [${scope}]`}  fired ${fault.fired}${limits === '' ? '' : `, ${limits}`}${fault.active ? '' : '  (spent)'}`;
+}
+
+export function register(program: Command): void {
+  const fault = program
+    .command('fault')
+    .description('make the sandbox misbehave on purpose: hold, delay or drop relays, withhold attestations, 503 routes');
+  const common = (command: Command) =>
+    command
+      .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
+      .option('--json', 'print JSON for scripts');
+
+  common(fault.command('list').description('the fault switches set, with how often each fired')).action(
+    async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<CommandOptions>();
+      await runCommand(
+        options,
+        async () => (await sandboxApi<{ data: FaultSwitchView[] }>(options.stateDir, 'GET', '/api/v1/sandbox/faults')).data,
+        (list) => (list.data.length === 0 ? 'No fault switches set.' : list.data.map(describe).join('\n')),
+      );
+    },
+  );
+
+  common(
+    fault
+      .command('set')
+      .description(
+        'set a switch: relay.hold|relay.delay|relay.drop (--relay attestation|refund), oracle.withhold, oracle.late (--delay), ' +
+          'service.maintenance|service.slow (--route "POST /api/v1/quotes")',
+      )
+      .argument('<kind>', 'relay.hold, relay.delay, relay.drop, oracle.withhold, oracle.late, service.maintenance, service.slow')
+      .option('--relay <relay>', 'relay faults: attestation or refund')
+      .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
+      .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
+      .option('--order <orderId>', 'only this order')
+      .option('--corridor <corridor>', 'only orders of this corridor')
+      .option('--solver <solverId>', 'only orders this solver won')
+      .option('--count <n>', 'fire at most n times')
+      .option('--for <duration>', 'turn off after this much clock time'),
+  ).action(async (kind: string, _options: unknown, command: Command) => {
+    const options = command.optsWithGlobals<SetFlags>();
+    await runCommand(
+      options,
+      async () => (await sandboxApi<FaultSwitchView>(options.stateDir, 'POST', '/api/v1/sandbox/faults', faultRequest(kind, options))).data,
+      (set) => `Set ${describe(set)}`,
+    );
+  });
+
+  common(
+    fault
+      .command('clear')
+      .description('clear one switch, or every switch; relays already held stay held until `sandbox relay release`')
+      .argument('[faultId]', 'the switch (flt_…); every switch when left out'),
+  ).action(async (faultId: string | undefined, _options: unknown, command: Command) => {
+    const options = command.optsWithGlobals<CommandOptions>();
+    await runCommand(
+      options,
+      async () =>
+        (
+          await sandboxApi<{ cleared: number }>(
+            options.stateDir,
+            'DELETE',
+            faultId === undefined ? '/api/v1/sandbox/faults' : `/api/v1/sandbox/faults/${encodeURIComponent(faultId)}`,
+          )
+        ).data,
+      (result) => `Cleared ${result.cleared} fault switch${result.cleared === 1 ? '' : 'es'}.`,
+    );
+  });
+
+  const relay = program.command('relay').description('relays the fault switches hold');
+  common(
+    relay
+      .command('release')
+      .description('send the relays a relay.hold switch holds: of one order, or all')
+      .argument('[orderId]', 'only this order'),
+  ).action(async (orderId: string | undefined, _options: unknown, command: Command) => {
+    const options = command.optsWithGlobals<CommandOptions>();
+    await runCommand(
+      options,
+      async () =>
+        (
+          await sandboxApi<{ released: { relayId: number; orderId: string | null; faultId: string }[] }>(
+            options.stateDir,
+            'POST',
+            '/api/v1/sandbox/relays/release',
+            orderId === undefined ? {} : { orderId },
+          )
+        ).data,
+      (result) =>
+        result.released.length === 0
+          ? 'Nothing was held.'
+          : [
+              `Released ${result.released.length} relay(s):`,
+              ...result.released.map((r) => `  relay ${r.relayId}  ${r.orderId ?? ''}  (${r.faultId})`),
+            ].join('\n'),
+    );
+  });
+}

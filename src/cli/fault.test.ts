@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt } from '../../test/support/devnet/dist.js';
+import { runCli } from '../../test/support/devnet/processes.js';
+import type { FaultSwitchView } from './commands/fault.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sandbox-fault-'));
+const cli = (...args: string[]) => runCli([...args, '--state-dir', dir]);
+
+beforeAll(async () => {
+  await ensureBuilt();
+  const up = await runCli(['up', '--detach', '--solvers', '0', '--state-dir', dir, '--chain-ports', 'any']);
+  expect(up.code, up.stderr).toBe(0);
+}, 180_000);
+afterAll(async () => {
+  await runCli(['down', '--state-dir', dir]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sandbox fault / sandbox relay', () => {
+  it('sets, lists and clears switches; release reports what was held', async () => {
+    const hold = await cli('fault', 'set', 'relay.hold', '--relay', 'attestation', '--count', '2', '--json');
+    expect(hold.code, hold.stderr).toBe(0);
+    const held = JSON.parse(hold.stdout) as FaultSwitchView;
+    expect(held).toMatchObject({ kind: 'relay.hold', relay: 'attestation', remaining: 2, active: true });
+    expect(held.id).toMatch(/^flt_/);
+
+    const slow = await cli('fault', 'set', 'service.maintenance', '--route', 'POST /api/v1/quotes', '--for', '10m');
+    expect(slow.code, slow.stderr).toBe(0);
+    expect(slow.stdout).toMatch(/^Set flt_\w+ {2}service\.maintenance POST \/api\/v1\/quotes {2}fired 0, until \d{4}-/);
+
+    const list = await cli('fault', 'list', '--json');
+    expect((JSON.parse(list.stdout) as { data: FaultSwitchView[] }).data.map((fault) => fault.kind)).toEqual([
+      'relay.hold',
+      'service.maintenance',
+    ]);
+    const human = await cli('fault', 'list');
+    expect(human.stdout).toContain(`${held.id}  relay.hold attestation  fired 0, 2 left`);
+
+    const release = await cli('relay', 'release');
+    expect([release.code, release.stdout.trim()]).toEqual([0, 'Nothing was held.']);
+
+    const one = await cli('fault', 'clear', held.id);
+    expect(one.stdout.trim()).toBe('Cleared 1 fault switch.');
+    const rest = await cli('fault', 'clear');
+    expect(rest.stdout.trim()).toBe('Cleared 1 fault switch.');
+    expect((await cli('fault', 'list')).stdout.trim()).toBe('No fault switches set.');
+  });
+
+  it('names what is wrong with a switch, with exit code 1', async () => {
+    const missing = await cli('fault', 'set', 'relay.hold');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('400 parameter_missing: relay.hold needs `relay`');
+    const count = await cli('fault', 'set', 'oracle.withhold', '--count', 'many');
+    expect(count.code).toBe(1);
+    expect(count.stderr).toContain('400 parameter_invalid');
+    const unknown = await cli('fault', 'clear', 'flt_unknown');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('404');
+  });
+});
