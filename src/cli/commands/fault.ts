@@ -84,11 +84,11 @@ export function register(program: Command): void {
     fault
       .command('set')
       .description(
-        'set a switch: relay.hold|relay.delay|relay.drop (--relay attestation|refund), oracle.withhold, oracle.late (--delay), ' +
+        'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), ' +
           'service.maintenance|service.slow (--route "POST /api/v1/quotes")',
       )
       .argument('<kind>', 'relay.hold, relay.delay, relay.drop, oracle.withhold, oracle.late, service.maintenance, service.slow')
-      .option('--relay <relay>', 'relay faults: attestation or refund')
+      .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
       .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
       .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
       .option('--order <orderId>', 'only this order')

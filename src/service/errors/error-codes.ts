@@ -53,6 +53,11 @@ const codes = new Map<string, string>([
   ['store_unavailable', 'The database is unavailable.'],
   ['chain_unavailable', 'A chain RPC endpoint does not answer.'],
   ['sandbox_only', 'This endpoint exists only in the sandbox environment.'],
+  ['maintenance', 'The route is under maintenance (a sandbox fault switch): retry later.'],
+  [
+    'deposit_held',
+    'The order is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, it goes on once sent; dropped, it is rejected (404).',
+  ],
 ]);
 
 export function describeErrorCode(code: string, description: string): void {

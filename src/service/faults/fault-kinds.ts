@@ -16,11 +16,12 @@ export const FAULT_KINDS = [
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** Relays a relay fault can name. The deposit relay is sent inside `POST /orders` and takes no relay faults yet. */
-export const RELAY_CLASSES = ['attestation', 'refund'] as const;
+/** Relays a relay fault can name: the escrow deposit (`openFor`), the oracle's two legs, the keeper's refunds. */
+export const RELAY_CLASSES = ['deposit', 'attestation', 'refund'] as const;
 export type RelayClass = (typeof RELAY_CLASSES)[number];
 
 export const RELAY_KINDS: Record<RelayClass, readonly RelayKind[]> = {
+  deposit: ['open'],
   attestation: ['oracle.submit', 'oracle.receive'],
   refund: ['refund'],
 };
@@ -53,7 +54,7 @@ export function faultRelayClass(kind: FaultKind, relay: RelayClass | null): Rela
 }
 
 export const DESCRIPTIONS: Record<FaultKind, string> = {
-  'relay.hold': 'Queue the named relay (attestation or refund) and send nothing until `sandbox relay release`.',
+  'relay.hold': 'Queue the named relay (deposit, attestation or refund) and send nothing until `sandbox relay release`.',
   'relay.delay': 'Send the named relay only once `delay` of clock time has passed since it was queued.',
   'relay.drop': 'Never send the named relay: it is recorded as dropped.',
   'oracle.withhold': 'The oracle never attests: the attestation relay is dropped (the order refunds after expiry).',

@@ -50,6 +50,24 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
 }
 
+async function signedOrder(takerIndex: number) {
+  const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
+  const response = await taker.quote({
+    originChainId: alpha().chainId,
+    destinationChainId: beta().chainId,
+    inputToken: usdcOf(alpha()),
+    outputToken: usdcOf(beta()),
+    inputAmount: AMOUNT.toString(),
+    lockType: 'Permit2Escrow',
+    settlementPath: 'direct',
+  });
+  const quote = response.quotes[0]!;
+  return {
+    taker,
+    body: { quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address },
+  };
+}
+
 async function order(takerIndex: number) {
   const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
   const response = await taker.quote({
@@ -163,6 +181,39 @@ describe('fault switches: relays and the oracle', () => {
     expect(await timeline(orderId)).toEqual(expect.arrayContaining(['fault.dropped', 'refunded']));
   }, 60_000);
 
+  it('relay.hold on the deposit: POST /orders answers 503 deposit_held naming the order; released, it deposits and settles', async () => {
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'deposit', count: 1 });
+    const { body } = await signedOrder(0);
+    const answer = await call('POST', '/api/v1/orders', body);
+    expect(answer.status).toBe(503);
+    expect(answer.body.error).toMatchObject({ type: 'maintenance', code: 'deposit_held' });
+    const orderId = /ord_[0-9a-z]+/.exec(answer.body.error.message)![0];
+    await h.settlement().engine!.idle();
+    expect(relaysOf(orderId)).toEqual([['open', 'queued']]);
+    expect((await call('POST', '/api/v1/sandbox/relays/release', { orderId })).body.released).toHaveLength(1);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(relaysOf(orderId)[0]).toEqual(['open', 'mined']);
+    expect(ledgerTypes(orderId)).toEqual(expect.arrayContaining(['fault.fired', 'fault.released']));
+  }, 60_000);
+
+  it('relay.drop on the deposit: the order is Rejected and the taker’s funds never move', async () => {
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.drop', relay: 'deposit', count: 1 });
+    const { taker, body } = await signedOrder(1);
+    const client = createPublicClient({ transport: http(alpha().rpcUrl) });
+    const balance = () =>
+      client.readContract({ address: usdcOf(alpha()), abi: erc20Abi, functionName: 'balanceOf', args: [taker.address] });
+    const before = await balance();
+    const answer = await call('POST', '/api/v1/orders', body);
+    expect([answer.status, answer.body.error?.code]).toEqual([503, 'deposit_held']);
+    const orderId = /ord_[0-9a-z]+/.exec(answer.body.error.message)![0];
+    await h.settlement().engine!.idle();
+    expect(relaysOf(orderId)).toEqual([['open', 'dropped']]);
+    // A rejected order is not an order to the API (as when a deposit reverts): 404, and Rejected in the store.
+    expect(h.orders().orders.get(orderId)?.status).toBe('Rejected');
+    expect((await call('GET', `/api/v1/orders/${orderId}`)).status).toBe(404);
+    expect(await balance()).toBe(before);
+  }, 60_000);
+
   it('a scoped switch acts only on its order; a cleared switch acts on nothing new', async () => {
     const first = await order(3);
     await waitForStatus(h.rest, first.orderId, 'Claimed');
@@ -222,7 +273,7 @@ describe('fault switches: service faults and the API', () => {
       [{ kind: 'service.maintenance' }, 400, 'parameter_missing', 'route'],
       [{ kind: 'service.slow', route: '/api/v1/quotes', delay: '2m' }, 400, 'parameter_invalid', 'delay'],
       [{ kind: 'service.maintenance', route: '/api/v1/quotes', scope: { corridor: 'x' } }, 400, 'parameter_invalid', 'scope'],
-      [{ kind: 'relay.drop', relay: 'deposit' }, 400, 'parameter_invalid', 'relay'],
+      [{ kind: 'relay.drop', relay: 'payout' }, 400, 'parameter_invalid', 'relay'],
       [{ kind: 'chain.melt' }, 400, 'parameter_invalid', 'kind'],
       [{ kind: 'relay.hold', relay: 'refund', count: 0 }, 400, 'parameter_invalid', 'count'],
       [{ kind: 'relay.delay', relay: 'refund', delay: 'soon' }, 400, 'parameter_invalid', 'delay'],

@@ -42,7 +42,7 @@ export class FaultsModule implements ServiceModule {
       kickRelays: () => settlement.engine?.kickAll(),
     });
     this.board = board;
-    settlement.engine?.useRelayGate((relay) => board.relayGate(relay));
+    settlement.engine?.useRelayFaults({ gate: (relay) => board.relayGate(relay), catchesDeposit: (scope) => board.catchesDeposit(scope) });
     mountFaultRoutes(context.routes(), context.openapi, board);
     context.useRequestGate(requestGate(board));
   }

@@ -64,7 +64,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     handler: ({ body }) => {
       const relayFault = relayActionOf(body.kind) !== undefined;
       if (body.kind.startsWith('relay.') && body.relay === undefined)
-        missing('relay', `${body.kind} needs \`relay\`: attestation or refund.`);
+        missing('relay', `${body.kind} needs \`relay\`: deposit, attestation or refund.`);
       if (!body.kind.startsWith('relay.') && body.relay !== undefined) {
         throw new InvalidRequestError({ code: 'parameter_unknown', param: 'relay', message: `${body.kind} takes no \`relay\`.` });
       }

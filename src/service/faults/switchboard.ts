@@ -13,7 +13,7 @@ export type RelayGate =
   | { action: 'send' }
   | { action: 'hold'; faultId: string }
   | { action: 'wait'; until: number }
-  | { action: 'drop'; faultId: string };
+  | { action: 'drop'; faultId: string; notify: boolean };
 
 export interface NewFault {
   kind: FaultKind;
@@ -133,7 +133,7 @@ export class FaultSwitchboard {
    */
   relayGate(relay: RelayRecord): RelayGate {
     const decided = this.repository.decision(relay.id);
-    if (decided !== undefined) return this.gateOf(decided);
+    if (decided !== undefined) return this.gateOf(decided, relay.kind);
     const relayClass = relayClassOf(relay.kind);
     if (relayClass === undefined) return { action: 'send' };
     const now = this.deps.clock.now();
@@ -171,7 +171,7 @@ export class FaultSwitchboard {
       if (decision === undefined) continue;
       this.deps.logger.info({ faultId: fault.id, relay: relay.id, kind: relay.kind, action }, 'fault fired on a relay');
       if (decision.action === 'delay') this.wakeAt(decision);
-      return this.gateOf(decision);
+      return this.gateOf(decision, relay.kind);
     }
     return { action: 'send' };
   }
@@ -188,6 +188,21 @@ export class FaultSwitchboard {
     );
     if (released.length > 0) this.deps.kickRelays();
     return released;
+  }
+
+  /**
+   * Whether a live switch would act on the deposit of an order with these terms: order intake then records the
+   * deposit as a queued relay (for the relayer's gate) instead of sending it while the request waits.
+   */
+  catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean {
+    return this.live(this.deps.clock.now()).some(
+      (fault) =>
+        relayActionOf(fault.kind) !== undefined &&
+        faultRelayClass(fault.kind, fault.relay) === 'deposit' &&
+        (fault.scope.orderId === null || fault.scope.orderId === scope.orderId) &&
+        (fault.scope.corridor === null || fault.scope.corridor === scope.corridor) &&
+        (fault.scope.solverId === null || fault.scope.solverId === scope.solverId),
+    );
   }
 
   /** After a restart: delayed relays wake at their time again. */
@@ -231,13 +246,14 @@ export class FaultSwitchboard {
     );
   }
 
-  private gateOf(decision: RelayDecision): RelayGate {
+  private gateOf(decision: RelayDecision, kind: RelayRecord['kind']): RelayGate {
     if (decision.releasedAt !== null) return { action: 'send' };
     switch (decision.action) {
       case 'hold':
         return { action: 'hold', faultId: decision.faultId };
       case 'drop':
-        return { action: 'drop', faultId: decision.faultId };
+        // A dropped deposit rejects its order (nothing moved); an oracle leg or a refund just never happens.
+        return { action: 'drop', faultId: decision.faultId, notify: kind === 'open' };
       case 'delay': {
         const until = decision.untilAt ?? 0;
         if (until > this.deps.clock.now()) return { action: 'wait', until };

@@ -329,6 +329,22 @@ export class OrderIntake {
       data: opening.data,
       gas: opening.gas,
     };
+    if (
+      opening.kind === 'open' &&
+      engine.catchesDeposit({ orderId, corridor: prepared.quote.corridor, solverId: prepared.quote.solverId })
+    ) {
+      // A sandbox fault switch acts on this deposit: record the order with its deposit queued, unsigned, and let the
+      // relayer's gate hold, delay or drop it; the order moves on (or is rejected) when the relay does.
+      this.deps.outbox.commit(() => {
+        this.recordOpening(orderId, input, prepared, null);
+        engine.relays.enqueue(request, this.deps.clock.now());
+      });
+      relayer.kick();
+      throw new MaintenanceError({
+        code: 'deposit_held',
+        message: `Order ${orderId} is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, the order goes on once the deposit is sent; dropped, it is rejected (nothing moved) and reads 404.`,
+      });
+    }
     const { outcome } = await relayer.relayNow(request, (signed) =>
       this.deps.outbox.commit(() => {
         this.recordOpening(orderId, input, prepared, null);

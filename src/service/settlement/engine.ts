@@ -14,6 +14,12 @@ import { ChainWatcher } from './watchers.js';
 /** The service relayer deposits and refunds; the oracle relayer carries fills from destination to origin. */
 export type RelayerRole = 'service' | 'oracle';
 
+/** The sandbox's fault switches as the engine sees them (src/service/faults). */
+export interface RelayFaults {
+  gate(relay: RelayRecord): RelayGateDecision;
+  catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean;
+}
+
 /** What the orders make of chain facts and relay outcomes; called inside the recording transaction. */
 export interface SettlementListener {
   onFacts(facts: ChainFact[]): AfterCommit[];
@@ -45,7 +51,7 @@ export class SettlementEngine {
   private readonly accounts: Record<RelayerRole, Address>;
   private listener: SettlementListener | undefined;
   /** The sandbox's fault switches, when set: consulted for every queued relay before it is sent. */
-  private relayGate: ((relay: RelayRecord) => RelayGateDecision) | undefined;
+  private faults: RelayFaults | undefined;
   /** Owners of other relay kinds (the deferred rail's vault calls): told of every outcome, they pick theirs. */
   private readonly relayListeners: Array<(relay: RelayRecord, outcome: RelayOutcome) => AfterCommit[]> = [];
   private started = false;
@@ -72,7 +78,7 @@ export class SettlementEngine {
             clock: deps.clock,
             logger: deps.logger,
             commit: deps.commit,
-            gate: (relay) => this.relayGate?.(relay) ?? { action: 'send' },
+            gate: (relay) => this.faults?.gate(relay) ?? { action: 'send' },
             onOutcome: (relay, outcome, logs) => [
               ...(this.listener?.onRelayOutcome(relay, outcome) ?? []),
               ...this.relayListeners.flatMap((listen) => listen(relay, outcome)),
@@ -91,8 +97,13 @@ export class SettlementEngine {
   }
 
   /** Puts the fault switches in front of every queued relay (sandbox only). */
-  useRelayGate(gate: (relay: RelayRecord) => RelayGateDecision): void {
-    this.relayGate = gate;
+  useRelayFaults(faults: RelayFaults): void {
+    this.faults = faults;
+  }
+
+  /** Whether a fault switch would act on this order's deposit (order intake then queues it instead of sending). */
+  catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean {
+    return this.faults?.catchesDeposit(scope) ?? false;
   }
 
   /** Wakes every relayer: queued relays that may go now are sent. */

@@ -35,7 +35,12 @@ export interface RelayerDeps {
   gate?(relay: RelayRecord): RelayGateDecision;
 }
 
-export type RelayGateDecision = { action: 'send' } | { action: 'hold' | 'drop'; faultId: string } | { action: 'wait'; until: number };
+/** `notify`: a dropped relay's owner hears of it as of a lost transaction (a dropped deposit rejects its order). */
+export type RelayGateDecision =
+  | { action: 'send' }
+  | { action: 'hold'; faultId: string }
+  | { action: 'drop'; faultId: string; notify: boolean }
+  | { action: 'wait'; until: number };
 
 /**
  * Kinds whose signed transaction is recorded before it is sent, so that it is sent at most once even across a
@@ -141,12 +146,10 @@ export class AccountRelayer {
             const gate = this.deps.gate?.(relay) ?? { action: 'send' };
             if (gate.action === 'hold' || gate.action === 'wait') continue;
             if (gate.action === 'drop') {
-              // Never sent, so nothing on chain to wait for; the owner of the relay hears nothing, as from a lost one.
-              this.deps.commit(() =>
-                this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), {
-                  error: `dropped by fault switch ${gate.faultId}`,
-                }),
-              );
+              // Never sent, so nothing on chain to wait for.
+              const error = `dropped by fault switch ${gate.faultId}`;
+              if (gate.notify) this.record(relay, { status: 'dropped', error });
+              else this.deps.commit(() => this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), { error }));
               continue;
             }
             await this.exclusive(async () => {
