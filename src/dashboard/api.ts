@@ -7,7 +7,7 @@ import { isObject, obj, str } from './read.js';
 
 export type ApiResult<T = unknown> =
   | { ok: true; status: number; body: T }
-  | { ok: false; status: number; missing: boolean; code?: string; message: string };
+  | { ok: false; status: number; missing: boolean; code?: string; message: string; param?: string };
 
 export class ApiClient {
   constructor(
@@ -35,6 +35,10 @@ export class ApiClient {
     return this.request<T>('POST', path, body);
   }
 
+  async delete<T = unknown>(path: string): Promise<ApiResult<T>> {
+    return this.request<T>('DELETE', path);
+  }
+
   private async request<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (this.key !== undefined) headers.Authorization = `Bearer ${this.key}`;
@@ -60,7 +64,15 @@ export class ApiClient {
     const error = obj(parsed, 'error');
     const code = str(error, 'code');
     const message = str(error, 'message') ?? `HTTP ${response.status}`;
+    const param = str(error, 'param');
     const missing = response.status === 404 && (code === 'route_not_found' || !isObject(parsed));
-    return { ok: false, status: response.status, missing, message, ...(code === undefined ? {} : { code }) };
+    return {
+      ok: false,
+      status: response.status,
+      missing,
+      message,
+      ...(code === undefined ? {} : { code }),
+      ...(param === undefined ? {} : { param }),
+    };
   }
 }

@@ -21,6 +21,7 @@ import { renderOrderDetail } from './views/order-detail.js';
 import { renderOrdersTable } from './views/orders-table.js';
 import { type CreditRow, renderCreditPanel } from './views/credit-panel.js';
 import { type ApprovalRow, renderApprovalsPanel } from './views/approvals-panel.js';
+import { type FaultRequest, type FaultRow, type FaultsPanel, faultFromWire, mountFaultsPanel } from './views/faults-panel.js';
 
 const API_BASE = '/api/v1';
 const POLL_MS = 2_000;
@@ -66,6 +67,7 @@ function initialKey(): string | undefined {
 class Dashboard {
   private readonly api: ApiClient;
   private readonly clockPanel: ClockPanel;
+  private readonly faultsPanel: FaultsPanel;
   private readonly blocks = new BlockLookup();
   private readonly facts: OrderFactsCache = new Map();
   private readonly orders = new Map<string, OrderView>();
@@ -82,14 +84,22 @@ class Dashboard {
   /** `orders` or `settlements` once a list route answered; `none` when neither exists. */
   private listRoute: 'orders' | 'settlements' | 'none' | undefined;
   private polling = false;
-  private readonly rendered = { orders: '', detail: '', chains: '', credit: '', approvals: '' };
+  private readonly rendered = { orders: '', detail: '', chains: '', credit: '', approvals: '', faults: '' };
   private credit: { rows?: CreditRow[]; note?: string } = {};
   private approvals: { rows?: ApprovalRow[]; note?: string } = {};
   private readonly deciding = new Set<string>();
+  private faults: { rows?: FaultRow[]; note?: string } = {};
+  private readonly clearingFaults = new Set<string>();
 
   constructor() {
     this.api = new ApiClient(API_BASE, initialKey());
     this.clockPanel = mountClockPanel(byId('clock'), (duration) => void this.advance(duration));
+    this.faultsPanel = mountFaultsPanel(byId('faults'), {
+      onSet: (request) => void this.faultAction(() => this.setFault(request)),
+      onClear: (id) => void this.clearFault(id),
+      onClearAll: () => void this.faultAction(() => this.clearAllFaults()),
+      onRelease: () => void this.faultAction(() => this.releaseRelays()),
+    });
   }
 
   async start(): Promise<void> {
@@ -154,7 +164,7 @@ class Dashboard {
     if (!force && document.visibilityState === 'hidden') return;
     this.polling = true;
     try {
-      await Promise.all([this.readInfo(), this.readOrders(), this.readCredit(), this.readApprovals()]);
+      await Promise.all([this.readInfo(), this.readOrders(), this.readCredit(), this.readApprovals(), this.readFaults()]);
       if (this.selected !== undefined) await this.readDetail(this.selected);
       this.renderAll();
     } finally {
@@ -257,6 +267,67 @@ class Dashboard {
       this.deciding.delete(id);
       this.renderAll();
     }
+  }
+
+  /** The fault switches (`GET /sandbox/faults`); outside the sandbox environment the routes do not exist. */
+  private async readFaults(): Promise<void> {
+    const result = await this.api.get('/sandbox/faults');
+    if (!result.ok) {
+      this.faults = {
+        note: result.missing || result.status === 404 ? 'The service has no fault switches.' : `fault switches: ${result.message}`,
+      };
+      return;
+    }
+    this.faults = { rows: list(result.body, 'data').flatMap((item) => faultFromWire(item) ?? []) };
+  }
+
+  /** One form or panel button at a time: busy while it runs, then the list is re-read. */
+  private async faultAction(run: () => Promise<void>): Promise<void> {
+    if (!this.api.hasKey) {
+      this.faultsPanel.showResult('needs the sandbox API key', true);
+      return;
+    }
+    this.faultsPanel.setBusy(true);
+    try {
+      await run();
+      await this.poll(true);
+    } finally {
+      this.faultsPanel.setBusy(false);
+    }
+  }
+
+  private async setFault(request: FaultRequest): Promise<void> {
+    const result = await this.api.post('/sandbox/faults', request);
+    if (!result.ok) {
+      this.faultsPanel.showResult(`${result.message}${result.param === undefined ? '' : ` (param: ${result.param})`}`, true);
+      return;
+    }
+    this.faultsPanel.showResult(`set ${str(result.body, 'id') ?? 'a switch'} (${request.kind})`);
+  }
+
+  private async clearFault(id: string): Promise<void> {
+    this.clearingFaults.add(id);
+    this.renderAll();
+    try {
+      const result = await this.api.delete(`/sandbox/faults/${encodeURIComponent(id)}`);
+      this.faultsPanel.showResult(result.ok ? `cleared ${id}` : result.message, !result.ok);
+      await this.poll(true);
+    } finally {
+      this.clearingFaults.delete(id);
+      this.renderAll();
+    }
+  }
+
+  private async clearAllFaults(): Promise<void> {
+    const result = await this.api.delete('/sandbox/faults');
+    const cleared = num(result.ok ? result.body : undefined, 'cleared') ?? 0;
+    this.faultsPanel.showResult(result.ok ? `cleared ${cleared} switch${cleared === 1 ? '' : 'es'}` : result.message, !result.ok);
+  }
+
+  private async releaseRelays(): Promise<void> {
+    const result = await this.api.post('/sandbox/relays/release', {});
+    const released = result.ok ? list(result.body, 'released').length : 0;
+    this.faultsPanel.showResult(result.ok ? `released ${released} held relay${released === 1 ? '' : 's'}` : result.message, !result.ok);
   }
 
   /** The list route if the service has one; else the open orders one by one (the WebSocket adds new ones). */
@@ -439,6 +510,12 @@ class Dashboard {
           onDecide: (id, decision) => void this.decide(id, decision),
         }),
       );
+    }
+
+    const faultsKey = JSON.stringify([this.faults, [...this.clearingFaults]]);
+    if (faultsKey !== this.rendered.faults) {
+      this.rendered.faults = faultsKey;
+      this.faultsPanel.show({ rows: this.faults.rows, note: this.faults.note, clearing: this.clearingFaults });
     }
 
     const detail = this.detail;

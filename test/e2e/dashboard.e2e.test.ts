@@ -400,6 +400,55 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     expect(await page.locator('#approvals').textContent()).toContain('Nothing waits for an admin.');
   }, 60_000);
 
+  it('sets a fault switch from the page, shows it fire, clears it, and shows the error for an incomplete one', async () => {
+    const panel = page.locator('#faults');
+    await panel.locator('[data-testid="faults-empty"]').waitFor();
+    await panel.locator('[data-testid="fault-kind"]').selectOption('service.maintenance');
+    await panel.locator('[data-testid="fault-route"]').fill('GET /api/v1/corridors');
+    await panel.locator('[data-testid="fault-count"]').fill('1');
+    await panel.locator('button[data-fault-action="set"]').click();
+    const item = panel.locator('li[data-kind="service.maintenance"]');
+    await item.waitFor();
+    expect(await item.textContent()).toContain('GET /api/v1/corridors');
+    expect(await item.locator('[data-testid="fault-fired"]').textContent()).toBe('fired 0');
+    const faultId = await item.getAttribute('data-fault');
+    expect(faultId).toMatch(/^flt_/);
+    expect((await call('GET', '/api/v1/sandbox/faults')).body.data).toEqual([
+      expect.objectContaining({ id: faultId, kind: 'service.maintenance', route: 'GET /api/v1/corridors', remaining: 1, fired: 0 }),
+    ]);
+
+    // The switch fires once (count 1), and the page follows: fired 1, spent, still listed until cleared.
+    expect((await call('GET', '/api/v1/corridors')).status).toBe(503);
+    await expect.poll(() => item.locator('[data-testid="fault-fired"]').textContent(), { timeout: UI_TIMEOUT_MS }).toBe('fired 1');
+    await expect.poll(() => item.getAttribute('data-active'), { timeout: UI_TIMEOUT_MS }).toBe('false');
+    expect((await call('GET', '/api/v1/corridors')).status).toBe(200);
+    await screenshot('dashboard-faults.png');
+
+    await item.getByRole('button', { name: 'Clear' }).click();
+    await item.waitFor({ state: 'detached' });
+    await panel.locator('[data-testid="faults-empty"]').waitFor();
+    expect((await call('GET', '/api/v1/sandbox/faults')).body.data).toEqual([]);
+    await panel.locator('button[data-fault-action="release"]').click();
+    await expect
+      .poll(() => panel.locator('[data-testid="fault-result"]').textContent(), { timeout: UI_TIMEOUT_MS })
+      .toBe('released 0 held relays');
+
+    // relay.hold without a relay: the service's 400 names the parameter, and nothing is set.
+    const errorsBefore = consoleErrors.length;
+    await panel.locator('[data-testid="fault-kind"]').selectOption('relay.hold');
+    await panel.locator('[data-testid="fault-route"]').fill('');
+    await panel.locator('[data-testid="fault-count"]').fill('');
+    await panel.locator('button[data-fault-action="set"]').click();
+    const result = panel.locator('[data-testid="fault-result"]');
+    await expect.poll(() => result.getAttribute('data-error'), { timeout: UI_TIMEOUT_MS }).toBe('');
+    expect(await result.textContent()).toBe('relay.hold needs `relay`: attestation or refund. (param: relay)');
+    expect(consoleErrors.splice(errorsBefore)).toEqual([
+      'Failed to load resource: the server responded with a status of 400 (Bad Request)',
+    ]);
+    expect((await call('GET', '/api/v1/sandbox/faults')).body.data).toEqual([]);
+    await screenshot('dashboard-fault-error.png');
+  }, 60_000);
+
   it('raised no script errors and reached nothing outside loopback', () => {
     expect(pageErrors).toEqual([]);
     // Missing read routes answer 404, or 405 where the path exists for another method (GET /orders next to POST
