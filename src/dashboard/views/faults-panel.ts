@@ -17,7 +17,7 @@ const KINDS = [
   { kind: 'service.maintenance', needs: 'route', does: 'the route answers 503 maintenance' },
   { kind: 'service.slow', needs: 'route, delay (at most 60s)', does: 'the route answers a wall-time delay late' },
 ] as const;
-const RELAYS = ['attestation', 'refund'] as const;
+const RELAYS = ['deposit', 'attestation', 'refund'] as const;
 
 export interface FaultRow {
   id: string;
