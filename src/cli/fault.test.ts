@@ -31,6 +31,23 @@ describe('sandbox fault / sandbox relay', () => {
     expect(slow.code, slow.stderr).toBe(0);
     expect(slow.stdout).toMatch(/^Set flt_\w+ {2}service\.maintenance POST \/api\/v1\/quotes {2}fired 0, until \d{4}-/);
 
+    const rpc = await cli(
+      'fault',
+      'set',
+      'chain.rpc-slow',
+      '--chain',
+      '31338',
+      '--method',
+      'eth_getLogs',
+      '--delay',
+      '50ms',
+      '--count',
+      '1',
+    );
+    expect(rpc.code, rpc.stderr).toBe(0);
+    expect(rpc.stdout).toMatch(/chain\.rpc-slow chain 31338 eth_getLogs 50 ms {2}fired 0, 1 left/);
+    await cli('fault', 'clear', rpc.stdout.split(/\s+/)[1]!);
+
     const list = await cli('fault', 'list', '--json');
     expect((JSON.parse(list.stdout) as { data: FaultSwitchView[] }).data.map((fault) => fault.kind)).toEqual([
       'relay.hold',
@@ -56,6 +73,9 @@ describe('sandbox fault / sandbox relay', () => {
     const count = await cli('fault', 'set', 'oracle.withhold', '--count', 'many');
     expect(count.code).toBe(1);
     expect(count.stderr).toContain('400 parameter_invalid');
+    const chain = await cli('fault', 'set', 'chain.rpc-drop', '--chain', 'alpha');
+    expect(chain.code).toBe(1);
+    expect(chain.stderr).toContain('400 parameter_invalid');
     const unknown = await cli('fault', 'clear', 'flt_unknown');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('404');

@@ -8,6 +8,8 @@ export interface FaultSwitchView {
   relay: string | null;
   delayMs: number | null;
   route: string | null;
+  chainId: number | null;
+  method: string | null;
   scope: { orderId: string | null; corridor: string | null; solverId: string | null };
   remaining: number | null;
   expiresAt: string | null;
@@ -20,6 +22,8 @@ interface SetFlags extends CommandOptions {
   relay?: string;
   delay?: string;
   route?: string;
+  chain?: string;
+  method?: string;
   order?: string;
   corridor?: string;
   solver?: string;
@@ -39,6 +43,9 @@ export function faultRequest(kind: string, flags: Omit<SetFlags, keyof CommandOp
     ...(flags.relay === undefined ? {} : { relay: flags.relay }),
     ...(flags.delay === undefined ? {} : { delay: flags.delay }),
     ...(flags.route === undefined ? {} : { route: flags.route }),
+    // A chain id that is not a whole number goes as text: the service names it (400, param chain).
+    ...(flags.chain === undefined ? {} : { chain: /^\d+$/.test(flags.chain) ? Number(flags.chain) : flags.chain }),
+    ...(flags.method === undefined ? {} : { method: flags.method }),
     ...(Object.keys(scope).length === 0 ? {} : { scope }),
     // A count that is not a whole number goes as text: the service names it (400 parameter_invalid, param count).
     ...(flags.count === undefined ? {} : { count: /^\d+$/.test(flags.count) ? Number(flags.count) : flags.count }),
@@ -47,7 +54,14 @@ export function faultRequest(kind: string, flags: Omit<SetFlags, keyof CommandOp
 }
 
 function describe(fault: FaultSwitchView): string {
-  const what = [fault.kind, fault.relay, fault.route, fault.delayMs === null ? null : `${fault.delayMs} ms`]
+  const what = [
+    fault.kind,
+    fault.relay,
+    fault.route,
+    fault.chainId === null ? null : `chain ${fault.chainId}`,
+    fault.method,
+    fault.delayMs === null ? null : `${fault.delayMs} ms`,
+  ]
     .filter((x) => x !== null)
     .join(' ');
   const scope = Object.entries(fault.scope)
@@ -85,12 +99,17 @@ export function register(program: Command): void {
       .command('set')
       .description(
         'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes")',
+          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method)',
       )
-      .argument('<kind>', 'relay.hold, relay.delay, relay.drop, oracle.withhold, oracle.late, service.maintenance, service.slow')
+      .argument(
+        '<kind>',
+        'relay.hold, relay.delay, relay.drop, oracle.withhold, oracle.late, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow',
+      )
       .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
       .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
       .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
+      .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
+      .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
       .option('--order <orderId>', 'only this order')
       .option('--corridor <corridor>', 'only orders of this corridor')
       .option('--solver <solverId>', 'only orders this solver won')

@@ -13,6 +13,8 @@ export const FAULT_KINDS = [
   'oracle.late',
   'service.maintenance',
   'service.slow',
+  'chain.rpc-drop',
+  'chain.rpc-slow',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -61,4 +63,7 @@ export const DESCRIPTIONS: Record<FaultKind, string> = {
   'oracle.late': 'The oracle attests `delay` of clock time late.',
   'service.maintenance': 'The route answers 503 `maintenance` (Format A or B as the route speaks).',
   'service.slow': 'The route answers `delay` later (wall time).',
+  'chain.rpc-drop':
+    "The service's JSON-RPC calls to `chain` (every chain when left out; only `method` when given) fail as if the chain had not answered.",
+  'chain.rpc-slow': "The service's JSON-RPC calls to `chain` (and `method`) are answered `delay` later (wall time).",
 };

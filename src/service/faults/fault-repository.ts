@@ -13,6 +13,9 @@ export interface FaultSwitch {
   relay: RelayClass | null;
   delayMs: number | null;
   route: string | null;
+  /** Chain faults: the chain (null: every chain) and the JSON-RPC method (null: every method). */
+  chainId: number | null;
+  method: string | null;
   scope: FaultScope;
   /** Firings left; null = unlimited. */
   remaining: number | null;
@@ -39,6 +42,8 @@ interface SwitchRow {
   relay: RelayClass | null;
   delay_ms: number | null;
   route: string | null;
+  chain_id: number | null;
+  rpc_method: string | null;
   scope_order_id: string | null;
   scope_corridor: string | null;
   scope_solver_id: string | null;
@@ -66,6 +71,8 @@ function fromRow(row: SwitchRow): FaultSwitch {
     relay: row.relay,
     delayMs: row.delay_ms,
     route: row.route,
+    chainId: row.chain_id,
+    method: row.rpc_method,
     scope: { orderId: row.scope_order_id, corridor: row.scope_corridor, solverId: row.scope_solver_id },
     remaining: row.remaining,
     expiresAt: row.expires_at,
@@ -93,8 +100,8 @@ export class FaultRepository {
   insert(fault: FaultSwitch): void {
     this.store.db
       .prepare(
-        `INSERT INTO fault_switches (id, kind, relay, delay_ms, route, scope_order_id, scope_corridor, scope_solver_id, remaining,
-           expires_at, fired, created_at, cleared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL)`,
+        `INSERT INTO fault_switches (id, kind, relay, delay_ms, route, chain_id, rpc_method, scope_order_id, scope_corridor,
+           scope_solver_id, remaining, expires_at, fired, created_at, cleared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL)`,
       )
       .run(
         fault.id,
@@ -102,6 +109,8 @@ export class FaultRepository {
         fault.relay,
         fault.delayMs,
         fault.route,
+        fault.chainId,
+        fault.method,
         fault.scope.orderId,
         fault.scope.corridor,
         fault.scope.solverId,

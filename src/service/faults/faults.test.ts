@@ -235,6 +235,61 @@ describe('fault switches: relays and the oracle', () => {
   }, 60_000);
 });
 
+describe('fault switches: chains', () => {
+  it('chain.rpc-drop fails the deposit broadcast once: POST /orders answers 503, the relay is retried and lands once', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', {
+      kind: 'chain.rpc-drop',
+      chain: alpha().chainId,
+      method: 'eth_sendRawTransactionSync',
+      count: 1,
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    expect(set.body).toMatchObject({ chainId: alpha().chainId, method: 'eth_sendRawTransactionSync' });
+    const { body } = await signedOrder(2);
+    const answer = await call('POST', '/api/v1/orders', body);
+    expect([answer.status, answer.body.error?.code]).toEqual([503, 'chain_unavailable']);
+    const orderId = /ord_[0-9a-z]+/.exec(answer.body.error.message)![0];
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    // One deposit, sent again after the dropped answer: the same signed transaction, mined once.
+    expect(relaysOf(orderId).filter(([kind]) => kind === 'open')).toEqual([['open', 'mined']]);
+    expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body).toMatchObject({ fired: 1, active: false });
+    expect(ledgerTypes(set.body.id)).toEqual(['fault.set', 'fault.fired']);
+  }, 60_000);
+
+  it('chain.rpc-slow delays the engine’s calls to one chain; the order still settles', async () => {
+    // The engine's one HTTP call to the destination per order is the oracle leg's broadcast (fills arrive as logs).
+    const set = await call('POST', '/api/v1/sandbox/faults', {
+      kind: 'chain.rpc-slow',
+      chain: beta().chainId,
+      method: 'eth_sendRawTransactionSync',
+      delay: '300ms',
+      count: 1,
+    });
+    expect(set.status).toBe(201);
+    const { orderId } = await order(3);
+    const filled = await waitForStatus(h.rest, orderId, 'Filled');
+    const started = performance.now();
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
+    expect(filled.status).toBe('Filled');
+    expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body.fired).toBe(1);
+  }, 60_000);
+
+  it('refuses chain faults the service cannot place', async () => {
+    const cases: Array<[Record<string, unknown>, string, string]> = [
+      [{ kind: 'chain.rpc-drop', chain: 999 }, 'parameter_invalid', 'chain'],
+      [{ kind: 'chain.rpc-slow' }, 'parameter_missing', 'delay'],
+      [{ kind: 'chain.rpc-drop', method: 'not a method' }, 'parameter_invalid', 'method'],
+      [{ kind: 'chain.rpc-drop', scope: { orderId: 'ord_x' } }, 'parameter_invalid', 'scope'],
+      [{ kind: 'relay.hold', relay: 'refund', chain: alpha().chainId }, 'parameter_unknown', 'chain'],
+    ];
+    for (const [body, code, param] of cases) {
+      const answer = await call('POST', '/api/v1/sandbox/faults', body);
+      expect([answer.status, answer.body.error?.code, answer.body.error?.param], JSON.stringify(body)).toEqual([400, code, param]);
+    }
+  });
+});
+
 describe('fault switches: service faults and the API', () => {
   it('service.maintenance answers 503 maintenance in the route’s format, for its count; the fault routes stay open', async () => {
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'service.maintenance', route: 'GET /api/v1/corridors', count: 2 });

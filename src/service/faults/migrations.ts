@@ -34,5 +34,13 @@ export const faultMigrations: MigrationSet = {
           );
         `),
     },
+    {
+      name: '002_chain_faults',
+      up: (db) =>
+        db.exec(`
+          ALTER TABLE fault_switches ADD COLUMN chain_id INTEGER;
+          ALTER TABLE fault_switches ADD COLUMN rpc_method TEXT;
+        `),
+    },
   ],
 };

@@ -42,8 +42,17 @@ export class FaultsModule implements ServiceModule {
       kickRelays: () => settlement.engine?.kickAll(),
     });
     this.board = board;
-    settlement.engine?.useRelayFaults({ gate: (relay) => board.relayGate(relay), catchesDeposit: (scope) => board.catchesDeposit(scope) });
-    mountFaultRoutes(context.routes(), context.openapi, board);
+    settlement.engine?.useRelayFaults({
+      gate: (relay) => board.relayGate(relay),
+      catchesDeposit: (scope) => board.catchesDeposit(scope),
+      beforeRpc: (chainId, method) => board.beforeRpc(chainId, method),
+    });
+    mountFaultRoutes(
+      context.routes(),
+      context.openapi,
+      board,
+      context.config.chains.map((chain) => chain.chainId),
+    );
     context.useRequestGate(requestGate(board));
   }
 

@@ -15,7 +15,7 @@ function missing(param: string, message: string): never {
 }
 
 /** `/api/v1/sandbox/faults` and `/api/v1/sandbox/relays/release`: the fault switches. Sandbox only, API key required. */
-export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard): void {
+export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard, chainIds: readonly number[]): void {
   openapi.schema('FaultSwitch', S.FaultView);
   const view = (fault: FaultSwitch) => ({
     id: fault.id,
@@ -23,6 +23,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     relay: fault.kind.startsWith('oracle.') ? 'attestation' : fault.relay,
     delayMs: fault.delayMs,
     route: fault.route,
+    chainId: fault.chainId,
+    method: fault.method,
     scope: fault.scope,
     remaining: fault.remaining,
     expiresAt: fault.expiresAt === null ? null : isoTime(fault.expiresAt),
@@ -68,7 +70,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
       if (!body.kind.startsWith('relay.') && body.relay !== undefined) {
         throw new InvalidRequestError({ code: 'parameter_unknown', param: 'relay', message: `${body.kind} takes no \`relay\`.` });
       }
-      const needsDelay = body.kind === 'relay.delay' || body.kind === 'oracle.late' || body.kind === 'service.slow';
+      const needsDelay =
+        body.kind === 'relay.delay' || body.kind === 'oracle.late' || body.kind === 'service.slow' || body.kind === 'chain.rpc-slow';
       if (needsDelay && body.delay === undefined) missing('delay', `${body.kind} needs \`delay\`, e.g. "10m".`);
       if (!needsDelay && body.delay !== undefined) {
         throw new InvalidRequestError({ code: 'parameter_unknown', param: 'delay', message: `${body.kind} takes no \`delay\`.` });
@@ -78,6 +81,26 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
       if (!serviceFault && body.route !== undefined) {
         throw new InvalidRequestError({ code: 'parameter_unknown', param: 'route', message: `${body.kind} takes no \`route\`.` });
       }
+      const chainFault = body.kind.startsWith('chain.');
+      for (const param of ['chain', 'method'] as const) {
+        if (!chainFault && body[param] !== undefined) {
+          throw new InvalidRequestError({ code: 'parameter_unknown', param, message: `${body.kind} takes no \`${param}\`.` });
+        }
+      }
+      if (body.chain !== undefined && !chainIds.includes(body.chain)) {
+        throw new InvalidRequestError({
+          code: 'parameter_invalid',
+          param: 'chain',
+          message: `The service settles on chains ${chainIds.join(', ')}; ${body.chain} is not one of them.`,
+        });
+      }
+      if (chainFault && body.scope !== undefined) {
+        throw new InvalidRequestError({
+          code: 'parameter_invalid',
+          param: 'scope',
+          message: 'Chain faults are scoped by `chain` and `method`.',
+        });
+      }
       if (serviceFault && (body.scope?.corridor !== undefined || body.scope?.solverId !== undefined)) {
         throw new InvalidRequestError({
           code: 'parameter_invalid',
@@ -86,11 +109,11 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         });
       }
       const delayMs = body.delay === undefined ? undefined : parseDuration(body.delay);
-      if (body.kind === 'service.slow' && delayMs !== undefined && delayMs > 60_000) {
+      if ((body.kind === 'service.slow' || body.kind === 'chain.rpc-slow') && delayMs !== undefined && delayMs > 60_000) {
         throw new InvalidRequestError({
           code: 'parameter_invalid',
           param: 'delay',
-          message: 'service.slow waits at most 60s (wall time).',
+          message: `${body.kind} waits at most 60s (wall time).`,
         });
       }
       const fault = board.set({
@@ -98,6 +121,8 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         relay: relayFault && body.kind.startsWith('relay.') ? body.relay : undefined,
         delayMs,
         route: body.route,
+        chainId: body.chain,
+        method: body.method,
         scope: body.scope,
         count: body.count,
         forMs: body.for === undefined ? undefined : parseDuration(body.for),

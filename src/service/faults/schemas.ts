@@ -25,7 +25,9 @@ export const FaultRequest = z
         .join(' '),
     }),
     relay: z.enum(RELAY_CLASSES).optional().meta({ description: 'Relay faults: the relay they act on.' }),
-    delay: Duration.optional().meta({ description: '`relay.delay`, `oracle.late` (clock time) and `service.slow` (wall time).' }),
+    delay: Duration.optional().meta({
+      description: '`relay.delay`, `oracle.late` (clock time), `service.slow` and `chain.rpc-slow` (wall time, at most 60 s).',
+    }),
     route: z
       .string()
       .regex(
@@ -37,6 +39,13 @@ export const FaultRequest = z
       .meta({
         description: 'Service faults: the route, e.g. `POST /api/v1/quotes` or `/api/v1/orders` (every method, and the paths below).',
       }),
+    chain: z.number().int().positive().optional().meta({ description: 'Chain faults: the chain id (every chain when left out).' }),
+    method: z
+      .string()
+      .regex(/^[a-z]+_[A-Za-z0-9]+$/, 'must be a JSON-RPC method name such as eth_sendRawTransaction')
+      .max(64)
+      .optional()
+      .meta({ description: 'Chain faults: only this JSON-RPC method (every method when left out).' }),
     scope: FaultScope.optional(),
     count: z.number().int().min(1).max(1_000_000).optional().meta({ description: 'Fire at most this many times.' }),
     for: Duration.optional().meta({ description: 'Turn off after this much clock time.' }),
@@ -49,6 +58,8 @@ export const FaultView = z.object({
   relay: z.enum(RELAY_CLASSES).nullable(),
   delayMs: z.number().int().nullable(),
   route: z.string().nullable(),
+  chainId: z.number().int().nullable(),
+  method: z.string().nullable(),
   scope: z.object({ orderId: z.string().nullable(), corridor: z.string().nullable(), solverId: z.string().nullable() }),
   remaining: z.number().int().nullable().meta({ description: 'Firings left; null: unlimited.' }),
   expiresAt: IsoTimestamp.nullable(),

@@ -20,6 +20,8 @@ export interface NewFault {
   relay?: RelayClass | undefined;
   delayMs?: number | undefined;
   route?: string | undefined;
+  chainId?: number | undefined;
+  method?: string | undefined;
   scope?: Partial<FaultScope> | undefined;
   count?: number | undefined;
   forMs?: number | undefined;
@@ -72,6 +74,8 @@ export class FaultSwitchboard {
       relay: input.relay ?? null,
       delayMs: input.delayMs ?? null,
       route: input.route ?? null,
+      chainId: input.chainId ?? null,
+      method: input.method ?? null,
       scope: { orderId: input.scope?.orderId ?? null, corridor: input.scope?.corridor ?? null, solverId: input.scope?.solverId ?? null },
       remaining: input.count ?? null,
       expiresAt: input.forMs === undefined ? null : now + input.forMs,
@@ -203,6 +207,34 @@ export class FaultSwitchboard {
         (fault.scope.corridor === null || fault.scope.corridor === scope.corridor) &&
         (fault.scope.solverId === null || fault.scope.solverId === scope.solverId),
     );
+  }
+
+  /**
+   * Before each JSON-RPC call of the settlement engine: a `chain.rpc-slow` switch delays it, a `chain.rpc-drop`
+   * switch fails it as a chain that does not answer would. Counted and recorded like every firing.
+   */
+  async beforeRpc(chainId: number, method: string): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const fault of this.live(now)) {
+      if (!fault.kind.startsWith('chain.rpc-')) continue;
+      if ((fault.chainId !== null && fault.chainId !== chainId) || (fault.method !== null && fault.method !== method)) continue;
+      this.cache = undefined;
+      const fired = this.deps.store.transaction(() => {
+        if (!this.repository.fire(fault.id)) return false;
+        this.deps.ledger.append({
+          type: 'fault.fired',
+          tradeId: fault.id,
+          recordedAt: new Date(now).toISOString(),
+          payload: { faultId: fault.id, kind: fault.kind, chainId, method },
+        });
+        return true;
+      });
+      if (!fired) continue;
+      if (fault.kind === 'chain.rpc-drop')
+        throw new Error(`${method}: chain ${chainId} did not answer (dropped by sandbox fault switch ${fault.id})`);
+      await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
+      return;
+    }
   }
 
   /** After a restart: delayed relays wake at their time again. */

@@ -342,7 +342,7 @@ export class OrderIntake {
       relayer.kick();
       throw new MaintenanceError({
         code: 'deposit_held',
-        message: `Order ${orderId} is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, the order goes on once the deposit is sent; dropped, it is rejected (nothing moved) and reads 404.`,
+        message: `Order ${orderId} is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, the order appears at GET /api/v1/orders/${orderId} once the deposit lands; dropped, it is rejected and never appears (nothing moved).`,
       });
     }
     const { outcome } = await relayer.relayNow(request, (signed) =>

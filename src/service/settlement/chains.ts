@@ -36,13 +36,20 @@ const REQUIRED: Record<keyof SettlementContracts, string> = {
 };
 
 /** The chains that carry every settlement contract; others (a chain list without deployments) are skipped. */
-export function settlementChains(infos: readonly ChainInfo[]): SettlementChain[] {
+export function settlementChains(
+  infos: readonly ChainInfo[],
+  options: { beforeCall?: (chainId: number, method: string) => Promise<void> | void } = {},
+): SettlementChain[] {
   const chains: SettlementChain[] = [];
   for (const info of infos) {
     const entries = Object.entries(REQUIRED).map(([key, name]) => [key, info.contracts[name]] as const);
     if (entries.some(([, address]) => address === undefined)) continue;
     const contracts = Object.fromEntries(entries.map(([key, address]) => [key, getAddress(address!)])) as unknown as SettlementContracts;
-    const { transport, close } = keepAliveTransport(info.rpcUrl);
+    const beforeCall = options.beforeCall;
+    const { transport, close } = keepAliveTransport(
+      info.rpcUrl,
+      beforeCall === undefined ? {} : { beforeCall: (method) => beforeCall(info.chainId, method) },
+    );
     chains.push({
       chainId: info.chainId,
       name: info.name,

@@ -18,6 +18,8 @@ export type RelayerRole = 'service' | 'oracle';
 export interface RelayFaults {
   gate(relay: RelayRecord): RelayGateDecision;
   catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean;
+  /** Before each JSON-RPC call the engine makes: may delay it, or throw as if the chain had not answered. */
+  beforeRpc?(chainId: number, method: string): Promise<void> | void;
 }
 
 /** What the orders make of chain facts and relay outcomes; called inside the recording transaction. */
@@ -57,7 +59,7 @@ export class SettlementEngine {
   private started = false;
 
   constructor(private readonly deps: SettlementEngineDeps) {
-    this.chains = settlementChains(deps.chains);
+    this.chains = settlementChains(deps.chains, { beforeCall: (chainId, method) => this.faults?.beforeRpc?.(chainId, method) });
     this.relays = new RelayRepository(deps.store);
     this.facts = new ChainFactRepository(deps.store);
     this.cursors = new ChainCursorRepository(deps.store);

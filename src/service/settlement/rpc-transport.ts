@@ -20,7 +20,12 @@ class ProviderRpcError extends Error {
  */
 export function keepAliveTransport(
   url: string,
-  options: { timeoutMs?: number; sockets?: number } = {},
+  options: {
+    timeoutMs?: number;
+    sockets?: number;
+    /** Runs before every call; may delay it or throw instead of sending it (the sandbox's RPC fault switches). */
+    beforeCall?: (method: string) => Promise<void> | void;
+  } = {},
 ): { transport: Transport; close(): void } {
   const target = new URL(url);
   const secure = target.protocol === 'https:';
@@ -67,7 +72,15 @@ export function keepAliveTransport(
   };
 
   return {
-    transport: custom({ request: ({ method, params }) => call(method, params) }, { retryCount: 0 }),
+    transport: custom(
+      {
+        request: async ({ method, params }) => {
+          await options.beforeCall?.(method);
+          return call(method, params);
+        },
+      },
+      { retryCount: 0 },
+    ),
     close: () => agent.destroy(),
   };
 }

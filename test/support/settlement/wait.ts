@@ -1,6 +1,9 @@
-import type { OrderDetail, RestClient } from '../../../src/clients/rest-client.js';
+import { ApiRequestError, type OrderDetail, type RestClient } from '../../../src/clients/rest-client.js';
 
-/** Polls the public order route until the order reaches `status` (wall-time timeout). */
+/**
+ * Polls the public order route until the order reaches `status` (wall-time timeout). An order whose deposit has not
+ * landed yet reads 404 (it is not an order until then): that counts as not there yet.
+ */
 export async function waitForStatus(
   rest: RestClient,
   orderId: string,
@@ -10,8 +13,12 @@ export async function waitForStatus(
   const started = Date.now();
   let last: OrderDetail | undefined;
   while (Date.now() - started < timeoutMs) {
-    last = await rest.getOrder(orderId);
-    if (last.status === status) return last;
+    try {
+      last = await rest.getOrder(orderId);
+      if (last.status === status) return last;
+    } catch (error) {
+      if (!(error instanceof ApiRequestError && error.status === 404)) throw error;
+    }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   throw new Error(`order ${orderId} did not reach ${status} within ${timeoutMs} ms (last: ${last?.status})`);
