@@ -71,6 +71,27 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     });
     return restarting;
   };
+  /**
+   * The chain campaign's fault: the next 1–3 JSON-RPC calls of one method (or of every method) to one chain fail,
+   * chosen by the lifecycle's index so a seed replays the same faults.
+   */
+  let rpcFaults = 0;
+  let rpcFaultsFired = 0;
+  const RPC_METHODS = ['eth_sendRawTransactionSync', 'eth_getTransactionReceipt', 'eth_getLogs', 'eth_blockNumber', undefined] as const;
+  const injectRpcFault = async (index: number, why: string) => {
+    const chain = manifest.chains[index % manifest.chains.length]!.chainId;
+    const method = RPC_METHODS[(index * 7) % RPC_METHODS.length];
+    const count = 1 + (index % 3);
+    const set = await call('POST', '/api/v1/sandbox/faults', {
+      kind: 'chain.rpc-drop',
+      chain,
+      ...(method === undefined ? {} : { method }),
+      count,
+    });
+    if (set.status !== 201) problems.push(`fault switch refused (${why}): ${set.status} ${set.text}`);
+    else rpcFaults += 1;
+    log(`  ✗ chain.rpc-drop chain ${chain} ${method ?? 'every method'} ×${count} (${why})`);
+  };
   const syncReceiverClock = async () => {
     const clock = await call('GET', '/api/v1/sandbox/clock');
     const nowMs = (clock.json as { nowMs: number }).nowMs;
@@ -93,6 +114,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     url,
     call,
     restart,
+    injectRpcFault,
+    rpcFaultsSet: () => rpcFaults,
+    rpcFaultsFired: () => rpcFaultsFired,
     syncReceiverClock,
     get webhookSince() {
       return webhookSince;
@@ -138,6 +162,10 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     // Drain: every order ends, late retries of webhooks go out, then the service stops cleanly.
     await restarting;
     await drain(h, results);
+    if (options.faults === 'rpc') {
+      const switches = await call('GET', '/api/v1/sandbox/faults');
+      rpcFaultsFired = ((switches.json as { data?: Array<{ fired: number }> }).data ?? []).reduce((sum, fault) => sum + fault.fired, 0);
+    }
     watching = false;
     await restarting;
     await solvers.stop();

@@ -7,7 +7,7 @@ import { runHardening } from './main.js';
  * silently ran nothing cannot pass.
  */
 describe('hardening campaigns (quick)', () => {
-  it('crash, tamper, fuzz and load meet their goals', async () => {
+  it('crash, tamper, fuzz, load and chain meet their goals', async () => {
     const report = await runHardening({ quick: true, seed: 1, log: (line) => process.env.HARDEN_LOG && process.stderr.write(`${line}\n`) });
     const details = JSON.stringify(
       {
@@ -53,6 +53,12 @@ describe('hardening campaigns (quick)', () => {
     expect(report.crash!.refunded).toBeGreaterThanOrEqual(1);
     expect(report.crash!.webhookEvents).toBeGreaterThan(20);
     expect(report.crash!.relaysByKind.openFor).toBeGreaterThanOrEqual(3);
+    // The chain campaign: JSON-RPC calls dropped by fault switches instead of kills, on chains of its own.
+    expect(report.chain!.lifecycles).toBe(6);
+    expect(report.chain!.settled + report.chain!.refunded).toBe(6);
+    expect(report.chain!.rpcFaultsSet).toBeGreaterThanOrEqual(2);
+    expect(report.chain!.rpcFaultsFired).toBeGreaterThanOrEqual(2);
+    expect([report.chain!.lost, report.chain!.stuck, report.chain!.duplicateRelays, report.chain!.undelivered]).toEqual([0, 0, 0, 0]);
     expect(report.tamperMutations).toBeGreaterThan(300);
     expect(report.fuzzRequests).toBe(1_000);
     expect(report.fuzz!.routes).toBeGreaterThan(30);

@@ -21,8 +21,8 @@ import { type Secret, scanFiles, storeFiles } from './support/secrets.js';
 import { sleep } from './support/wire.js';
 import { type TamperFigures, runTamperCampaign } from './tamper.js';
 
-export type Campaign = 'crash' | 'fuzz' | 'load' | 'tamper';
-export const CAMPAIGNS: readonly Campaign[] = ['crash', 'tamper', 'fuzz', 'load'];
+export type Campaign = 'crash' | 'fuzz' | 'load' | 'tamper' | 'chain';
+export const CAMPAIGNS: readonly Campaign[] = ['crash', 'tamper', 'fuzz', 'load', 'chain'];
 
 export interface HardenOptions {
   quick: boolean;
@@ -79,6 +79,8 @@ export interface HardenReport extends HeadlineFigures {
   crash?: Omit<CrashFigures, 'results'> & {
     results: Array<{ index: number; plan: string; kill: string | null; finalStatus?: string; wallMs: number; error?: string }>;
   };
+  /** The chain campaign: the crash campaign's lifecycles with `chain.rpc-drop` fault switches instead of kills. */
+  chain?: Omit<CrashFigures, 'results'>;
   tamper?: TamperFigures;
   fuzz?: FuzzFigures;
   load?: LoadFigures;
@@ -206,6 +208,39 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
             }), undelivered ${crash.undelivered}/${crash.webhookEvents}, ledger ${crash.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
         );
       }
+    }
+
+    if (campaigns.includes('chain')) {
+      log('chain campaign (JSON-RPC calls dropped by fault switches)');
+      // Chains of its own: the crash campaign's takers spent Permit2 nonces there that a new store does not know.
+      const chainSandbox = await startSandbox({ stateDir: join(dir, 'chain-sandbox'), persist: false });
+      const chain = await runCrashCampaign({
+        sandbox: chainSandbox,
+        dir: join(dir, 'chain'),
+        lifecycles: options.quick ? 6 : 20,
+        seed: options.seed + 1,
+        killShare: 0.8,
+        faults: 'rpc',
+        onSecret: (kind, value) => secrets.push({ kind, value, stored: kind === 'webhook signing key' }),
+        log,
+      }).finally(() => chainSandbox.stop());
+      logs.push(join(dir, 'chain', 'service', 'service.log'));
+      stores.push(...storeFiles(join(dir, 'chain', 'service', 'service.sqlite')));
+      const { results: _results, ...figures } = chain;
+      report.chain = figures;
+      // The headline figures hold for both campaigns.
+      report.lost += chain.lost;
+      report.stuck += chain.stuck;
+      report.duplicateRelays += chain.duplicateRelays;
+      report.undelivered += chain.undelivered;
+      report.duplicateTerminalEvents += chain.duplicateTerminalEvents;
+      report.ledgerVerifies = report.ledgerVerifies && chain.ledgerVerifies;
+      report.crashes += chain.crashes;
+      log(
+        `  chain: ${chain.lifecycles} lifecycles (${chain.settled} settled, ${chain.refunded} refunded), ${chain.rpcFaultsSet} fault switches, ` +
+          `${chain.rpcFaultsFired} JSON-RPC calls dropped; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
+          `undelivered ${chain.undelivered}/${chain.webhookEvents}, ledger ${chain.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
+      );
     }
 
     if (campaigns.includes('tamper') && ledgerStore !== undefined) {

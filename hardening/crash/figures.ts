@@ -108,6 +108,8 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     settled: results.filter((r) => r.finalStatus === 'Claimed').length,
     refunded: results.filter((r) => r.finalStatus === 'Refunded').length,
     kills: h.service.kills,
+    rpcFaultsSet: h.rpcFaultsSet(),
+    rpcFaultsFired: h.rpcFaultsFired(),
     restarts: h.service.starts - 1,
     crashes: h.service.crashes.length,
     lost,

@@ -28,6 +28,11 @@ export interface CrashHarness {
   call(method: string, path: string, body?: unknown, headers?: Record<string, string>, auth?: boolean): Promise<WireAnswer>;
   /** SIGKILL and start again (one restart at a time). */
   restart(why: string): Promise<unknown>;
+  /** `rpc` mode: sets a `chain.rpc-drop` switch through the sandbox API instead of a kill. */
+  injectRpcFault(index: number, why: string): Promise<void>;
+  /** `rpc` mode: switches set so far, and how often they fired (the service's count, read before it stops). */
+  rpcFaultsSet(): number;
+  rpcFaultsFired(): number;
   syncReceiverClock(): Promise<void>;
   /** Outbox position from which the webhook must receive every event. */
   readonly webhookSince: number;

@@ -12,8 +12,9 @@ export async function runLifecycle(h: CrashHarness, plan: LifecyclePlan): Promis
     if (plan.kill?.at !== point || result.killed) return;
     result.killed = true;
     const delay = plan.kill.delayMs;
+    const why = `#${plan.index} at ${point}+${delay}ms`;
     pendingKill = sleep(delay)
-      .then(() => h.restart(`#${plan.index} at ${point}+${delay}ms`))
+      .then(() => (h.options.faults === 'rpc' ? h.injectRpcFault(plan.index, why) : h.restart(why)))
       .then(() => undefined);
   };
   try {
@@ -153,6 +154,11 @@ async function submitOrder(h: CrashHarness, body: unknown, headers: Record<strin
     }
     if (answer.status === 201) return { kind: 'created', orderId: (answer.json as { orderId: string }).orderId };
     const code = errorCode(answer) ?? String(answer.status);
+    // The order is recorded and its deposit goes on in the background (the chain did not confirm it in time, or a
+    // fault switch holds it): a retry with the same key replays this answer, so look the order up instead.
+    if (answer.status === 503 && (code === 'chain_unavailable' || code === 'deposit_held') && /ord_[0-9a-z]+/.test(answer.text)) {
+      return { kind: 'unacknowledged', detail: `${answer.status} ${code}` };
+    }
     if (answer.status >= 500 || code === 'idempotency_key_in_use') {
       // A retry of a request the kill interrupted: the key may still be held, or the store still starting.
       retried = true;

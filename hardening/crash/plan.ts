@@ -42,6 +42,11 @@ export interface CrashOptions {
   seed: number;
   /** Share of lifecycles with a kill (default 0.7). */
   killShare?: number;
+  /**
+   * `kill` (default): each planned kill is a SIGKILL of the service and a restart. `rpc`: it is a `chain.rpc-drop`
+   * fault switch instead (the chain campaign): the service's JSON-RPC calls to one chain fail for a few calls.
+   */
+  faults?: 'kill' | 'rpc';
   /** Told every secret the campaign handles (keys, webhook signing key), for the log and store scans. */
   onSecret?: (kind: string, value: string) => void;
   log?: (line: string) => void;
@@ -52,6 +57,9 @@ export interface CrashFigures {
   settled: number;
   refunded: number;
   kills: number;
+  /** `rpc` mode: fault switches set, and how often they fired (JSON-RPC calls that failed). */
+  rpcFaultsSet: number;
+  rpcFaultsFired: number;
   restarts: number;
   crashes: number;
   lost: number;

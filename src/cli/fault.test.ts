@@ -69,7 +69,7 @@ describe('sandbox fault / sandbox relay', () => {
   it('names what is wrong with a switch, with exit code 1', async () => {
     const missing = await cli('fault', 'set', 'relay.hold');
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('400 parameter_missing: relay.hold needs `relay`');
+    expect(missing.stderr).toContain('400 parameter_missing: Missing required parameter `relay`.');
     const count = await cli('fault', 'set', 'oracle.withhold', '--count', 'many');
     expect(count.code).toBe(1);
     expect(count.stderr).toContain('400 parameter_invalid');

@@ -441,7 +441,7 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await panel.locator('button[data-fault-action="set"]').click();
     const result = panel.locator('[data-testid="fault-result"]');
     await expect.poll(() => result.getAttribute('data-error'), { timeout: UI_TIMEOUT_MS }).toBe('');
-    expect(await result.textContent()).toBe('relay.hold needs `relay`: deposit, attestation or refund. (param: relay)');
+    expect(await result.textContent()).toBe('Missing required parameter `relay`. (param: relay)');
     expect(consoleErrors.splice(errorsBefore)).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
     ]);

@@ -40,7 +40,12 @@ export function issueToError(error: z.ZodError, data: unknown, location: InputLo
       message: 'The request body must be a JSON object.',
     });
   }
-  if (issue.code === 'invalid_type' && issue.path.length > 0 && valueAt(data, issue.path) === undefined) {
+  // A required field left out, whatever its type (zod reports a missing enum as a bad value): missing, not invalid.
+  if (
+    (issue.code === 'invalid_type' || issue.code === 'invalid_value') &&
+    issue.path.length > 0 &&
+    valueAt(data, issue.path) === undefined
+  ) {
     return new InvalidRequestError({
       code: 'parameter_missing',
       param,

@@ -280,7 +280,7 @@ describe('fault switches: chains', () => {
       [{ kind: 'chain.rpc-drop', chain: 999 }, 'parameter_invalid', 'chain'],
       [{ kind: 'chain.rpc-slow' }, 'parameter_missing', 'delay'],
       [{ kind: 'chain.rpc-drop', method: 'not a method' }, 'parameter_invalid', 'method'],
-      [{ kind: 'chain.rpc-drop', scope: { orderId: 'ord_x' } }, 'parameter_invalid', 'scope'],
+      [{ kind: 'chain.rpc-drop', scope: { orderId: 'ord_x' } }, 'parameter_unknown', 'scope'],
       [{ kind: 'relay.hold', relay: 'refund', chain: alpha().chainId }, 'parameter_unknown', 'chain'],
     ];
     for (const [body, code, param] of cases) {
@@ -327,7 +327,8 @@ describe('fault switches: service faults and the API', () => {
       [{ kind: 'oracle.withhold', relay: 'refund' }, 400, 'parameter_unknown', 'relay'],
       [{ kind: 'service.maintenance' }, 400, 'parameter_missing', 'route'],
       [{ kind: 'service.slow', route: '/api/v1/quotes', delay: '2m' }, 400, 'parameter_invalid', 'delay'],
-      [{ kind: 'service.maintenance', route: '/api/v1/quotes', scope: { corridor: 'x' } }, 400, 'parameter_invalid', 'scope'],
+      [{ kind: 'service.slow', route: '/api/v1/quotes', delay: '61s' }, 400, 'parameter_invalid', 'delay'],
+      [{ kind: 'service.maintenance', route: '/api/v1/quotes', scope: { corridor: 'x' } }, 400, 'parameter_unknown', 'scope.corridor'],
       [{ kind: 'relay.drop', relay: 'payout' }, 400, 'parameter_invalid', 'relay'],
       [{ kind: 'chain.melt' }, 400, 'parameter_invalid', 'kind'],
       [{ kind: 'relay.hold', relay: 'refund', count: 0 }, 400, 'parameter_invalid', 'count'],

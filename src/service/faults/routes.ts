@@ -2,17 +2,12 @@ import type { OpenApiRegistry } from '../api/openapi.js';
 import type { RouteTable } from '../api/route.js';
 import { isoTime } from '../api/wire.js';
 import { parseDuration } from '../../clock/index.js';
-import { InvalidRequestError, NotFoundError } from '../errors/api-errors.js';
-import { relayActionOf } from './fault-kinds.js';
+import { NotFoundError } from '../errors/api-errors.js';
 import type { FaultSwitch } from './fault-repository.js';
 import * as S from './schemas.js';
 import type { FaultSwitchboard } from './switchboard.js';
 
 const tags = ['Sandbox'];
-
-function missing(param: string, message: string): never {
-  throw new InvalidRequestError({ code: 'parameter_missing', param, message });
-}
 
 /** `/api/v1/sandbox/faults` and `/api/v1/sandbox/relays/release`: the fault switches. Sandbox only, API key required. */
 export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard, chainIds: readonly number[]): void {
@@ -52,7 +47,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     tags,
     auth: 'required',
     idempotent: true,
-    body: S.FaultRequest,
+    body: S.faultRequestSchema(chainIds),
     responses: {
       201: {
         description: 'Set; it acts on what it matches from now on.',
@@ -63,62 +58,13 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         },
       },
     },
-    handler: ({ body }) => {
-      const relayFault = relayActionOf(body.kind) !== undefined;
-      if (body.kind.startsWith('relay.') && body.relay === undefined)
-        missing('relay', `${body.kind} needs \`relay\`: deposit, attestation or refund.`);
-      if (!body.kind.startsWith('relay.') && body.relay !== undefined) {
-        throw new InvalidRequestError({ code: 'parameter_unknown', param: 'relay', message: `${body.kind} takes no \`relay\`.` });
-      }
-      const needsDelay =
-        body.kind === 'relay.delay' || body.kind === 'oracle.late' || body.kind === 'service.slow' || body.kind === 'chain.rpc-slow';
-      if (needsDelay && body.delay === undefined) missing('delay', `${body.kind} needs \`delay\`, e.g. "10m".`);
-      if (!needsDelay && body.delay !== undefined) {
-        throw new InvalidRequestError({ code: 'parameter_unknown', param: 'delay', message: `${body.kind} takes no \`delay\`.` });
-      }
-      const serviceFault = body.kind.startsWith('service.');
-      if (serviceFault && body.route === undefined) missing('route', `${body.kind} needs \`route\`, e.g. "POST /api/v1/quotes".`);
-      if (!serviceFault && body.route !== undefined) {
-        throw new InvalidRequestError({ code: 'parameter_unknown', param: 'route', message: `${body.kind} takes no \`route\`.` });
-      }
-      const chainFault = body.kind.startsWith('chain.');
-      for (const param of ['chain', 'method'] as const) {
-        if (!chainFault && body[param] !== undefined) {
-          throw new InvalidRequestError({ code: 'parameter_unknown', param, message: `${body.kind} takes no \`${param}\`.` });
-        }
-      }
-      if (body.chain !== undefined && !chainIds.includes(body.chain)) {
-        throw new InvalidRequestError({
-          code: 'parameter_invalid',
-          param: 'chain',
-          message: `The service settles on chains ${chainIds.join(', ')}; ${body.chain} is not one of them.`,
-        });
-      }
-      if (chainFault && body.scope !== undefined) {
-        throw new InvalidRequestError({
-          code: 'parameter_invalid',
-          param: 'scope',
-          message: 'Chain faults are scoped by `chain` and `method`.',
-        });
-      }
-      if (serviceFault && (body.scope?.corridor !== undefined || body.scope?.solverId !== undefined)) {
-        throw new InvalidRequestError({
-          code: 'parameter_invalid',
-          param: 'scope',
-          message: 'Service faults are scoped by route and order id only (a request names no corridor or solver).',
-        });
-      }
+    handler: ({ body: parsed }) => {
+      // The schema has one shape per kind, so what a kind needs is there and what it does not take is refused.
+      const body = parsed as S.FaultRequestFields;
       const delayMs = body.delay === undefined ? undefined : parseDuration(body.delay);
-      if ((body.kind === 'service.slow' || body.kind === 'chain.rpc-slow') && delayMs !== undefined && delayMs > 60_000) {
-        throw new InvalidRequestError({
-          code: 'parameter_invalid',
-          param: 'delay',
-          message: `${body.kind} waits at most 60s (wall time).`,
-        });
-      }
       const fault = board.set({
         kind: body.kind,
-        relay: relayFault && body.kind.startsWith('relay.') ? body.relay : undefined,
+        relay: body.relay,
         delayMs,
         route: body.route,
         chainId: body.chain,

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock/index.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OrderRepository, Stage } from '../orders/order-repository.js';
 import type { RelayRecord } from '../settlement/relay-repository.js';
+import { ChainUnreachableError } from '../settlement/rpc-transport.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import { type FaultKind, faultRelayClass, type RelayAction, type RelayClass, relayActionOf, relayClassOf } from './fault-kinds.js';
@@ -230,8 +231,9 @@ export class FaultSwitchboard {
         return true;
       });
       if (!fired) continue;
-      if (fault.kind === 'chain.rpc-drop')
-        throw new Error(`${method}: chain ${chainId} did not answer (dropped by sandbox fault switch ${fault.id})`);
+      if (fault.kind === 'chain.rpc-drop') {
+        throw new ChainUnreachableError(`${method}: chain ${chainId} did not answer (dropped by sandbox fault switch ${fault.id})`);
+      }
       await new Promise((resolve) => setTimeout(resolve, fault.delayMs ?? 0));
       return;
     }

@@ -24,6 +24,7 @@ import {
 import type { SettlementChain } from '../settlement/chains.js';
 import type { SettlementEngine } from '../settlement/engine.js';
 import { revertReason } from '../settlement/revert-reason.js';
+import { isChainUnreachable } from '../settlement/rpc-transport.js';
 import type { AfterCommit } from '../settlement/relayer.js';
 import { openForCalldata } from '../settlement/transactions.js';
 import { holdCalldata } from '../deferred/vault.js';
@@ -430,7 +431,10 @@ export class OrderIntake {
         message: `The chain refuses nonce ${nonce}: ${reason.message}. Sign a new order with a fresh nonce.`,
       });
     }
-    if (reason.name === undefined && /fetch failed|ECONNREFUSED|timed? ?out|HTTP request failed/i.test(reason.message)) {
+    if (
+      isChainUnreachable(error) ||
+      (reason.name === undefined && /fetch failed|ECONNREFUSED|timed? ?out|HTTP request failed/i.test(reason.message))
+    ) {
       return new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${reason.message}` });
     }
     return new ValidationError({

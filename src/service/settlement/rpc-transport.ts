@@ -14,6 +14,24 @@ class ProviderRpcError extends Error {
 }
 
 /**
+ * The chain gave no JSON-RPC answer at all: the connection failed, timed out or returned something that is not
+ * JSON-RPC (or a sandbox fault switch dropped the call). Distinct from an answer that is an error (a revert), so
+ * callers can tell "the chain is down" (503) from "the chain refuses" (4xx).
+ */
+export class ChainUnreachableError extends Error {
+  override readonly name = 'ChainUnreachableError';
+}
+
+/** True when `error`, or an error it wraps (viem wraps transport errors), is a ChainUnreachableError. */
+export function isChainUnreachable(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 10; depth++) {
+    if (current.name === 'ChainUnreachableError') return true;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/**
  * viem transport over node's http client with keep-alive sockets. The settlement engine makes a few JSON-RPC calls
  * per order on its hot path; `fetch` (undici, web streams) costs several times more CPU per call than a plain
  * `http.request`, and the service shares one core with everything else in a sandbox.
@@ -56,17 +74,19 @@ export function keepAliveTransport(
             try {
               parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
             } catch {
-              reject(new Error(`${method}: HTTP ${res.statusCode ?? '?'} with a body that is not JSON`));
+              reject(new ChainUnreachableError(`${method}: HTTP ${res.statusCode ?? '?'} with a body that is not JSON`));
               return;
             }
             if (parsed.error) reject(new ProviderRpcError(parsed.error.message ?? 'error', parsed.error.code ?? -32603, parsed.error.data));
             else resolve(parsed.result ?? null);
           });
-          res.on('error', reject);
+          res.on('error', (error) => reject(new ChainUnreachableError(`${method}: ${error.message}`, { cause: error })));
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method}: timed out`)));
-      req.on('error', reject);
+      req.on('timeout', () => req.destroy(new ChainUnreachableError(`${method}: timed out`)));
+      req.on('error', (error) =>
+        reject(error instanceof ChainUnreachableError ? error : new ChainUnreachableError(`${method}: ${error.message}`, { cause: error })),
+      );
       req.end(body);
     });
   };
