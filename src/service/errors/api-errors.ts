@@ -163,3 +163,12 @@ export function formatBCode(error: ApiError): string {
       return error.status >= 500 ? 'API_ERROR' : error.code.toUpperCase();
   }
 }
+
+/**
+ * Marks an error raised before the request changed anything (the chain did not answer its pre-flight): its answer
+ * is not kept for the Idempotency-Key, so a retry with the same key runs again instead of replaying the error.
+ * Stripe keeps a result only once an endpoint has begun to change something; this is that rule.
+ */
+export function nothingDone<E extends Error>(error: E): E {
+  return Object.assign(error, { nothingDone: true as const });
+}

@@ -256,6 +256,31 @@ describe('fault switches: chains', () => {
     expect(ledgerTypes(set.body.id)).toEqual(['fault.set', 'fault.fired']);
   }, 60_000);
 
+  it('a dropped pre-flight answers 503 chain_unavailable with nothing recorded; the same Idempotency-Key then runs again', async () => {
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.rpc-drop', chain: alpha().chainId, method: 'eth_estimateGas', count: 1 });
+    const { body } = await signedOrder(4);
+    const post = () =>
+      fetch(`${h.service.url}/api/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json', 'idempotency-key': 'preflight-drop-1' },
+        body: JSON.stringify(body),
+      });
+    const first = await post();
+    const refused = (await first.json()) as { error: { code: string; message: string } };
+    expect([first.status, refused.error.code]).toEqual([503, 'chain_unavailable']);
+    expect(refused.error.message).toContain('nothing was recorded');
+    expect(refused.error.message).not.toMatch(/ord_/);
+    const second = await post();
+    expect(second.status).toBe(201);
+    expect(second.headers.get('idempotent-replayed')).toBeNull();
+    const created = (await second.json()) as { orderId: string };
+    // Now the key holds the 201: a third try replays it.
+    const third = await post();
+    expect([third.status, third.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(((await third.json()) as { orderId: string }).orderId).toBe(created.orderId);
+    await waitForStatus(h.rest, created.orderId, 'Claimed');
+  }, 60_000);
+
   it('chain.rpc-slow delays the engine’s calls to one chain; the order still settles', async () => {
     // The engine's one HTTP call to the destination per order is the oracle leg's broadcast (fills arrive as logs).
     const set = await call('POST', '/api/v1/sandbox/faults', {

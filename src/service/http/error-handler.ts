@@ -148,6 +148,9 @@ export function errorHandler(): ErrorRequestHandler {
       return;
     }
     const format: ErrorFormat = res.locals.errorFormat === 'B' ? 'B' : 'A';
+    // Nothing was changed (a marked error, or the store refused before any write): a retry may run again.
+    if ((error as { nothingDone?: boolean } | undefined)?.nothingDone === true || isStoreUnavailable(error))
+      res.locals.idempotencyNothingDone = true;
     res.status(apiError.status);
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
     res.json(errorBody(apiError, format, docBase(req)));

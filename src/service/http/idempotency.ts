@@ -134,6 +134,11 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     let settled = false;
     res.on('finish', () => {
       settled = true;
+      // The request changed nothing (a dependency was down before any write): a retry with the key must run anew.
+      if (res.locals.idempotencyNothingDone === true) {
+        repository.release(owner, keyHash);
+        return;
+      }
       const contentType = res.getHeader('Content-Type');
       repository.complete(
         owner,

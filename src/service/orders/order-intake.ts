@@ -13,6 +13,7 @@ import type { ComplianceModule } from '../compliance/module.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import {
+  nothingDone,
   AuthenticationError,
   ComplianceError,
   ConflictError,
@@ -435,7 +436,13 @@ export class OrderIntake {
       isChainUnreachable(error) ||
       (reason.name === undefined && /fetch failed|ECONNREFUSED|timed? ?out|HTTP request failed/i.test(reason.message))
     ) {
-      return new MaintenanceError({ code: 'chain_unavailable', message: `The origin chain does not answer: ${reason.message}` });
+      // Before any write: a retry with the same Idempotency-Key runs again rather than replaying this answer.
+      return nothingDone(
+        new MaintenanceError({
+          code: 'chain_unavailable',
+          message: `The origin chain does not answer: ${reason.message}; nothing was recorded.`,
+        }),
+      );
     }
     return new ValidationError({
       code: 'deposit_failed',
