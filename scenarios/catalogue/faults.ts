@@ -3,7 +3,7 @@ import type { ScenarioContext } from '../core/context.js';
 import { expectEqual, ScenarioFailure } from '../core/errors.js';
 import { defineScenario } from '../core/scenario.js';
 import type { ExpectedTimeline } from '../observe/timeline.js';
-import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
+import { advanceClock, advanceClockTo, after, chainUntouched, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 
 const watched = {
@@ -11,13 +11,17 @@ const watched = {
   webhooks: { hook: { events: ['order.*', 'compliance.event'] } },
 } as const;
 
-/** Sets a fault switch through the sandbox API (`sandbox fault set` does the same). */
+/** Sets a fault switch through the sandbox API (`sandbox fault set` does the same); its id is kept as `fault`. */
 function setFault(title: string, body: Record<string, unknown>) {
   return check(`set the fault switch: ${title}`, async (context) => {
     const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', body);
+    context.values.set('fault', fault.id);
     return fault.id;
   });
 }
+
+const firedCount = async (context: ScenarioContext) =>
+  (await context.rest.request<{ fired: number }>('GET', `/api/v1/sandbox/faults/${context.value<string>('fault')}`)).fired;
 
 const status = async (context: ScenarioContext, name: string) => (await context.rest.getOrder(context.order(name).orderId)).status;
 
@@ -141,4 +145,86 @@ export const faultServiceMaintenance = defineScenario({
   ],
 });
 
-export const faultScenarios = [faultRelayHold, faultOracleWithhold, faultServiceMaintenance] as const;
+/** The oracle attests 10 min of clock time late: Filled through 9 min, settled once the delay has passed. */
+export const faultOracleLate = defineScenario({
+  name: 'fault-oracle-late',
+  title: 'A late oracle: the order stays Filled until the delay of clock time has passed, then settles once',
+  tags: ['fault', 'oracle', 'clock'],
+  requires: { testClock: true, faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    setFault('the next attestation 10 min late', { kind: 'oracle.late', delay: '10m', count: 1 }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    waitUntil('the order is Filled and its attestation delayed', async (context) =>
+      (await status(context, 'o')) === 'Filled' && (await stagesOf(context, 'o')).includes('fault.delayed') ? 'delayed' : undefined,
+    ),
+    advanceClock('9m'),
+    check('still Filled 9 min later', async (context) => {
+      expectEqual(await status(context, 'o'), 'Filled', 'status before the delay has passed');
+    }),
+    advanceClock('1m'),
+    expectOrder('o', withFault(settled('o'), { stages: ['fault.delayed'], ledger: ['fault.fired'] })),
+  ],
+});
+
+/** The deposit relay is dropped: the order is refused 503 deposit_held, nothing reaches a chain; the next one settles. */
+export const faultDepositDrop = defineScenario({
+  name: 'fault-deposit-drop',
+  title: 'A dropped deposit: POST /orders answers 503 deposit_held and nothing moves on chain; the next order settles',
+  tags: ['fault', 'relay', 'deposit'],
+  requires: { faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    setFault('drop the next deposit', { kind: 'relay.drop', relay: 'deposit', count: 1 }),
+    quote('q1', { taker: 'alice' }),
+    order('o1', { quote: 'q1', expectError: { status: 503, code: 'deposit_held' } }),
+    waitUntil('the switch fired on the deposit', async (context) => ((await firedCount(context)) === 1 ? 'fired once' : undefined)),
+    check('still nothing on chain once the relayer has decided', async (context) => {
+      await chainUntouched(context, 'q1', () => new Promise((resolve) => setTimeout(resolve, 300)));
+      return 'no escrow opened, no balance moved';
+    }),
+    quote('q2', { taker: 'alice' }),
+    order('o2', { quote: 'q2' }),
+    expectOrder('o2', settled('o2')),
+  ],
+});
+
+/** A slow route: the answer comes its delay later, and nothing else changes. */
+export const faultServiceSlow = defineScenario({
+  name: 'fault-service-slow',
+  title: 'A slow route answers 400 ms late, once; the lifecycle after it is unaffected',
+  tags: ['fault', 'service'],
+  requires: { faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    setFault('GET /api/v1/corridors 400 ms slow, once', { kind: 'service.slow', route: 'GET /api/v1/corridors', delay: '400ms', count: 1 }),
+    check('the corridors answer at least 400 ms late', async (context) => {
+      const started = performance.now();
+      await context.rest.request('GET', '/api/v1/corridors');
+      const ms = performance.now() - started;
+      if (ms < 400) throw new ScenarioFailure(`answered after ${ms.toFixed(0)} ms, before the 400 ms delay`);
+      return `${ms.toFixed(0)} ms`;
+    }),
+    check('the switch is spent: the next answer is prompt', async (context) => {
+      expectEqual(await firedCount(context), 1, 'firings');
+      const started = performance.now();
+      await context.rest.request('GET', '/api/v1/corridors');
+      const ms = performance.now() - started;
+      if (ms >= 400) throw new ScenarioFailure(`answered after ${ms.toFixed(0)} ms with the switch spent`);
+      return `${ms.toFixed(0)} ms`;
+    }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    expectOrder('o', settled('o')),
+  ],
+});
+
+export const faultScenarios = [
+  faultRelayHold,
+  faultOracleWithhold,
+  faultOracleLate,
+  faultDepositDrop,
+  faultServiceMaintenance,
+  faultServiceSlow,
+] as const;
