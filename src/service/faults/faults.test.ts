@@ -143,6 +143,34 @@ describe('fault switches: relays and the oracle', () => {
     expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
   }, 60_000);
 
+  it('a held relay stays held across a service restart, and a release after it sends it once', async () => {
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
+    const { orderId } = await order(1);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    await h.settlement().engine!.idle();
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'queued'],
+    ]);
+    // The decision is stored with the relay: the restarted relayer finds it queued and still leaves it alone.
+    await h.restart();
+    await h.settlement().engine!.idle();
+    await h.clock.advance(60_000);
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Filled');
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'queued'],
+    ]);
+    expect((await call('POST', '/api/v1/sandbox/relays/release', { orderId })).body.released).toHaveLength(1);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(relaysOf(orderId)).toEqual([
+      ['open', 'mined'],
+      ['oracle.submit', 'mined'],
+      ['oracle.receive', 'mined'],
+    ]);
+  }, 60_000);
+
   it('oracle.late attests after the delay of clock time, not before', async () => {
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'oracle.late', delay: '10m', count: 1 });
     expect(set.status).toBe(201);
