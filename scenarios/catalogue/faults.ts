@@ -220,6 +220,39 @@ export const faultServiceSlow = defineScenario({
   ],
 });
 
+/** A solver fault: the winning reference solver never fills one order; the keeper refunds it at expiry. */
+export const faultSolverNeverFill = defineScenario({
+  name: 'fault-solver-never-fill',
+  title: 'A solver.never-fill switch: the winner claims the firing and never fills; Refunded at expires + 1 s, the next order fills',
+  tags: ['fault', 'solver', 'refund', 'clock'],
+  requires: { testClock: true, faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    setFault('the next winning reference solver never fills', { kind: 'solver.never-fill', count: 1 }),
+    check('the reference solvers read the switch', async (context) => {
+      const owned = context.target.solvers ?? [];
+      // Solvers this runner does not own read the switches once a second.
+      if (owned.length === 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
+      for (const solver of owned) await solver.refreshFaults();
+    }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    waitUntil('the winner claimed the firing', async (context) => ((await firedCount(context)) === 1 ? 'fired once' : undefined)),
+    advanceClockTo('2 s past expiry', after('q', 'expires', 2)),
+    expectOrder('o', (context) => {
+      const base = refunded('o')(context);
+      return {
+        ...base,
+        stages: ['rfq', 'deposited', 'fault.solver', 'refunded'],
+        ledger: ['order.created', 'fault.fired', 'order.transition:Refunded', 'compliance.check:settlement_audit'],
+      };
+    }),
+    quote('q2', { taker: 'alice' }),
+    order('o2', { quote: 'q2' }),
+    expectOrder('o2', settled('o2')),
+  ],
+});
+
 export const faultScenarios = [
   faultRelayHold,
   faultOracleWithhold,
@@ -227,4 +260,5 @@ export const faultScenarios = [
   faultDepositDrop,
   faultServiceMaintenance,
   faultServiceSlow,
+  faultSolverNeverFill,
 ] as const;

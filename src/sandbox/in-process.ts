@@ -57,6 +57,7 @@ export async function startInProcessSandbox(options: InProcessSandboxOptions = {
       solvers = await startReferenceSolvers({
         manifest,
         count: solverCount,
+        followFaults: true,
         ...(options.seed === undefined ? {} : { seed: options.seed }),
         ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
       });

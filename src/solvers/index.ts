@@ -16,6 +16,9 @@ export { priceRfq, solverNameFromSeed, strategyFromSeed, type PricedQuote, type 
 export const DEFAULT_SOLVER_COUNT = 3;
 export const DEFAULT_SOLVER_SEED = 1;
 
+import { SolverFaultFollower } from './fault-follower.js';
+import { RestClient } from '../clients/rest-client.js';
+
 export interface StartReferenceSolversOptions {
   /** A running sandbox's manifest: chains, solver accounts, and `api` (url and keys) unless given below. */
   manifest: SandboxManifest;
@@ -31,10 +34,14 @@ export interface StartReferenceSolversOptions {
   apiKey?: string;
   /** `stream` (default) or `chain` (`--solver-mode chain`): see ReferenceSolverOptions.mode. */
   mode?: 'stream' | 'chain';
+  /** Follow the sandbox's solver fault switches (`sandbox up` and the scenario runner do). */
+  followFaults?: boolean;
 }
 
 export interface ReferenceSolvers {
   solvers: ReferenceSolver[];
+  /** Set when they follow the sandbox's solver fault switches: `refresh()` makes a new switch count at once. */
+  faults?: SolverFaultFollower;
   stop(): Promise<void>;
 }
 
@@ -52,6 +59,11 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
   if (serviceUrl === undefined || apiKey === undefined) {
     throw new Error('reference solvers need the service: the manifest has no `api` (start the settlement service first)');
   }
+  // One follower for all of them: one read of the switches a second, whatever the number of solvers.
+  const faults =
+    options.followFaults === true && manifest.environment === 'sandbox'
+      ? new SolverFaultFollower(new RestClient({ baseUrl: serviceUrl, apiKey }))
+      : undefined;
   const solvers = Array.from(
     { length: count },
     (_, index) =>
@@ -63,20 +75,23 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
         account: accounts[index]!,
         strategy: { ...strategyFromSeed(seed, index), ...options.strategies?.[index] },
         behaviour: options.behaviours?.[index] ?? {},
+        ...(faults === undefined ? {} : { faults }),
         ...(options.mode === undefined ? {} : { mode: options.mode }),
       }),
   );
   const stop = async () => {
+    faults?.stop();
     await Promise.allSettled(solvers.map((solver) => solver.stop()));
   };
   try {
     // One at a time: registrations are quick, and their order keeps ids and listings reproducible.
     for (const solver of solvers) await solver.start();
+    faults?.start();
   } catch (error) {
     await stop();
     throw error;
   }
-  return { solvers, stop };
+  return { solvers, stop, ...(faults === undefined ? {} : { faults }) };
 }
 
 export interface ReferenceSolversComponentOptions {
@@ -98,6 +113,7 @@ export function referenceSolversComponent(options: ReferenceSolversComponentOpti
         count,
         seed: options.seed ?? DEFAULT_SOLVER_SEED,
         behaviours: options.behaviours,
+        followFaults: true,
         ...(options.mode === undefined ? {} : { mode: options.mode }),
       });
       const how = options.mode === 'chain' ? 'watching the chains (no solver stream)' : 'connected';

@@ -16,6 +16,7 @@ export type { SolverCounters, SolverEvent } from './solver-events.js';
 import { SolverWallet } from './solver-wallet.js';
 import { priceRfq, type PricingStrategy } from './strategy.js';
 
+import type { SolverFaultFollower } from './fault-follower.js';
 export interface ReferenceSolverOptions {
   name: string;
   /** Service base URL (`sandbox.json` api.url). */
@@ -26,6 +27,8 @@ export interface ReferenceSolverOptions {
   account: AccountInfo;
   strategy: PricingStrategy;
   behaviour?: SolverBehaviour;
+  /** The sandbox's solver fault switches to follow (`sandbox fault set solver.…`): `sandbox up` and scenarios do. */
+  faults?: SolverFaultFollower;
   /**
    * `stream` (default): quote on the solver stream, fill what the service assigns, claim when it says attested.
    * `chain`: no solver stream at all, as an OIF solver works: discover orders from the escrows' `Open` logs, fill
@@ -63,6 +66,7 @@ export class ReferenceSolver {
   private readonly orders = new Map<string, { order: StandardOrder; filled: boolean; claimed: boolean }>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly rest: RestClient;
+  private readonly faults: SolverFaultFollower | undefined;
 
   constructor(private readonly options: ReferenceSolverOptions) {
     this.name = options.name;
@@ -70,10 +74,16 @@ export class ReferenceSolver {
     this._behaviour = { ...options.behaviour };
     this.wallet = new SolverWallet(options.chains, options.account.privateKey);
     this.rest = new RestClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey });
+    this.faults = options.faults;
   }
 
   get behaviour(): SolverBehaviour {
     return { ...HONEST, ...this._behaviour };
+  }
+
+  /** Reads the sandbox's fault switches now, so one set a moment ago counts for the next RFQ or order. */
+  async refreshFaults(): Promise<void> {
+    await this.faults?.refresh();
   }
 
   /** Changes behaviour on the fly (scenarios script a solver between steps). */
@@ -186,7 +196,8 @@ export class ReferenceSolver {
     const stream = this.stream!;
     this.counters.rfqs += 1;
     this.emit({ type: 'rfq', rfqId: rfq.id, corridor: rfq.corridor });
-    const behaviour = this.behaviour;
+    const faulted = await this.faults?.behaviourFor('quote', { solverId: this.solverId, corridor: rfq.corridor, rfqId: rfq.id });
+    const behaviour = { ...this.behaviour, ...faulted };
     if (behaviour.quote === 'silent') return;
     if (behaviour.quote === 'decline') {
       await this.decline(stream, rfq.id, 'declines by script');
@@ -247,7 +258,8 @@ export class ReferenceSolver {
     this.counters.assigned += 1;
     this.reserve(order);
     this.emit({ type: 'assigned', orderId: message.orderId, onchainOrderId: message.onchainOrderId });
-    const behaviour = this.behaviour;
+    const faulted = await this.faults?.behaviourFor('fill', { solverId: this.solverId, orderId: message.orderId });
+    const behaviour = { ...this.behaviour, ...faulted };
     if (behaviour.fill === 'never') {
       this.emit({ type: 'skipped', orderId: message.orderId, reason: 'never fills by script' });
       return;

@@ -99,11 +99,12 @@ export function register(program: Command): void {
       .command('set')
       .description(
         'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method)',
+          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), ' +
+          'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
       )
       .argument(
         '<kind>',
-        'relay.hold, relay.delay, relay.drop, oracle.withhold, oracle.late, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow',
+        'relay.*, oracle.withhold, oracle.late, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, solver.* (see docs/faults.md)',
       )
       .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
       .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')

@@ -16,6 +16,13 @@ const KINDS = [
   { kind: 'oracle.late', needs: 'delay', does: 'the oracle attests a clock delay late' },
   { kind: 'service.maintenance', needs: 'route', does: 'the route answers 503 maintenance' },
   { kind: 'service.slow', needs: 'route, delay (at most 60s)', does: 'the route answers a wall-time delay late' },
+  { kind: 'chain.rpc-drop', needs: 'nothing (chain and method from the API or CLI)', does: "the service's JSON-RPC calls fail" },
+  { kind: 'chain.rpc-slow', needs: 'delay (at most 60s)', does: "the service's JSON-RPC calls are answered late" },
+  { kind: 'solver.never-fill', needs: 'nothing', does: 'the winning reference solver never fills' },
+  { kind: 'solver.fill-late', needs: 'nothing', does: 'the winning reference solver fills after the deadline' },
+  { kind: 'solver.silent', needs: 'nothing', does: 'a reference solver never answers the RFQ' },
+  { kind: 'solver.quote-late', needs: 'nothing', does: 'a reference solver answers after the auction window' },
+  { kind: 'solver.decline', needs: 'nothing', does: 'a reference solver declines the RFQ' },
 ] as const;
 const RELAYS = ['deposit', 'attestation', 'refund'] as const;
 

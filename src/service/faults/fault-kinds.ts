@@ -15,7 +15,22 @@ export const FAULT_KINDS = [
   'service.slow',
   'chain.rpc-drop',
   'chain.rpc-slow',
+  'solver.never-fill',
+  'solver.fill-late',
+  'solver.silent',
+  'solver.quote-late',
+  'solver.decline',
 ] as const;
+
+/** Solver faults: acted out by the sandbox's reference solvers, which claim each firing before acting on it. */
+export const SOLVER_FAULT_KINDS = [
+  'solver.never-fill',
+  'solver.fill-late',
+  'solver.silent',
+  'solver.quote-late',
+  'solver.decline',
+] as const;
+export type SolverFaultKind = (typeof SOLVER_FAULT_KINDS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Relays a relay fault can name: the escrow deposit (`openFor`), the oracle's two legs, the keeper's refunds. */
@@ -66,4 +81,9 @@ export const DESCRIPTIONS: Record<FaultKind, string> = {
   'chain.rpc-drop':
     "The service's JSON-RPC calls to `chain` (every chain when left out; only `method` when given) fail as if the chain had not answered.",
   'chain.rpc-slow': "The service's JSON-RPC calls to `chain` (and `method`) are answered `delay` later (wall time).",
+  'solver.never-fill': 'A reference solver that wins never fills (the order refunds at expiry).',
+  'solver.fill-late': 'A reference solver that wins fills after the fill deadline (the fill lands, is never attested; the refund wins).',
+  'solver.silent': 'A reference solver never answers the RFQ (the auction waits out its window).',
+  'solver.quote-late': 'A reference solver answers the RFQ after the auction window (refused `rfq_expired`).',
+  'solver.decline': 'A reference solver declines the RFQ.',
 };

@@ -19,6 +19,7 @@ beforeAll(async () => {
   solvers = await startReferenceSolvers({
     manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
     count: 1,
+    followFaults: true,
   });
   solver = solvers.solvers[0]!;
 }, 60_000);
@@ -342,6 +343,51 @@ describe('fault switches: chains', () => {
     }
   });
 });
+
+describe('fault switches: solvers', () => {
+  it('solver.never-fill: the reference solver claims the firing, never fills, and the order refunds at expiry', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', scope: { solverId: solver.solverId }, count: 1 });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    await solver.refreshFaults();
+    const { orderId, expires } = await order(0);
+    await eventuallyFired(set.body.id, 1);
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'fault.solver', 'refunded']);
+    expect(ledgerTypes(orderId)).toContain('fault.fired');
+    // Spent: the next order is filled as usual.
+    const next = await order(1);
+    await waitForStatus(h.rest, next.orderId, 'Claimed');
+  }, 60_000);
+
+  it('a firing is refused 409 fault_not_firing when spent, scoped to another solver, or not a solver fault', async () => {
+    const other = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.decline', scope: { solverId: 'slv_someoneelse' } });
+    const fire = (id: string, body: Record<string, unknown>) => call('POST', `/api/v1/sandbox/faults/${id}/firings`, body);
+    expect((await fire(other.body.id, { solverId: solver.solverId })).body.error).toMatchObject({ code: 'fault_not_firing' });
+    const once = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.silent', count: 1 });
+    expect((await fire(once.body.id, { solverId: solver.solverId, rfqId: 'rfq_x' })).body).toEqual({
+      faultId: once.body.id,
+      fired: 1,
+      remaining: 0,
+    });
+    expect((await fire(once.body.id, { solverId: solver.solverId })).status).toBe(409);
+    const relay = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'refund' });
+    expect((await fire(relay.body.id, { solverId: solver.solverId })).status).toBe(409);
+    expect((await fire(once.body.id, { solverId: 'not-an-id' })).body.error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'solverId',
+    });
+  });
+});
+
+async function eventuallyFired(faultId: string, fired: number): Promise<void> {
+  const started = Date.now();
+  while (Date.now() - started < 10_000) {
+    if ((await call('GET', `/api/v1/sandbox/faults/${faultId}`)).body.fired === fired) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`fault ${faultId} did not fire ${fired} time(s)`);
+}
 
 describe('fault switches: service faults and the API', () => {
   it('service.maintenance answers 503 maintenance in the route’s format, for its count; the fault routes stay open', async () => {

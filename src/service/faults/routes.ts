@@ -2,12 +2,18 @@ import type { OpenApiRegistry } from '../api/openapi.js';
 import type { RouteTable } from '../api/route.js';
 import { isoTime } from '../api/wire.js';
 import { parseDuration } from '../../clock/index.js';
-import { NotFoundError } from '../errors/api-errors.js';
+import { ConflictError, NotFoundError } from '../errors/api-errors.js';
+import { describeErrorCode } from '../errors/error-codes.js';
 import type { FaultSwitch } from './fault-repository.js';
 import * as S from './schemas.js';
 import type { FaultSwitchboard } from './switchboard.js';
 
 const tags = ['Sandbox'];
+
+describeErrorCode(
+  'fault_not_firing',
+  'The fault switch does not fire for this: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.',
+);
 
 /** `/api/v1/sandbox/faults` and `/api/v1/sandbox/relays/release`: the fault switches. Sandbox only, API key required. */
 export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard, chainIds: readonly number[]): void {
@@ -120,6 +126,32 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     auth: 'required',
     responses: { 200: { description: 'How many switches were cleared.', schema: S.ClearedView } },
     handler: () => ({ status: 200, body: { cleared: board.clear() } }),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/sandbox/faults/:faultId/firings',
+    operationId: 'fireSandboxFault',
+    summary: 'A reference solver claims one firing of a solver fault before acting it out. Sandbox only.',
+    tags,
+    auth: 'required',
+    params: S.FaultParams,
+    body: S.FiringRequest,
+    responses: {
+      201: { description: 'Fired: the solver acts the fault out on this order or RFQ.', schema: S.FiringView },
+      409: { description: '`fault_not_firing`: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.' },
+    },
+    handler: ({ params, body }) => {
+      const fired = board.fireForSolver(params.faultId, body);
+      if (fired === undefined) {
+        throw new ConflictError({
+          code: 'fault_not_firing',
+          param: 'faultId',
+          message: `Fault switch ${params.faultId} does not fire for this: it is spent, expired, cleared, not a solver fault, or scoped elsewhere.`,
+        });
+      }
+      return { status: 201, body: { faultId: fired.id, fired: fired.fired, remaining: fired.remaining } };
+    },
   });
 
   api.route({

@@ -64,6 +64,11 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
+      variant('solver.never-fill', { scope: FaultScope.optional() }),
+      variant('solver.fill-late', { scope: FaultScope.optional() }),
+      variant('solver.silent', { scope: FaultScope.optional() }),
+      variant('solver.quote-late', { scope: FaultScope.optional() }),
+      variant('solver.decline', { scope: FaultScope.optional() }),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
 }
@@ -111,4 +116,21 @@ export const ReleaseRequest = z
   .meta({ description: 'Release the held relays of one order; without `orderId`, every held relay.' });
 export const ReleaseView = z.object({
   released: z.array(z.object({ relayId: z.number().int(), orderId: z.string().nullable(), faultId: z.string() })),
+});
+
+export const FiringRequest = z
+  .strictObject({
+    solverId: z.string().regex(/^slv_[0-9a-z]{1,64}$/, 'must be a solver id (slv_…)'),
+    orderId: OrderId.optional().meta({ description: 'The order the solver is about to misbehave on (fill faults).' }),
+    rfqId: z
+      .string()
+      .regex(/^rfq_[0-9a-z]{1,64}$/, 'must be an RFQ id (rfq_…)')
+      .optional()
+      .meta({ description: 'The RFQ the solver is about to misbehave on (quote faults).' }),
+  })
+  .meta({ description: 'A reference solver claims one firing of a solver fault before acting it out.' });
+export const FiringView = z.object({
+  faultId: z.string(),
+  fired: z.number().int(),
+  remaining: z.number().int().nullable(),
 });

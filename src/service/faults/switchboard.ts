@@ -39,11 +39,12 @@ export interface FaultSwitchboardDeps {
   kickRelays(): void;
 }
 
-const STAGE: Record<RelayAction | 'release', Stage> = {
+const STAGE: Record<RelayAction | 'release' | 'solver', Stage> = {
   hold: 'fault.held',
   delay: 'fault.delayed',
   drop: 'fault.dropped',
   release: 'fault.released',
+  solver: 'fault.solver',
 };
 
 /** Routes a service fault never touches: the switches' own routes, so a maintenance switch can always be cleared. */
@@ -239,6 +240,38 @@ export class FaultSwitchboard {
     }
   }
 
+  /**
+   * A reference solver claims one firing of a solver fault before acting it out (on an order or an RFQ): counted
+   * and recorded when the switch is live and its scope matches; undefined otherwise (the solver then behaves).
+   */
+  fireForSolver(
+    faultId: string,
+    target: { solverId: string; orderId?: string | undefined; rfqId?: string | undefined },
+  ): FaultSwitch | undefined {
+    const now = this.deps.clock.now();
+    const fault = this.live(now).find((candidate) => candidate.id === faultId);
+    if (fault === undefined || !fault.kind.startsWith('solver.')) return undefined;
+    const { scope } = fault;
+    if (scope.solverId !== null && scope.solverId !== target.solverId) return undefined;
+    if (scope.orderId !== null && scope.orderId !== target.orderId) return undefined;
+    if (scope.corridor !== null) {
+      const order = target.orderId === undefined ? undefined : this.deps.orders()?.get(target.orderId);
+      if (order?.corridor !== scope.corridor) return undefined;
+    }
+    this.cache = undefined;
+    const fired = this.deps.store.transaction(() => {
+      if (!this.repository.fire(fault.id)) return false;
+      this.record(target.orderId ?? null, 'solver', now, {
+        faultId: fault.id,
+        kind: fault.kind,
+        solverId: target.solverId,
+        ...(target.rfqId === undefined ? {} : { rfqId: target.rfqId }),
+      });
+      return true;
+    });
+    return fired ? this.repository.get(fault.id) : undefined;
+  }
+
   /** After a restart: delayed relays wake at their time again. */
   restore(): void {
     for (const waiting of this.repository.waiting()) this.wakeAt(waiting);
@@ -319,7 +352,12 @@ export class FaultSwitchboard {
   }
 
   /** A `fault.fired` ledger entry and, for an order, the matching stage of its timeline. Inside a transaction. */
-  private record(orderId: string | null, action: RelayAction | 'release', at: number, payload: Record<string, string | number>): void {
+  private record(
+    orderId: string | null,
+    action: RelayAction | 'release' | 'solver',
+    at: number,
+    payload: Record<string, string | number>,
+  ): void {
     const entry = this.deps.ledger.append({
       type: action === 'release' ? 'fault.released' : 'fault.fired',
       tradeId: orderId ?? String(payload.faultId),

@@ -13,7 +13,7 @@ export type StoredStatus = OrderStatus | 'Opening' | 'Rejected';
 export type Stage = 'deposited' | 'filled' | 'attested' | 'claimed' | 'refunded' | FaultStage;
 
 /** Stages the sandbox's fault switches add to an order's timeline (src/service/faults). */
-export type FaultStage = 'fault.held' | 'fault.delayed' | 'fault.dropped' | 'fault.released';
+export type FaultStage = 'fault.held' | 'fault.delayed' | 'fault.dropped' | 'fault.released' | 'fault.solver';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set(['Claimed', 'Refunded', 'Rejected']);
 

@@ -79,9 +79,11 @@ export const TimelineStage = z.object({
       'fault.delayed',
       'fault.dropped',
       'fault.released',
+      'fault.solver',
     ])
     .meta({
-      description: '`fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays).',
+      description:
+        '`fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays, or its solver misbehaved on purpose).',
     }),
   at: IsoTimestamp,
   txHash: Hash.optional(),
