@@ -14,9 +14,11 @@ export interface SolverBehaviour {
   /**
    * `fill` (default) fills as soon as the order is assigned; `never` ignores won orders (they end refunded);
    * `late` waits until the destination chain's time is past the fill deadline, then fills anyway (the fill
-   * lands, but the origin chain refuses to pay for it and the refund wins).
+   * lands, but the origin chain refuses to pay for it and the refund wins). Misfills, each on time: `short` delivers
+   * 90 % of the output, `wrong-recipient` delivers it to the solver itself (neither is the order's output, so the
+   * order is never filled and refunds); `twice` fills, then sends the same fill again (the second reverts).
    */
-  fill?: 'fill' | 'never' | 'late';
+  fill?: 'fill' | 'never' | 'late' | 'short' | 'wrong-recipient' | 'twice';
   /** Extra wait before filling, wall ms. */
   fillDelayMs?: number;
   /** Claim on the origin chain once attested (default true). */

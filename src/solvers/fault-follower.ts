@@ -10,6 +10,9 @@ const QUOTE_FAULTS: Record<string, SolverBehaviour> = {
 const FILL_FAULTS: Record<string, SolverBehaviour> = {
   'solver.never-fill': { fill: 'never' },
   'solver.fill-late': { fill: 'late' },
+  'solver.fill-short': { fill: 'short' },
+  'solver.fill-wrong-recipient': { fill: 'wrong-recipient' },
+  'solver.fill-twice': { fill: 'twice' },
 };
 
 interface SwitchView {

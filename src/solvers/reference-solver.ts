@@ -270,10 +270,23 @@ export class ReferenceSolver {
       while (!this.stopped && (await this.wallet.chainTime(destination)) <= order.fillDeadline) await sleep(200);
       if (this.stopped) return;
     }
-    const results = await this.wallet.fill(order, message.onchainOrderId, { late: behaviour.fill === 'late' });
+    const misfill = behaviour.fill === 'short' || behaviour.fill === 'wrong-recipient' ? behaviour.fill : undefined;
+    const results = await this.wallet.fill(order, message.onchainOrderId, {
+      late: behaviour.fill === 'late',
+      ...(misfill === undefined ? {} : { misfill }),
+    });
     record.filled = true;
     this.counters.filled += 1;
     this.emit({ type: 'filled', orderId: message.orderId, txHash: results[0]!.txHash, timestamp: results[0]!.timestamp });
+    if (behaviour.fill === 'twice') {
+      // The same fill again: the output settler refuses a filled output, so this must revert.
+      try {
+        await this.wallet.fill(order, message.onchainOrderId);
+        this.emit({ type: 'error', orderId: message.orderId, message: 'a second fill of the same output landed' });
+      } catch (error) {
+        this.emit({ type: 'skipped', orderId: message.orderId, reason: `second fill refused: ${(error as Error).message.split('\n')[0]}` });
+      }
+    }
   }
 
   private async claim(message: Extract<SolverOrderMessage, { type: 'order.attested' }>): Promise<void> {

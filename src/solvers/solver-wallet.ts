@@ -124,9 +124,20 @@ export class SolverWallet {
    * Fills every output of the order on its destination chain, output 0 first (its filler owns the order). `late`
    * passes a far deadline so that a fill after the real deadline still lands (and the origin chain refuses to pay).
    */
-  async fill(order: StandardOrder, orderId: Hex, options: { late?: boolean } = {}): Promise<FillResult[]> {
+  async fill(
+    order: StandardOrder,
+    orderId: Hex,
+    options: { late?: boolean; misfill?: 'short' | 'wrong-recipient' } = {},
+  ): Promise<FillResult[]> {
     const results: FillResult[] = [];
-    for (const output of order.outputs) {
+    for (const wanted of order.outputs) {
+      // A misfill on purpose (sandbox fault switches): an output the order did not ask for.
+      const output =
+        options.misfill === 'short'
+          ? { ...wanted, amount: (wanted.amount * 9n) / 10n }
+          : options.misfill === 'wrong-recipient'
+            ? { ...wanted, recipient: this.identifier }
+            : wanted;
       const chain = this.chain(output.chainId);
       const settler = bytes32ToAddress(output.settler);
       const token = bytes32ToAddress(output.token);

@@ -23,6 +23,9 @@ const KINDS = [
   { kind: 'solver.silent', needs: 'nothing', does: 'a reference solver never answers the RFQ' },
   { kind: 'solver.quote-late', needs: 'nothing', does: 'a reference solver answers after the auction window' },
   { kind: 'solver.decline', needs: 'nothing', does: 'a reference solver declines the RFQ' },
+  { kind: 'solver.fill-short', needs: 'nothing', does: 'the winning reference solver fills 90 % of the output' },
+  { kind: 'solver.fill-wrong-recipient', needs: 'nothing', does: 'the winning reference solver fills to itself' },
+  { kind: 'solver.fill-twice', needs: 'nothing', does: 'the winning reference solver sends the same fill twice' },
 ] as const;
 const RELAYS = ['deposit', 'attestation', 'refund'] as const;
 

@@ -20,6 +20,9 @@ export const FAULT_KINDS = [
   'solver.silent',
   'solver.quote-late',
   'solver.decline',
+  'solver.fill-short',
+  'solver.fill-wrong-recipient',
+  'solver.fill-twice',
 ] as const;
 
 /** Solver faults: acted out by the sandbox's reference solvers, which claim each firing before acting on it. */
@@ -29,6 +32,9 @@ export const SOLVER_FAULT_KINDS = [
   'solver.silent',
   'solver.quote-late',
   'solver.decline',
+  'solver.fill-short',
+  'solver.fill-wrong-recipient',
+  'solver.fill-twice',
 ] as const;
 export type SolverFaultKind = (typeof SOLVER_FAULT_KINDS)[number];
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -86,4 +92,7 @@ export const DESCRIPTIONS: Record<FaultKind, string> = {
   'solver.silent': 'A reference solver never answers the RFQ (the auction waits out its window).',
   'solver.quote-late': 'A reference solver answers the RFQ after the auction window (refused `rfq_expired`).',
   'solver.decline': 'A reference solver declines the RFQ.',
+  'solver.fill-short': 'A reference solver that wins fills 90 % of the output on time (not the order: it refunds at expiry).',
+  'solver.fill-wrong-recipient': 'A reference solver that wins fills the output to itself (not the order: it refunds at expiry).',
+  'solver.fill-twice': 'A reference solver that wins fills, then sends the same fill again (the second reverts on chain).',
 };

@@ -360,6 +360,48 @@ describe('fault switches: solvers', () => {
     await waitForStatus(h.rest, next.orderId, 'Claimed');
   }, 60_000);
 
+  it('solver.fill-short: a 90 % fill lands but is not the order’s output; the order refunds and the taker keeps both', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.fill-short', count: 1 });
+    await solver.refreshFaults();
+    const taker = h.manifest.accounts.takers[2]!.address as Address;
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    const received = () => destination.readContract({ address: usdcOf(beta()), abi: erc20Abi, functionName: 'balanceOf', args: [taker] });
+    const before = await received();
+    const { orderId, expires } = await order(2);
+    await eventuallyFired(set.body.id, 1);
+    // The short fill lands on the destination; the service does not count it as the order's fill.
+    const started = Date.now();
+    while ((await received()) === before && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    const quoted = (await h.rest.getOrder(orderId)) as unknown as { outputAmount: string };
+    // 90 % of what the order asked for, to the taker: a fill, but not this order's output.
+    expect(await received()).toBe(before + (BigInt(quoted.outputAmount) * 9n) / 10n);
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Deposited');
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'fault.solver', 'refunded']);
+  }, 60_000);
+
+  it('solver.fill-twice: the second fill reverts on chain; the order settles once', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.fill-twice', count: 1 });
+    await solver.refreshFaults();
+    const refused: string[] = [];
+    const off = solver.onEvent((event) => {
+      if (event.type === 'skipped' && event.reason.startsWith('second fill refused')) refused.push(event.orderId);
+    });
+    const { orderId } = await order(3);
+    await eventuallyFired(set.body.id, 1);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    off();
+    expect(refused).toEqual([orderId]);
+    expect(
+      h.service
+        .module<EvidenceModule>('evidence')
+        .outbox.forOrder(orderId)
+        .filter((e) => e.envelope.type === 'order.settled'),
+    ).toHaveLength(1);
+  }, 60_000);
+
   it('a firing is refused 409 fault_not_firing when spent, scoped to another solver, or not a solver fault', async () => {
     const other = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.decline', scope: { solverId: 'slv_someoneelse' } });
     const fire = (id: string, body: Record<string, unknown>) => call('POST', `/api/v1/sandbox/faults/${id}/firings`, body);

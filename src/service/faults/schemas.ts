@@ -69,6 +69,9 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('solver.silent', { scope: FaultScope.optional() }),
       variant('solver.quote-late', { scope: FaultScope.optional() }),
       variant('solver.decline', { scope: FaultScope.optional() }),
+      variant('solver.fill-short', { scope: FaultScope.optional() }),
+      variant('solver.fill-wrong-recipient', { scope: FaultScope.optional() }),
+      variant('solver.fill-twice', { scope: FaultScope.optional() }),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
 }
