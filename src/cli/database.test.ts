@@ -1,10 +1,10 @@
 import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxManifest } from '../contracts/deployment.js';
-import { type LocalPostgres, startLocalPostgres } from '../service/store/postgres/local-server.js';
+import { findPostgresBinaries, type LocalPostgres, startLocalPostgres } from '../service/store/postgres/local-server.js';
 import { ensureBuilt } from '../../test/support/devnet/dist.js';
 import { runCli } from '../../test/support/devnet/processes.js';
 
@@ -28,6 +28,27 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
+/** `sandbox up --detach --json` with no solvers on free chain ports; the manifest it printed. */
+async function up(dir: string, flags: string[] = [], env?: NodeJS.ProcessEnv): Promise<SandboxManifest> {
+  const answer = await runCli(['up', '--detach', '--json', '--solvers', '0', '--state-dir', dir, '--chain-ports', 'any', ...flags], {
+    ...(env === undefined ? {} : { env }),
+  });
+  expect(answer.code, answer.stderr).toBe(0);
+  return JSON.parse(answer.stdout) as SandboxManifest;
+}
+
+/**
+ * Postgres's own client (psql, over libpq): the store is read from outside with another library than the `pg` the
+ * service uses. Resolves with stdout, or rejects with what Postgres said.
+ */
+function psql(url: string, sql: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(join(findPostgresBinaries(), 'psql'), [url, '-X', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', sql], (error, stdout, stderr) =>
+      error ? reject(new Error(stderr.trim() || error.message)) : resolve(stdout.trim()),
+    );
+  });
+}
+
 async function api(manifest: SandboxManifest, method: string, path: string, body?: unknown) {
   const response = await fetch(`${manifest.api?.url}${path}`, {
     method,
@@ -40,21 +61,7 @@ async function api(manifest: SandboxManifest, method: string, path: string, body
 describe('sandbox up --database postgres', () => {
   it('runs a Postgres of its own in the state folder, keeps the store across down and up, and stops it with down', async () => {
     const dir = stateDir('own');
-    const up = await runCli([
-      'up',
-      '--detach',
-      '--json',
-      '--database',
-      'postgres',
-      '--solvers',
-      '0',
-      '--state-dir',
-      dir,
-      '--chain-ports',
-      'any',
-    ]);
-    expect(up.code, up.stderr).toBe(0);
-    const manifest = JSON.parse(up.stdout) as SandboxManifest;
+    const manifest = await up(dir, ['--database', 'postgres']);
     expect(manifest.api?.store).toMatchObject({
       kind: 'postgres',
       location: expect.stringMatching(/^postgres:\/\/sandbox@127\.0\.0\.1:\d+\/sandbox$/),
@@ -64,33 +71,30 @@ describe('sandbox up --database postgres', () => {
 
     const created = await api(manifest, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.*'] });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    // The rows are in Postgres itself, read here with another client.
-    const client = new pg.Client({ connectionString: manifest.api?.store?.location });
-    await client.connect();
-    const rows = await client.query('SELECT id FROM webhooks');
-    await client.end();
-    expect(rows.rows.map((row) => row.id)).toEqual([created.body.webhookId]);
+    // The rows are in Postgres itself, read here with Postgres's own client.
+    const url = manifest.api?.store?.location as string;
+    expect(await psql(url, 'SELECT id FROM webhooks')).toBe(created.body.webhookId);
+    // The ledger is append-only in the database itself: another client cannot rewrite or empty it either.
+    expect((await api(manifest, 'POST', '/api/v1/sandbox/faults', { kind: 'oracle.withhold', count: 1 })).status).toBe(201);
+    expect(Number(await psql(url, 'SELECT count(*) FROM ledger_entries'))).toBeGreaterThan(0);
+    await expect(psql(url, "UPDATE ledger_entries SET payload = '{}'")).rejects.toThrow(/append-only/);
+    await expect(psql(url, 'DELETE FROM ledger_entries')).rejects.toThrow(/append-only/);
+    await expect(psql(url, 'TRUNCATE ledger_entries')).rejects.toThrow(/append-only/);
+    // `sandbox ledger verify` reads the Postgres store named in sandbox.json.
+    const verified = await runCli(['ledger', 'verify', '--json', '--state-dir', dir]);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({
+      path: url,
+      ok: true,
+      entries: Number(await psql(url, 'SELECT count(*) FROM ledger_entries')),
+    });
 
     const down = await runCli(['down', '--state-dir', dir]);
     expect(down.code, down.stderr).toBe(0);
     // A clean Postgres shutdown removes its pid file.
     expect(existsSync(join(dir, 'postgres', 'postmaster.pid'))).toBe(false);
 
-    const again = await runCli([
-      'up',
-      '--detach',
-      '--json',
-      '--database',
-      'postgres',
-      '--solvers',
-      '0',
-      '--state-dir',
-      dir,
-      '--chain-ports',
-      'any',
-    ]);
-    expect(again.code, again.stderr).toBe(0);
-    const second = JSON.parse(again.stdout) as SandboxManifest;
+    const second = await up(dir, ['--database', 'postgres']);
     expect(second.api?.workspaceId).toBe(manifest.api?.workspaceId);
     const listed = await api(second, 'GET', '/api/v1/webhooks');
     expect((listed.body.data as Array<{ webhookId: string }>).map((hook) => hook.webhookId)).toEqual([created.body.webhookId]);
@@ -100,11 +104,7 @@ describe('sandbox up --database postgres', () => {
   it('uses --database-url, or DATABASE_URL when it names a Postgres database', async () => {
     const url = server?.url as string;
     const dir = stateDir('url');
-    const up = await runCli(['up', '--detach', '--json', '--solvers', '0', '--state-dir', dir, '--chain-ports', 'any'], {
-      env: { DATABASE_URL: url },
-    });
-    expect(up.code, up.stderr).toBe(0);
-    const manifest = JSON.parse(up.stdout) as SandboxManifest;
+    const manifest = await up(dir, [], { DATABASE_URL: url });
     expect(manifest.api?.store).toEqual({ kind: 'postgres', location: url });
     expect(existsSync(join(dir, 'postgres'))).toBe(false);
     expect((await api(manifest, 'GET', '/api/v1/webhooks')).status).toBe(200);
@@ -112,11 +112,8 @@ describe('sandbox up --database postgres', () => {
 
     // Another tool's DATABASE_URL is not ours to read: the default SQLite store.
     const other = stateDir('other');
-    const sqlite = await runCli(['up', '--detach', '--json', '--solvers', '0', '--state-dir', other, '--chain-ports', 'any'], {
-      env: { DATABASE_URL: 'mysql://root@localhost/app' },
-    });
-    expect(sqlite.code, sqlite.stderr).toBe(0);
-    expect((JSON.parse(sqlite.stdout) as SandboxManifest).api?.store).toEqual({
+    const sqlite = await up(other, [], { DATABASE_URL: 'mysql://root@localhost/app' });
+    expect(sqlite.api?.store).toEqual({
       kind: 'sqlite',
       location: join(other, 'service', 'service.sqlite'),
     });

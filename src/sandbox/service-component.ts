@@ -8,6 +8,7 @@ import type { SandboxComponent, SandboxComponentContext } from '../devnet/sandbo
 import { createService, type Service } from '../service/app.js';
 import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ServiceModule } from '../service/module.js';
+import { redactUrl } from '../service/store/sql.js';
 
 /** The service's own files inside the sandbox state folder. */
 export function serviceLayout(stateDir: string) {
@@ -96,14 +97,8 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
   const store =
     options.databaseUrl === undefined
       ? { kind: 'sqlite' as const, location: layout.store }
-      : { kind: 'postgres' as const, location: redactedUrl(options.databaseUrl) };
+      : { kind: 'postgres' as const, location: redactUrl(options.databaseUrl) };
   return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access, store } };
-}
-
-function redactedUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password !== '') parsed.password = '***';
-  return parsed.toString();
 }
 
 /** Moves the sandbox chains with the service clock, through the devnet's chain-time functions. */

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
 import { PostgresDatabase } from './postgres/database.js';
 import { SyncPostgresConnection } from './postgres/sync-connection.js';
-import { isPostgresUrl, type SqlDialect, type TransactionalDatabase } from './sql.js';
+import { isPostgresUrl, redactUrl, type SqlDialect, type TransactionalDatabase } from './sql.js';
 
 export { isPostgresUrl } from './sql.js';
 import { SqliteDatabase } from './sqlite.js';
@@ -39,7 +39,10 @@ export class Store {
     const testUrl = process.env[TEST_DATABASE_URL_VARIABLE];
     let store: Store;
     if (isPostgresUrl(options.databaseUrl)) {
-      store = new Store(new PostgresDatabase(new SyncPostgresConnection({ url: options.databaseUrl }), false), redact(options.databaseUrl));
+      store = new Store(
+        new PostgresDatabase(new SyncPostgresConnection({ url: options.databaseUrl }), false),
+        redactUrl(options.databaseUrl),
+      );
     } else if (isPostgresUrl(testUrl)) {
       // The test suite on Postgres: a `:memory:` store is a throwaway schema; a file store is a schema named after
       // its path, kept for the run, so a test that restarts the service on the same path finds its data again.
@@ -48,7 +51,7 @@ export class Store {
         ? `t_${randomBytes(6).toString('hex')}`
         : `f_${createHash('sha256').update(options.path).digest('hex').slice(0, 24)}`;
       const connection = new SyncPostgresConnection({ url: testUrl, schema, createSchema: true });
-      store = new Store(new PostgresDatabase(connection, throwaway), `${redact(testUrl)} (schema ${schema})`);
+      store = new Store(new PostgresDatabase(connection, throwaway), `${redactUrl(testUrl)} (schema ${schema})`);
     } else {
       store = new Store(SqliteDatabase.open(options.path), options.path);
     }
@@ -90,15 +93,5 @@ export class Store {
 
   close(): void {
     if (this.db.open) this.db.close();
-  }
-}
-
-function redact(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== '') parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return 'postgres://…';
   }
 }
