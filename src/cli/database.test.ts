@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxManifest } from '../contracts/deployment.js';
-import { findPostgresBinaries, type LocalPostgres, startLocalPostgres } from '../service/store/postgres/local-server.js';
+import { findPostgresBinaries, type LocalPostgres, startScratchPostgres } from '../service/store/postgres/local-server.js';
 import { ensureBuilt } from '../../test/support/devnet/dist.js';
 import { runCli } from '../../test/support/devnet/processes.js';
 
@@ -20,7 +20,7 @@ const stateDir = (name: string) => {
 let server: LocalPostgres | undefined;
 beforeAll(async () => {
   await ensureBuilt();
-  server = await startLocalPostgres({ dataDir: join(stateDir('server'), 'data'), ephemeral: true });
+  server = await startScratchPostgres();
 }, 180_000);
 afterAll(async () => {
   for (const dir of dirs) await runCli(['down', '--state-dir', dir]);

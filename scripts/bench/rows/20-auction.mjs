@@ -45,6 +45,35 @@ export function chains() {
   }));
 }
 
+/** A quote request for the chains above: 25,000 USDC from alpha to beta. */
+export const QUOTE_BODY = JSON.stringify({
+  inputToken: '0x2000000000000000000000000000000000000001',
+  outputToken: '0x2000000000000000000000000000000000000001',
+  inputAmount: '25000000000',
+  originChainId: 31_337,
+  destinationChainId: 31_338,
+});
+
+/** The 3 reference solvers, answering every RFQ at once (no simulated latency), connected to `service`. */
+export async function startInstantSolvers(service, { workspaceId, apiKey }, stateDir) {
+  const { startReferenceSolvers } = await import(pathToFileURL(join(ROOT, 'dist/src/solvers/index.js')).href);
+  const { privateKeyToAccount } = await import('viem/accounts');
+  return startReferenceSolvers({
+    manifest: {
+      environment: 'sandbox',
+      manifestVersion: 1,
+      stateDir,
+      chains: chains(),
+      accounts: { solvers: SOLVER_KEYS.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address })) },
+      api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
+      startedAt: new Date().toISOString(),
+    },
+    count: 3,
+    seed: 1,
+    strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }],
+  });
+}
+
 function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
@@ -53,8 +82,6 @@ function percentile(values, p) {
 export async function run() {
   const { createService } = await import(pathToFileURL(join(ROOT, 'dist/src/service/app.js')).href);
   const { TestClock } = await import(pathToFileURL(join(ROOT, 'dist/src/clock/index.js')).href);
-  const { startReferenceSolvers } = await import(pathToFileURL(join(ROOT, 'dist/src/solvers/index.js')).href);
-  const { privateKeyToAccount } = await import('viem/accounts');
 
   const folder = tempDir('bench-auction-');
   const service = await createService({
@@ -67,21 +94,7 @@ export async function run() {
   let solvers;
   try {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
-    const manifest = {
-      environment: 'sandbox',
-      manifestVersion: 1,
-      stateDir: folder.dir,
-      chains: chains(),
-      accounts: { solvers: SOLVER_KEYS.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address })) },
-      api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
-      startedAt: new Date().toISOString(),
-    };
-    solvers = await startReferenceSolvers({
-      manifest,
-      count: 3,
-      seed: 1,
-      strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }],
-    });
+    solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
     const sentAt = new Map();
     for (const solver of solvers.solvers) {
       solver.onEvent((event) => {
@@ -89,13 +102,7 @@ export async function run() {
         if (event.type === 'rfq') sentAt.set(event.rfqId, Math.max(sentAt.get(event.rfqId) ?? 0, performance.now()));
       });
     }
-    const body = JSON.stringify({
-      inputToken: '0x2000000000000000000000000000000000000001',
-      outputToken: '0x2000000000000000000000000000000000000001',
-      inputAmount: '25000000000',
-      originChainId: 31_337,
-      destinationChainId: 31_338,
-    });
+    const body = QUOTE_BODY;
     const request = async () => {
       const started = performance.now();
       const response = await fetch(`${service.url}/api/v1/quotes`, {

@@ -2,12 +2,10 @@
 // local server started for the run, default durability), same process, same 3 reference solvers answering at once,
 // IN_FLIGHT requests at a time. Each quote writes an RFQ, its invitations and quotes, ledger entries and outbox
 // events in one transaction, so this is the store's share of the busiest route. The floor is the SQLite figure.
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../lib.mjs';
-import { chains, SOLVER_KEYS } from './20-auction.mjs';
+import { chains, QUOTE_BODY, startInstantSolvers } from './20-auction.mjs';
 
 export const name = 'store';
 export const description = 'POST /quotes throughput, store on SQLite vs Postgres, 3 reference solvers';
@@ -21,8 +19,6 @@ const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 async function throughput(store) {
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
-  const { startReferenceSolvers } = await load('src/solvers/index.js');
-  const { privateKeyToAccount } = await import('viem/accounts');
   const folder = tempDir('bench-store-');
   const service = await createService({
     environment: 'sandbox',
@@ -37,32 +33,12 @@ async function throughput(store) {
   let solvers;
   try {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
-    solvers = await startReferenceSolvers({
-      manifest: {
-        environment: 'sandbox',
-        manifestVersion: 1,
-        stateDir: folder.dir,
-        chains: chains(),
-        accounts: { solvers: SOLVER_KEYS.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address })) },
-        api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
-        startedAt: new Date().toISOString(),
-      },
-      count: 3,
-      seed: 1,
-      strategies: [{ latencyMs: 0 }, { latencyMs: 0 }, { latencyMs: 0 }],
-    });
-    const body = JSON.stringify({
-      inputToken: '0x2000000000000000000000000000000000000001',
-      outputToken: '0x2000000000000000000000000000000000000001',
-      inputAmount: '25000000000',
-      originChainId: 31_337,
-      destinationChainId: 31_338,
-    });
+    solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
     const quote = async () => {
       const response = await fetch(`${service.url}/api/v1/quotes`, {
         method: 'POST',
         headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body,
+        body: QUOTE_BODY,
       });
       const text = await response.text();
       if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
@@ -91,11 +67,9 @@ async function throughput(store) {
 }
 
 export async function run() {
-  const { startLocalPostgres } = await load('src/service/store/postgres/local-server.js');
-  const root = mkdtempSync(join(tmpdir(), 'bench-pg-'));
-  // As root the server runs as the postgres user, which must be able to enter the folder.
-  chmodSync(root, 0o755);
-  const server = await startLocalPostgres({ dataDir: join(root, 'data'), ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
+  const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
+  // Default durability, as `sandbox up --database postgres` runs it (BENCH_PG_EPHEMERAL=1: fsync off, to compare).
+  const server = await startScratchPostgres({ prefix: 'bench-pg-', ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
   try {
     const sqlite = await throughput({});
     const postgres = await throughput({ url: server.url });
@@ -115,6 +89,5 @@ export async function run() {
     ];
   } finally {
     await server.stop();
-    rmSync(root, { recursive: true, force: true });
   }
 }

@@ -1,30 +1,5 @@
 import type { RelayKind } from '../settlement/relay-repository.js';
 
-/**
- * The sandbox's fault switches: what each kind does. Relay faults act on the engine's queued relays (the oracle's
- * two legs, keeper refunds); oracle faults are the attestation relay's faults under the oracle's name; service
- * faults act on HTTP requests.
- */
-export const FAULT_KINDS = [
-  'relay.hold',
-  'relay.delay',
-  'relay.drop',
-  'oracle.withhold',
-  'oracle.late',
-  'service.maintenance',
-  'service.slow',
-  'chain.rpc-drop',
-  'chain.rpc-slow',
-  'solver.never-fill',
-  'solver.fill-late',
-  'solver.silent',
-  'solver.quote-late',
-  'solver.decline',
-  'solver.fill-short',
-  'solver.fill-wrong-recipient',
-  'solver.fill-twice',
-] as const;
-
 /** Solver faults: acted out by the sandbox's reference solvers, which claim each firing before acting on it. */
 export const SOLVER_FAULT_KINDS = [
   'solver.never-fill',
@@ -36,7 +11,24 @@ export const SOLVER_FAULT_KINDS = [
   'solver.fill-wrong-recipient',
   'solver.fill-twice',
 ] as const;
-export type SolverFaultKind = (typeof SOLVER_FAULT_KINDS)[number];
+
+/**
+ * The sandbox's fault switches: what each kind does. Relay faults act on the engine's queued relays (the deposit,
+ * the oracle's two legs, keeper refunds); oracle faults are the attestation relay's faults under the oracle's name;
+ * service faults act on HTTP requests; chain faults on the engine's JSON-RPC calls.
+ */
+export const FAULT_KINDS = [
+  'relay.hold',
+  'relay.delay',
+  'relay.drop',
+  'oracle.withhold',
+  'oracle.late',
+  'service.maintenance',
+  'service.slow',
+  'chain.rpc-drop',
+  'chain.rpc-slow',
+  ...SOLVER_FAULT_KINDS,
+] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 /** Relays a relay fault can name: the escrow deposit (`openFor`), the oracle's two legs, the keeper's refunds. */

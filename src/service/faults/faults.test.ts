@@ -51,6 +51,7 @@ async function call(method: string, path: string, body?: unknown) {
   return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
 }
 
+/** A quote for a Permit2 escrow order from alpha to beta, and the order body the taker signed for it. */
 async function signedOrder(takerIndex: number) {
   const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
   const response = await taker.quote({
@@ -65,29 +66,16 @@ async function signedOrder(takerIndex: number) {
   const quote = response.quotes[0]!;
   return {
     taker,
+    expires: response.expires,
     body: { quoteId: quote.quoteId, signature: await taker.sign(quote.typedData), nonce: quote.nonce!, user: taker.address },
   };
 }
 
+/** The same, placed: POST /orders answered 201. */
 async function order(takerIndex: number) {
-  const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
-  const response = await taker.quote({
-    originChainId: alpha().chainId,
-    destinationChainId: beta().chainId,
-    inputToken: usdcOf(alpha()),
-    outputToken: usdcOf(beta()),
-    inputAmount: AMOUNT.toString(),
-    lockType: 'Permit2Escrow',
-    settlementPath: 'direct',
-  });
-  const quote = response.quotes[0]!;
-  const created = await h.rest.createOrder({
-    quoteId: quote.quoteId,
-    signature: await taker.sign(quote.typedData),
-    nonce: quote.nonce!,
-    user: taker.address,
-  });
-  return { taker, orderId: created.orderId, expires: response.expires };
+  const { taker, expires, body } = await signedOrder(takerIndex);
+  const created = await h.rest.createOrder(body);
+  return { taker, orderId: created.orderId, expires };
 }
 
 const relaysOf = (orderId: string) =>

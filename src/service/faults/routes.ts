@@ -15,6 +15,10 @@ describeErrorCode(
   'The fault switch does not fire for this: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.',
 );
 
+function noSuchFault(faultId: string): NotFoundError {
+  return new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${faultId}.` });
+}
+
 /** `/api/v1/sandbox/faults` and `/api/v1/sandbox/relays/release`: the fault switches. Sandbox only, API key required. */
 export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard, chainIds: readonly number[]): void {
   openapi.schema('FaultSwitch', S.FaultView);
@@ -94,8 +98,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     responses: { 200: { description: 'The switch.', schema: S.FaultView } },
     handler: ({ params }) => {
       const fault = board.get(params.faultId);
-      if (fault === undefined)
-        throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
+      if (fault === undefined) throw noSuchFault(params.faultId);
       return { status: 200, body: view(fault) };
     },
   });
@@ -111,8 +114,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     responses: { 200: { description: 'Cleared.', schema: S.ClearedView } },
     handler: ({ params }) => {
       const cleared = board.clear(params.faultId);
-      if (cleared === 0)
-        throw new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${params.faultId}.` });
+      if (cleared === 0) throw noSuchFault(params.faultId);
       return { status: 200, body: { cleared } };
     },
   });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { IsoTimestamp } from '../api/wire.js';
-import { DESCRIPTIONS, FAULT_KINDS, RELAY_CLASSES } from './fault-kinds.js';
+import { DESCRIPTIONS, FAULT_KINDS, RELAY_CLASSES, SOLVER_FAULT_KINDS } from './fault-kinds.js';
 
 /** `31h`, `1h30m`, `90s`, `500ms`: the clock's duration syntax (at most six digits a part). */
 const Duration = z
@@ -64,14 +64,7 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
-      variant('solver.never-fill', { scope: FaultScope.optional() }),
-      variant('solver.fill-late', { scope: FaultScope.optional() }),
-      variant('solver.silent', { scope: FaultScope.optional() }),
-      variant('solver.quote-late', { scope: FaultScope.optional() }),
-      variant('solver.decline', { scope: FaultScope.optional() }),
-      variant('solver.fill-short', { scope: FaultScope.optional() }),
-      variant('solver.fill-wrong-recipient', { scope: FaultScope.optional() }),
-      variant('solver.fill-twice', { scope: FaultScope.optional() }),
+      ...SOLVER_FAULT_KINDS.map((kind) => variant(kind, { scope: FaultScope.optional() })),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
 }

@@ -205,9 +205,7 @@ export class FaultSwitchboard {
       (fault) =>
         relayActionOf(fault.kind) !== undefined &&
         faultRelayClass(fault.kind, fault.relay) === 'deposit' &&
-        (fault.scope.orderId === null || fault.scope.orderId === scope.orderId) &&
-        (fault.scope.corridor === null || fault.scope.corridor === scope.corridor) &&
-        (fault.scope.solverId === null || fault.scope.solverId === scope.solverId),
+        scopeMatches(fault.scope, scope),
     );
   }
 
@@ -251,13 +249,9 @@ export class FaultSwitchboard {
     const now = this.deps.clock.now();
     const fault = this.live(now).find((candidate) => candidate.id === faultId);
     if (fault === undefined || !fault.kind.startsWith('solver.')) return undefined;
-    const { scope } = fault;
-    if (scope.solverId !== null && scope.solverId !== target.solverId) return undefined;
-    if (scope.orderId !== null && scope.orderId !== target.orderId) return undefined;
-    if (scope.corridor !== null) {
-      const order = target.orderId === undefined ? undefined : this.deps.orders()?.get(target.orderId);
-      if (order?.corridor !== scope.corridor) return undefined;
-    }
+    // The solver is the one claiming; the corridor is its order's, when it names one.
+    const order = target.orderId === undefined || fault.scope.corridor === null ? undefined : this.deps.orders()?.get(target.orderId);
+    if (!scopeMatches(fault.scope, { orderId: target.orderId, corridor: order?.corridor, solverId: target.solverId })) return undefined;
     this.cache = undefined;
     const fired = this.deps.store.transaction(() => {
       if (!this.repository.fire(fault.id)) return false;
@@ -343,12 +337,11 @@ export class FaultSwitchboard {
     this.timers.set(decision.relayId, job);
   }
 
+  /** A relay's order against a scope: its corridor and winning solver are read only when the scope names them. */
   private matches(scope: FaultScope, orderId: string | null): boolean {
-    if (scope.orderId !== null && scope.orderId !== orderId) return false;
-    if (scope.corridor === null && scope.solverId === null) return true;
-    const order = orderId === null ? undefined : this.deps.orders()?.get(orderId);
-    if (order === undefined) return false;
-    return (scope.corridor === null || scope.corridor === order.corridor) && (scope.solverId === null || scope.solverId === order.solverId);
+    const needsOrder = scope.corridor !== null || scope.solverId !== null;
+    const order = needsOrder && orderId !== null ? this.deps.orders()?.get(orderId) : undefined;
+    return scopeMatches(scope, { orderId: orderId ?? undefined, corridor: order?.corridor, solverId: order?.solverId });
   }
 
   /** A `fault.fired` ledger entry and, for an order, the matching stage of its timeline. Inside a transaction. */
@@ -369,6 +362,18 @@ export class FaultSwitchboard {
       .orders()
       ?.addStage(orderId, { stage: STAGE[action], at, txHash: null, oracleHash: null, chainId: null, ledgerSequence: entry.sequence });
   }
+}
+
+/** Every field a scope names must equal the target's; a target that lacks one (unknown) does not match it. */
+export function scopeMatches(
+  scope: FaultScope,
+  target: { orderId?: string | undefined; corridor?: string | undefined; solverId?: string | undefined },
+): boolean {
+  return (
+    (scope.orderId === null || scope.orderId === target.orderId) &&
+    (scope.corridor === null || scope.corridor === target.corridor) &&
+    (scope.solverId === null || scope.solverId === target.solverId)
+  );
 }
 
 /** `POST /api/v1/quotes` matches that method and path; `/api/v1/orders` matches every method, and the paths below it. */

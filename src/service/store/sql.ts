@@ -48,3 +48,11 @@ export function redactUrl(url: string): string {
     return 'postgres://…';
   }
 }
+
+/**
+ * A store transaction runs a synchronous function: awaiting inside would let other requests interleave with an
+ * open transaction. Both stores refuse a function that returned a Promise (and roll back).
+ */
+export function assertSynchronous(result: unknown): void {
+  if (result instanceof Promise) throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
+}

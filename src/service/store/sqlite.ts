@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import type { SqlDatabase, SqlStatement } from './sql.js';
+import { assertSynchronous, type SqlDatabase, type SqlStatement } from './sql.js';
 
 /** The embedded store: one SQLite file (WAL) in the state folder, or `:memory:`. */
 export class SqliteDatabase implements SqlDatabase {
@@ -12,9 +12,7 @@ export class SqliteDatabase implements SqlDatabase {
   private constructor(readonly raw: Database.Database) {
     this.immediate = raw.transaction((fn: () => unknown) => {
       const result = fn();
-      if (result instanceof Promise) {
-        throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
-      }
+      assertSynchronous(result);
       return result;
     }).immediate;
   }

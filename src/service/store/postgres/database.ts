@@ -1,4 +1,4 @@
-import type { SqlDatabase, SqlRunResult, SqlStatement } from '../sql.js';
+import { assertSynchronous, type SqlDatabase, type SqlRunResult, type SqlStatement } from '../sql.js';
 import { translateQuery, translateSchema } from './dialect.js';
 import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
 
@@ -111,9 +111,7 @@ export class PostgresDatabase implements SqlDatabase {
     let result: T;
     try {
       result = fn();
-      if (result instanceof Promise) {
-        throw new TypeError('Store.transaction: the function must be synchronous (it returned a Promise)');
-      }
+      assertSynchronous(result);
     } catch (error) {
       this.depth -= 1;
       try {

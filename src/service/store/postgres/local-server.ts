@@ -1,5 +1,17 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
 
@@ -163,4 +175,26 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     }
   }
   return { url, port, dataDir, pid: child.pid ?? 0, stop };
+}
+
+/**
+ * A throwaway server in a fresh temporary folder (the test suite, the bench): fast settings, and a folder the
+ * `postgres` user can enter when we are root. `stop()` removes the folder too.
+ */
+export async function startScratchPostgres(options: { prefix?: string; ephemeral?: boolean } = {}): Promise<LocalPostgres> {
+  const root = mkdtempSync(join(tmpdir(), options.prefix ?? 'sandbox-pg-'));
+  chmodSync(root, 0o755);
+  try {
+    const server = await startLocalPostgres({ dataDir: join(root, 'data'), ephemeral: options.ephemeral ?? true });
+    return {
+      ...server,
+      stop: async () => {
+        await server.stop();
+        rmSync(root, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    rmSync(root, { recursive: true, force: true });
+    throw error;
+  }
 }
