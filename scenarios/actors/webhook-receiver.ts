@@ -43,7 +43,7 @@ export class WebhookReceiver implements Subscriber {
   readonly channel = 'webhook' as const;
   readonly deliveries: ReceivedDelivery[] = [];
   readonly rejected: RejectedDelivery[] = [];
-  private readonly _events = new Map<string, RecordedEvent>();
+  private readonly _events = new Map<string, RecordedEvent & { arrival: number }>();
   private respond: ResponsePattern;
   webhookId: string | undefined;
 
@@ -60,10 +60,15 @@ export class WebhookReceiver implements Subscriber {
   /** Starts listening; `serviceNow` gives the sender's clock (the sandbox clock runs ahead of the machine's). */
   static async start(name: string, spec: ReceiverSpec, secret: string, serviceNow: () => Promise<number>): Promise<WebhookReceiver> {
     let receiver: WebhookReceiver | undefined;
+    let arrivals = 0;
     const server = createServer((request, response) => {
+      // The arrival order is taken when the request comes in: verification awaits the service's clock, and a
+      // slow answer must not reorder what the sender sent one after the other.
+      const arrival = ++arrivals;
+      const arrivedAt = Date.now();
       void (async () => {
         const body = await readBody(request);
-        const status = await receiver!.receive(body, request.headers, serviceNow);
+        const status = await receiver!.receive(body, request.headers, serviceNow, arrival, arrivedAt);
         response.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ received: status < 300 }));
       })().catch(() => response.writeHead(500).end());
     });
@@ -81,7 +86,7 @@ export class WebhookReceiver implements Subscriber {
   }
 
   events(): readonly RecordedEvent[] {
-    return [...this._events.values()];
+    return [...this._events.values()].sort((a, b) => a.arrival - b.arrival).map(({ arrival: _arrival, ...event }) => event);
   }
 
   covers(type: string): boolean {
@@ -98,7 +103,13 @@ export class WebhookReceiver implements Subscriber {
     return this.deliveries.filter((d) => d.eventId === eventId);
   }
 
-  private async receive(rawBody: Buffer, headers: IncomingMessage['headers'], serviceNow: () => Promise<number>): Promise<number> {
+  private async receive(
+    rawBody: Buffer,
+    headers: IncomingMessage['headers'],
+    serviceNow: () => Promise<number>,
+    arrival: number,
+    arrivedAt: number,
+  ): Promise<number> {
     let verified: ReturnType<typeof verifyWebhook>;
     try {
       verified = verifyWebhook({ secret: this.secret, rawBody, headers, nowSeconds: Math.floor((await serviceNow()) / 1_000) });
@@ -117,16 +128,18 @@ export class WebhookReceiver implements Subscriber {
       timestamp: verified.timestamp,
       deliveryId: verified.deliveryId,
       status,
-      receivedAt: Date.now(),
+      receivedAt: arrivedAt,
     });
-    if (!this._events.has(event.id)) {
+    const known = this._events.get(event.id);
+    if (known === undefined || arrival < known.arrival) {
       this._events.set(event.id, {
+        arrival,
         id: event.id,
         type: event.type,
         orderId: orderIdOf(event),
         rfqId: rfqIdOf(event),
         body: event,
-        receivedAt: Date.now(),
+        receivedAt: arrivedAt,
       });
     }
     return status;

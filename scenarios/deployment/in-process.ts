@@ -24,7 +24,7 @@ export async function startInProcessTarget(options: InProcessTargetOptions = {})
       storePath: host.storePath,
       testClock: environment === 'sandbox',
       faultSwitches: environment === 'sandbox',
-      serviceNow: async () => host.service.clock.now(),
+      serviceNow: async () => host.now(),
       advanceClock: (ms) => clock.advance(ms),
       advanceChains: async (seconds) => {
         await sandbox.advanceTime(seconds);

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { TestClock } from '../clock/index.js';
+import { type Clock, TestClock } from '../clock/index.js';
 import { readChainTime } from '../devnet/chain-time.js';
 import type { Sandbox } from '../devnet/sandbox.js';
 import { createService, type Service } from '../service/app.js';
@@ -31,6 +31,8 @@ export class ServiceHost {
   private port = 0;
   private _admin: HostWorkspace | undefined;
   private log: Logger | undefined;
+  /** The clock of the latest start: it exists before the service answers and outlives a stop. */
+  private clock: Clock | undefined;
 
   constructor(
     private readonly sandbox: Sandbox,
@@ -51,6 +53,14 @@ export class ServiceHost {
     return this._admin;
   }
 
+  /**
+   * The service's time, also while it is stopped or still starting: a restarted service sends (webhooks, relays)
+   * before `start()` returns, and whoever checks those against its clock must not fail in that window.
+   */
+  now(): number {
+    return this.clock?.now() ?? Date.now();
+  }
+
   get storePath(): string {
     return join(this.sandbox.stateDir, 'service', 'service.sqlite');
   }
@@ -68,8 +78,12 @@ export class ServiceHost {
     if (environment === 'sandbox') {
       // The chains may run ahead of the wall clock (earlier advances): the service clock starts where they are.
       const offset = Math.max(0, ...(await readChainTime(this.sandbox.chains)).map((c) => c.offsetSeconds));
+      // Never earlier than where the previous start's clock stood: the chains' offset is whole seconds, and a
+      // clock stepping back across a restart would date new work before work already done.
+      const start = Math.max(Date.now() + offset * 1_000, this.clock?.now() ?? 0);
+      this.clock = new TestClock({ ticking: true, start });
       timing = {
-        clock: new TestClock({ ticking: true, start: Date.now() + offset * 1_000 }),
+        clock: this.clock,
         chainTime: devnetChainTime(this.sandbox.chains),
       };
     }
@@ -85,6 +99,7 @@ export class ServiceHost {
       ...(this.options.compliance === undefined ? {} : { compliance: this.options.compliance }),
     });
     this._service = service;
+    this.clock = service.clock;
     this.port = Number(new URL(service.url).port);
     this._admin ??= service.bootstrapWorkspace('Scenario runner');
   }

@@ -531,6 +531,52 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     expect(receiver.events().map((e) => e.type)).toEqual(['order.settled', 'compliance.event']);
   });
 
+  it('a stopping service sends nothing more: what queued behind a hanging attempt goes out after the restart, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-stop-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const base = {
+      environment: 'sandbox' as const,
+      chains: [],
+      storePath: join(dir, 'service.sqlite'),
+      logger: { level: 'silent' },
+      webhookTimeoutMs: 400,
+    };
+    const first = await createService({ ...base, clock: new RealClock() });
+    const { workspaceId, apiKey } = first.bootstrapWorkspace('Stopping');
+    const receiver = await TestReceiver.start(() => Date.now());
+    cleanups.push(() => receiver.stop());
+    receiver.answer = (index) => (index === 0 ? 'hang' : { status: 200 });
+    const response = await fetch(`${first.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['order.*', 'compliance.*'] }),
+    });
+    expect(response.status).toBe(201);
+    const { outbox } = first.module<EvidenceModule>('evidence');
+    outbox.commit(() => {
+      const at = first.clock.now();
+      outbox.append({ workspaceId, type: 'order.settled', generation: 'A', orderId: 'ord_stop', data: { order: { id: 'ord_stop' } }, at });
+      outbox.append({
+        workspaceId,
+        type: 'compliance.event',
+        generation: 'A',
+        orderId: 'ord_stop',
+        data: { compliance: { orderId: 'ord_stop' } },
+        at,
+      });
+    });
+    const started = Date.now();
+    while (receiver.requests.length < 1 && Date.now() - started < 3_000) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Stopped while order.settled hangs: compliance.event, queued behind it, must not go out from a stopped service.
+    await first.stop();
+    expect(receiver.events().map((e) => e.type)).toEqual(['order.settled']);
+
+    const second = await createService({ ...base, clock: new RealClock() });
+    cleanups.push(() => second.stop());
+    while (receiver.requests.length < 3 && Date.now() - started < 6_000) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(receiver.events().map((e) => e.type)).toEqual(['order.settled', 'order.settled', 'compliance.event']);
+  });
+
   it('a restart mid-schedule loses nothing: the next attempt goes out at its original time', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'webhook-restart-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));

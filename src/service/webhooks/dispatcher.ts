@@ -137,6 +137,10 @@ export class DeliveryDispatcher {
 
   private async attempt(message: WebhookMessage): Promise<WebhookDelivery | undefined> {
     const { clock } = this.options;
+    // Queued behind an endpoint's earlier attempt when the service stopped: a stopped service sends nothing more.
+    // The message stays marked in flight and goes out after the restart, still behind the one it queued after
+    // (sending it now could overtake that one's retry).
+    if (this.abort.signal.aborted) return undefined;
     const endpoint = this.options.endpoints.get(message.webhookId);
     if (endpoint === undefined || endpoint.status === 'deleted') {
       this.options.messages.release(message.id);
