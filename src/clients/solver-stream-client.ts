@@ -253,6 +253,7 @@ export class SolverStreamClient {
       case 'order.assigned':
       case 'order.attested':
       case 'order.refunded':
+      case 'order.reorged':
       case 'order.available':
         for (const listener of this.orderListeners) listener(message as unknown as SolverOrderMessage);
         return;

@@ -176,6 +176,11 @@ export const SolverOrderMessageSchema = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('order.refunded'), orderId: z.string(), onchainOrderId: hex }),
   /**
+   * A chain reorganisation took away this order's fill (`txHash` on `chainId`): the order is Deposited again. The
+   * solver's transactions in the replaced blocks are gone too, so nonces it keeps for that chain are stale.
+   */
+  z.object({ type: z.literal('order.reorged'), orderId: z.string(), onchainOrderId: hex, chainId: z.number(), txHash: hex }),
+  /**
    * An order nobody won: opened directly on chain (OIF-native intake), offered to every connected solver subscribed
    * to `order.*` (or `order.available`). First come, first served: whoever fills output 0 owns it.
    */

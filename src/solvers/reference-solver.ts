@@ -247,6 +247,12 @@ export class ReferenceSolver {
         this.emit({ type: 'refunded', orderId: message.orderId });
         return;
       }
+      case 'order.reorged':
+        // Its fill is gone, and with it this account's nonce on that chain: the next send asks the chain again.
+        // The reference solver does not fill again; the order refunds at expiry.
+        this.wallet.forgetNonce(message.chainId);
+        this.emit({ type: 'reorged', orderId: message.orderId, txHash: message.txHash });
+        return;
     }
   }
 

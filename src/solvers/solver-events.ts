@@ -11,6 +11,7 @@ export type SolverEvent =
   | { type: 'skipped'; orderId: string; reason: string }
   | { type: 'claimed'; orderId: string; txHash: Hex }
   | { type: 'refunded'; orderId: string }
+  | { type: 'reorged'; orderId: string; txHash: Hex }
   | { type: 'error'; orderId?: string; rfqId?: string; message: string };
 
 export interface SolverCounters {

@@ -193,6 +193,12 @@ export class SolverWallet {
     return run;
   }
 
+  /** A reorg took transactions of this account away on `chainId`: the next send reads its nonce from the chain. */
+  forgetNonce(chainId: number): void {
+    const chain = this.chains.get(chainId);
+    if (chain !== undefined) chain.nonce = undefined;
+  }
+
   private async approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
     const key = `${token}:${spender}`;
     if (chain.approved.has(key)) return;

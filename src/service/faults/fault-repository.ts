@@ -16,6 +16,8 @@ export interface FaultSwitch {
   /** Chain faults: the chain (null: every chain) and the JSON-RPC method (null: every method). */
   chainId: number | null;
   method: string | null;
+  /** chain.reorg: blocks replaced below the head (null: down to the fill's block). */
+  depth: number | null;
   scope: FaultScope;
   /** Firings left; null = unlimited. */
   remaining: number | null;
@@ -44,6 +46,7 @@ interface SwitchRow {
   route: string | null;
   chain_id: number | null;
   rpc_method: string | null;
+  depth: number | null;
   scope_order_id: string | null;
   scope_corridor: string | null;
   scope_solver_id: string | null;
@@ -73,6 +76,7 @@ function fromRow(row: SwitchRow): FaultSwitch {
     route: row.route,
     chainId: row.chain_id,
     method: row.rpc_method,
+    depth: row.depth ?? null,
     scope: { orderId: row.scope_order_id, corridor: row.scope_corridor, solverId: row.scope_solver_id },
     remaining: row.remaining,
     expiresAt: row.expires_at,
@@ -100,8 +104,8 @@ export class FaultRepository {
   insert(fault: FaultSwitch): void {
     this.store.db
       .prepare(
-        `INSERT INTO fault_switches (id, kind, relay, delay_ms, route, chain_id, rpc_method, scope_order_id, scope_corridor,
-           scope_solver_id, remaining, expires_at, fired, created_at, cleared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL)`,
+        `INSERT INTO fault_switches (id, kind, relay, delay_ms, route, chain_id, rpc_method, depth, scope_order_id, scope_corridor,
+           scope_solver_id, remaining, expires_at, fired, created_at, cleared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, NULL)`,
       )
       .run(
         fault.id,
@@ -111,6 +115,7 @@ export class FaultRepository {
         fault.route,
         fault.chainId,
         fault.method,
+        fault.depth,
         fault.scope.orderId,
         fault.scope.corridor,
         fault.scope.solverId,

@@ -317,6 +317,66 @@ describe('fault switches: chains', () => {
     expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body.fired).toBe(1);
   }, 60_000);
 
+  it('a reorg done outside the service (anvil_reorg) that takes a processed fill away sends the order back to Deposited; it refunds at expiry', async () => {
+    // The attestation is held so the fill is processed but not carried to the origin chain yet.
+    const hold = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
+    expect(hold.status).toBe(201);
+    const { taker, orderId, expires } = await order(1);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    const fillTx = (await h.rest.getOrder(orderId)).destinationTxHash as `0x${string}`;
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    const fillBlock = (await destination.getTransactionReceipt({ hash: fillTx })).blockNumber;
+    const head = await destination.getBlockNumber();
+    // Anyone may reorganise a devnet chain: the service must notice from the heads alone.
+    await destination.request({ method: 'anvil_reorg', params: [Number(head - fillBlock + 1n), []] } as never);
+    await waitForStatus(h.rest, orderId, 'Deposited');
+    expect(await destination.getTransactionReceipt({ hash: fillTx }).catch(() => null)).toBeNull();
+    const stages = (
+      await h.rest.request<{ timeline: { stage: string; txHash?: string }[] }>(
+        'GET',
+        `/api/v1/workspaces/${h.workspaceId}/settlements/${orderId}`,
+      )
+    ).timeline;
+    expect(stages.map((stage) => stage.stage)).toEqual(['rfq', 'deposited', 'filled', 'fault.held', 'reorged']);
+    expect(stages.at(-1)!.txHash).toBe(fillTx);
+    expect((await h.rest.getOrder(orderId)).destinationTxHash ?? null).toBeNull();
+    // Released, the held oracle leg finds no fill to prove: nothing reaches the origin chain, nothing is paid.
+    await call('POST', '/api/v1/sandbox/relays/release', { orderId });
+    await h.settlement().engine!.idle();
+    const origin = createPublicClient({ transport: http(alpha().rpcUrl) });
+    const balance = () =>
+      origin.readContract({ address: usdcOf(alpha()), abi: erc20Abi, functionName: 'balanceOf', args: [taker.address] });
+    const afterDeposit = await balance();
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await balance()).toBe(afterDeposit + AMOUNT);
+    expect(relaysOf(orderId).filter(([kind]) => kind === 'oracle.receive')).toEqual([]);
+    const ledger = ledgerTypes(orderId);
+    expect(ledger.filter((type) => type === 'order.transition')).toHaveLength(3);
+    expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
+  }, 60_000);
+
+  it('chain.reorg takes the next processed fill away before the oracle carries it; the order refunds, the solver is not paid', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.reorg', count: 1 });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    expect(set.body).toMatchObject({ kind: 'chain.reorg', depth: null, remaining: 1 });
+    const { orderId, expires } = await order(2);
+    // Filled lasts only until the new heads arrive: wait for the stage that says it was taken back.
+    const started = Date.now();
+    while (!(await timeline(orderId)).includes('reorged') && Date.now() - started < 15_000) await new Promise((r) => setTimeout(r, 50));
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Deposited');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'filled', 'fault.reorg', 'reorged']);
+    expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body).toMatchObject({ fired: 1, active: false });
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(relaysOf(orderId).filter(([kind]) => kind === 'oracle.receive')).toEqual([]);
+    expect(ledgerTypes(orderId)).toEqual(expect.arrayContaining(['fault.fired', 'order.transition']));
+    // The next order is not touched: the switch is spent.
+    const next = await order(0);
+    await waitForStatus(h.rest, next.orderId, 'Claimed');
+  }, 60_000);
+
   it('refuses chain faults the service cannot place', async () => {
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ kind: 'chain.rpc-drop', chain: 999 }, 'parameter_invalid', 'chain'],

@@ -42,5 +42,9 @@ export const faultMigrations: MigrationSet = {
           ALTER TABLE fault_switches ADD COLUMN rpc_method TEXT;
         `),
     },
+    {
+      name: '003_reorg_depth',
+      up: (db) => db.exec('ALTER TABLE fault_switches ADD COLUMN depth INTEGER;'),
+    },
   ],
 };

@@ -54,6 +54,36 @@ export class FaultsModule implements ServiceModule {
       context.config.chains.map((chain) => chain.chainId),
     );
     context.useRequestGate(requestGate(board));
+    orders.onDomainEvent((event) => {
+      if (event.type !== 'order.transitioned' || event.to !== 'Filled' || event.stage.txHash === null) return;
+      const engine = settlement.engine;
+      const fill = engine?.facts
+        .forOrder(event.order.onchainOrderId)
+        .find((fact) => fact.kind === 'filled' && fact.txHash === event.stage.txHash);
+      if (engine === undefined || fill === undefined) return;
+      const fault = board.fireReorg(event.order, fill);
+      if (fault === undefined) return;
+      // After the commit that recorded the fill (the transition runs inside it): the chain is changed under the service.
+      setImmediate(() => {
+        void (async () => {
+          try {
+            await engine.reorg(fill.chainId, fill.blockNumber, fault.depth ?? undefined);
+            // The watcher hears the new heads and takes the order back; the oracle waits for that (at most 5 s).
+            const until = Date.now() + 5_000;
+            while (Date.now() < until && orders.orders.get(event.order.id)?.status === 'Filled') {
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          } catch (error) {
+            context.logger.error(
+              { err: error, faultId: fault.id, chainId: fill.chainId },
+              'chain.reorg fault could not reorganise the chain',
+            );
+          } finally {
+            board.reorgDone(event.order.id);
+          }
+        })();
+      });
+    });
   }
 
   start(): void {

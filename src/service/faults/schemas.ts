@@ -64,6 +64,16 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
+      variant('chain.reorg', {
+        depth: z
+          .number()
+          .int()
+          .min(1)
+          .max(16)
+          .optional()
+          .meta({ description: "Blocks replaced below the head (the devnet keeps 16); default: down to and including the fill's block." }),
+        scope: FaultScope.optional(),
+      }),
       ...SOLVER_FAULT_KINDS.map((kind) => variant(kind, { scope: FaultScope.optional() })),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
@@ -77,6 +87,7 @@ export interface FaultRequestFields {
   route?: string;
   chain?: number;
   method?: string;
+  depth?: number;
   scope?: { orderId?: string; corridor?: string; solverId?: string };
   count?: number;
   for?: string;
@@ -90,6 +101,7 @@ export const FaultView = z.object({
   route: z.string().nullable(),
   chainId: z.number().int().nullable(),
   method: z.string().nullable(),
+  depth: z.number().int().nullable().meta({ description: 'chain.reorg: blocks replaced (null: down to the fill).' }),
   scope: z.object({ orderId: z.string().nullable(), corridor: z.string().nullable(), solverId: z.string().nullable() }),
   remaining: z.number().int().nullable().meta({ description: 'Firings left; null: unlimited.' }),
   expiresAt: IsoTimestamp.nullable(),

@@ -23,6 +23,7 @@ export interface NewFault {
   route?: string | undefined;
   chainId?: number | undefined;
   method?: string | undefined;
+  depth?: number | undefined;
   scope?: Partial<FaultScope> | undefined;
   count?: number | undefined;
   forMs?: number | undefined;
@@ -39,12 +40,13 @@ export interface FaultSwitchboardDeps {
   kickRelays(): void;
 }
 
-const STAGE: Record<RelayAction | 'release' | 'solver', Stage> = {
+const STAGE: Record<RelayAction | 'release' | 'solver' | 'reorg', Stage> = {
   hold: 'fault.held',
   delay: 'fault.delayed',
   drop: 'fault.dropped',
   release: 'fault.released',
   solver: 'fault.solver',
+  reorg: 'fault.reorg',
 };
 
 /** Routes a service fault never touches: the switches' own routes, so a maintenance switch can always be cleared. */
@@ -63,6 +65,8 @@ export class FaultSwitchboard {
    * is set. Refreshed whenever this process sets, clears or fires one.
    */
   private cache: FaultSwitch[] | undefined;
+  /** Orders whose fill a chain.reorg switch is taking away: their oracle legs wait until that is done. */
+  private readonly reorging = new Set<string>();
 
   constructor(private readonly deps: FaultSwitchboardDeps) {
     this.repository = new FaultRepository(deps.store);
@@ -78,6 +82,7 @@ export class FaultSwitchboard {
       route: input.route ?? null,
       chainId: input.chainId ?? null,
       method: input.method ?? null,
+      depth: input.depth ?? null,
       scope: { orderId: input.scope?.orderId ?? null, corridor: input.scope?.corridor ?? null, solverId: input.scope?.solverId ?? null },
       remaining: input.count ?? null,
       expiresAt: input.forMs === undefined ? null : now + input.forMs,
@@ -138,6 +143,10 @@ export class FaultSwitchboard {
    * held), by the oldest live switch that matches it.
    */
   relayGate(relay: RelayRecord): RelayGate {
+    // The oracle must not carry a fill that is about to vanish to the origin chain (the escrow would pay for it).
+    if (relay.orderId !== undefined && this.reorging.has(relay.orderId) && relayClassOf(relay.kind) === 'attestation') {
+      return { action: 'wait', until: this.deps.clock.now() };
+    }
     const decided = this.repository.decision(relay.id);
     if (decided !== undefined) return this.gateOf(decided, relay.kind);
     const relayClass = relayClassOf(relay.kind);
@@ -266,6 +275,44 @@ export class FaultSwitchboard {
     return fired ? this.repository.get(fault.id) : undefined;
   }
 
+  /**
+   * A chain.reorg switch for an order whose fill was just processed (inside the transaction that recorded it): the
+   * firing is counted and recorded (`fault.reorg` stage); the caller reorganises the chain after the commit.
+   */
+  fireReorg(
+    order: { id: string; corridor: string; solverId: string },
+    fill: { chainId: number; blockNumber: number; txHash: string },
+  ): FaultSwitch | undefined {
+    const now = this.deps.clock.now();
+    const fault = this.live(now).find(
+      (candidate) =>
+        candidate.kind === 'chain.reorg' &&
+        scopeMatches(candidate.scope, { orderId: order.id, corridor: order.corridor, solverId: order.solverId }),
+    );
+    if (fault === undefined) return undefined;
+    this.cache = undefined;
+    const fired = this.deps.store.transaction(() => {
+      if (!this.repository.fire(fault.id)) return false;
+      this.record(order.id, 'reorg', now, {
+        faultId: fault.id,
+        kind: fault.kind,
+        chainId: fill.chainId,
+        fillBlock: fill.blockNumber,
+        fillTxHash: fill.txHash,
+        ...(fault.depth === null ? {} : { depth: fault.depth }),
+      });
+      return true;
+    });
+    if (!fired) return undefined;
+    this.reorging.add(order.id);
+    return fault;
+  }
+
+  /** The chain.reorg of this order is done (or failed): its oracle legs go out if the order still calls for them. */
+  reorgDone(orderId: string): void {
+    if (this.reorging.delete(orderId)) this.deps.kickRelays();
+  }
+
   /** After a restart: delayed relays wake at their time again. */
   restore(): void {
     for (const waiting of this.repository.waiting()) this.wakeAt(waiting);
@@ -347,7 +394,7 @@ export class FaultSwitchboard {
   /** A `fault.fired` ledger entry and, for an order, the matching stage of its timeline. Inside a transaction. */
   private record(
     orderId: string | null,
-    action: RelayAction | 'release' | 'solver',
+    action: RelayAction | 'release' | 'solver' | 'reorg',
     at: number,
     payload: Record<string, string | number>,
   ): void {

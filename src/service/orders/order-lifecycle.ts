@@ -97,6 +97,24 @@ export class OrderLifecycle implements SettlementListener {
     return effects;
   }
 
+  /** Facts a reorg took away: each order they were about goes back as far as its remaining facts justify. */
+  onFactsRemoved(facts: ChainFact[]): AfterCommit[] {
+    const at = this.deps.clock.now();
+    const effects: AfterCommit[] = [];
+    for (const id of new Set(facts.map((fact) => fact.onchainOrderId.toLowerCase()))) {
+      const order = this.deps.orders.byOnchainId(id as ChainFact['onchainOrderId']);
+      if (order === undefined) continue;
+      effects.push(
+        ...this.reconciliation.rewind(
+          order,
+          facts.filter((fact) => fact.onchainOrderId.toLowerCase() === id),
+          at,
+        ),
+      );
+    }
+    return effects;
+  }
+
   onRelayOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[] {
     const at = this.deps.clock.now();
     // Deposits, withdrawals and payouts of the deferred rail belong to the deferred module.

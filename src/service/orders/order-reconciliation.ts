@@ -5,9 +5,13 @@ import type { AfterCommit } from '../settlement/relayer.js';
 import { oracleReceiveCalldata, oracleSubmitCalldata } from '../settlement/transactions.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import { attestedMessage, fillViews } from './order-fills.js';
-import { type OrderRecord, TERMINAL } from './order-repository.js';
+import type { ChainFact } from '../settlement/chain-facts.js';
+import { type OrderRecord, type OrderStatus, TERMINAL } from './order-repository.js';
 import type { OrderTransitions } from './order-transitions.js';
 import { inputSettlerFor } from './standard-order.js';
+
+/** How far along a live order is: a reorg moves it back, never forward. */
+const RANK: Record<OrderStatus, number> = { Deposited: 0, Filled: 1, Attested: 2, Claimed: 3, Refunded: 3 };
 
 /** An oracle leg that reverts is sent again, at most this many times in all. */
 const ORACLE_ATTEMPTS = 3;
@@ -105,6 +109,42 @@ export class OrderReconciliation {
       effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);
     }
     return effects;
+  }
+
+  /**
+   * A reorg took chain facts of this order away (the facts table has forgotten them): the order goes back to the
+   * status its remaining facts justify, with a `reorged` stage; the keeper still refunds it at expiry. A terminal order
+   * stays as it is: its claim or refund is the escrow's final word, and a reorg deeper than that is logged.
+   */
+  rewind(order: OrderRecord, removed: readonly ChainFact[], at: number): AfterCommit[] {
+    if (order.status === 'Opening') return [];
+    if (TERMINAL.has(order.status)) {
+      this.deps.logger.warn({ orderId: order.id, removed: removed.map((f) => f.kind) }, 'a reorg took facts of a settled order');
+      return [];
+    }
+    const fills = fillViews(order, this.deps.engine.facts.forOrder(order.onchainOrderId));
+    const allFilled = fills.length === order.standardOrder.outputs.length;
+    const justified: OrderStatus =
+      allFilled && fills.every((f) => f.attested !== undefined) ? 'Attested' : allFilled ? 'Filled' : 'Deposited';
+    if (RANK[justified] >= RANK[order.status as OrderStatus]) return [];
+    const gone = removed.find((f) => f.kind === 'filled') ?? removed[0];
+    this.transitions.transition(
+      order,
+      justified,
+      { txHash: gone?.txHash ?? null, chainId: gone?.chainId ?? order.originChainId, oracleHash: null },
+      justified === 'Deposited' ? { destinationTxHash: null } : {},
+      at,
+      'reorged',
+    );
+    if (gone === undefined || justified !== 'Deposited') return [];
+    const message = {
+      type: 'order.reorged',
+      orderId: order.id,
+      onchainOrderId: order.onchainOrderId,
+      chainId: gone.chainId,
+      txHash: gone.txHash,
+    } as const;
+    return [() => this.deps.dispatch.send(order.solverId, message)];
   }
 
   private originChain(order: OrderRecord): ChainInfo {

@@ -10,10 +10,10 @@ import { standardOrderFromJson, standardOrderToJson, type StandardOrderJson } fr
 export type OrderStatus = 'Deposited' | 'Filled' | 'Attested' | 'Claimed' | 'Refunded';
 /** `Opening`: recorded, deposit relayed but not seen yet; `Rejected`: the deposit reverted. Neither is visible. */
 export type StoredStatus = OrderStatus | 'Opening' | 'Rejected';
-export type Stage = 'deposited' | 'filled' | 'attested' | 'claimed' | 'refunded' | FaultStage;
+export type Stage = 'deposited' | 'filled' | 'attested' | 'claimed' | 'refunded' | 'reorged' | FaultStage;
 
 /** Stages the sandbox's fault switches add to an order's timeline (src/service/faults). */
-export type FaultStage = 'fault.held' | 'fault.delayed' | 'fault.dropped' | 'fault.released' | 'fault.solver';
+export type FaultStage = 'fault.held' | 'fault.delayed' | 'fault.dropped' | 'fault.released' | 'fault.solver' | 'fault.reorg';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set(['Claimed', 'Refunded', 'Rejected']);
 

@@ -48,6 +48,8 @@ export class OrderTransitions {
     stage: { txHash: Hex | null; chainId: number; oracleHash: Hex | null },
     update: Parameters<OrderRepository['update']>[1],
     at: number,
+    /** The timeline stage, when not the status's own (`reorged`: a reorg took the chain facts of a later status). */
+    stageName?: Stage,
   ): OrderRecord {
     const from = order.status as OrderStatus;
     this.deps.orders.update(order.id, { ...update, status: to }, at);
@@ -56,10 +58,18 @@ export class OrderTransitions {
       type: 'order.transition',
       tradeId: order.id,
       recordedAt: iso(at),
-      payload: { orderId: order.id, from, to, txHash: stage.txHash, chainId: stage.chainId, oracleHash: stage.oracleHash },
+      payload: {
+        orderId: order.id,
+        from,
+        to,
+        txHash: stage.txHash,
+        chainId: stage.chainId,
+        oracleHash: stage.oracleHash,
+        ...(stageName === undefined ? {} : { reason: stageName }),
+      },
     });
     const record: StageRecord = {
-      stage: STAGE_OF[to],
+      stage: stageName ?? STAGE_OF[to],
       at,
       txHash: stage.txHash,
       oracleHash: stage.oracleHash,

@@ -75,15 +75,17 @@ export const TimelineStage = z.object({
       'attested',
       'claimed',
       'refunded',
+      'reorged',
       'fault.held',
       'fault.delayed',
       'fault.dropped',
       'fault.released',
       'fault.solver',
+      'fault.reorg',
     ])
     .meta({
       description:
-        '`fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays, or its solver misbehaved on purpose).',
+        '`reorged`: a chain reorganisation took away the chain facts of a later stage, and the order went back (its `txHash` is the transaction that is gone). `fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays, its solver misbehaved on purpose, or its fill was reorganised away).',
     }),
   at: IsoTimestamp,
   txHash: Hash.optional(),

@@ -205,22 +205,39 @@ export class ChainFactRepository {
     const rows = this.sql('SELECT * FROM processed_logs WHERE onchain_order_id = ? ORDER BY chain_id, block_number, log_index').all(
       onchainOrderId.toLowerCase(),
     ) as FactRow[];
-    return rows.map((row) => {
-      const data = JSON.parse(row.data, (_k, v: unknown) =>
-        typeof v === 'string' && v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v,
-      ) as Record<string, unknown>;
-      return {
-        ...data,
-        chainId: row.chain_id,
-        txHash: row.tx_hash as Hex,
-        logIndex: row.log_index,
-        blockNumber: row.block_number,
-        address: row.address as Address,
-        kind: row.kind,
-        onchainOrderId: row.onchain_order_id as Hex,
-      } as ChainFact;
-    });
+    return rows.map(factFrom);
   }
+
+  /** The facts of one chain recorded from blocks after `block` (what a reorg from there may have taken away). */
+  after(chainId: number, block: number): ChainFact[] {
+    const rows = this.sql('SELECT * FROM processed_logs WHERE chain_id = ? AND block_number > ? ORDER BY block_number, log_index').all(
+      chainId,
+      block,
+    ) as FactRow[];
+    return rows.map(factFrom);
+  }
+
+  /** Forgets facts whose logs the chain no longer has (a reorg); their logs are processed again if they come back. */
+  remove(facts: readonly Pick<ChainFact, 'chainId' | 'txHash' | 'logIndex'>[]): void {
+    const remove = this.sql('DELETE FROM processed_logs WHERE chain_id = ? AND tx_hash = ? AND log_index = ?');
+    for (const fact of facts) remove.run(fact.chainId, fact.txHash, fact.logIndex);
+  }
+}
+
+function factFrom(row: FactRow): ChainFact {
+  const data = JSON.parse(row.data, (_k, v: unknown) =>
+    typeof v === 'string' && v.startsWith(BIGINT_TAG) ? BigInt(v.slice(BIGINT_TAG.length)) : v,
+  ) as Record<string, unknown>;
+  return {
+    ...data,
+    chainId: row.chain_id,
+    txHash: row.tx_hash as Hex,
+    logIndex: row.log_index,
+    blockNumber: row.block_number,
+    address: row.address as Address,
+    kind: row.kind,
+    onchainOrderId: row.onchain_order_id as Hex,
+  } as ChainFact;
 }
 
 export class ChainCursorRepository {
@@ -238,6 +255,16 @@ export class ChainCursorRepository {
   get(chainId: number): number | undefined {
     const row = this.sql('SELECT next_block FROM chain_cursors WHERE chain_id = ?').get(chainId) as { next_block: number } | undefined;
     return row?.next_block;
+  }
+
+  /** Moves the cursor back to `nextBlock` (a reorg replaced the blocks from there): they are read again. */
+  rewind(chainId: number, nextBlock: number, at: number): void {
+    this.sql('UPDATE chain_cursors SET next_block = ?, updated_at = ? WHERE chain_id = ? AND next_block > ?').run(
+      nextBlock,
+      at,
+      chainId,
+      nextBlock,
+    );
   }
 
   set(chainId: number, nextBlock: number, at: number): void {

@@ -25,6 +25,8 @@ export interface RelayFaults {
 /** What the orders make of chain facts and relay outcomes; called inside the recording transaction. */
 export interface SettlementListener {
   onFacts(facts: ChainFact[]): AfterCommit[];
+  /** Facts a reorg took away (already forgotten by the facts table). */
+  onFactsRemoved?(facts: ChainFact[]): AfterCommit[];
   onRelayOutcome(relay: RelayRecord, outcome: RelayOutcome): AfterCommit[];
 }
 
@@ -109,6 +111,19 @@ export class SettlementEngine {
   }
 
   /** Wakes every relayer: queued relays that may go now are sent. */
+  /**
+   * The sandbox's chain.reorg fault: anvil replaces the chain's blocks from `fromBlock` up to the head (or only the
+   * last `depth`) with as many empty ones; the watcher then finds the fork and forgets what is gone.
+   */
+  async reorg(chainId: number, fromBlock: number, depth?: number): Promise<number> {
+    const chain = this.chains.find((candidate) => candidate.chainId === chainId);
+    if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
+    const head = Number(await chain.client.request({ method: 'eth_blockNumber' }));
+    const blocks = Math.max(1, depth ?? head - fromBlock + 1);
+    await chain.client.request({ method: 'anvil_reorg', params: [blocks, []] } as never);
+    return blocks;
+  }
+
   kickAll(): void {
     for (const relayer of this.relayers.values()) relayer.kick();
   }
@@ -155,6 +170,7 @@ export class SettlementEngine {
         logger: this.deps.logger,
         commit: this.deps.commit,
         onFacts: (facts) => this.listener?.onFacts(facts) ?? [],
+        onFactsRemoved: (facts) => this.listener?.onFactsRemoved?.(facts) ?? [],
       });
       this.watchers.set(chain.chainId, watcher);
     }

@@ -26,10 +26,24 @@ export interface LogStreamOptions {
    * a restart may resume there.
    */
   deliver(logs: RpcLog[], nextBlock: number): Promise<void>;
+  /**
+   * The chain replaced its blocks after `forkBlock` (a reorg: a new head whose parent is not the block seen at
+   * that height). Called in turn with deliveries; the stream re-reads from `forkBlock + 1` afterwards.
+   */
+  reorged?(forkBlock: number): Promise<void>;
   logger: Logger;
 }
 
+/** A head as `eth_subscribe newHeads` delivers it. */
+interface RpcHead {
+  number: Hex;
+  hash: Hex;
+  parentHash: Hex;
+}
+
 const CATCH_UP_SPAN = 2_000;
+/** How many recent block hashes are kept to find where a reorg forked (anvil keeps 16 states with our flags). */
+const HEAD_MEMORY = 128;
 const BACKOFF_MS = [100, 250, 500, 1_000, 2_000];
 
 /**
@@ -50,6 +64,8 @@ export class LogStream {
   private connected: (() => void) | undefined;
   private live: RpcLog[] = [];
   private liveScheduled = false;
+  /** Hashes of recent heads by number: a new head whose parent differs from the one kept is a reorg. */
+  private readonly heads = new Map<number, Hex>();
 
   constructor(private readonly options: LogStreamOptions) {
     this.nextBlock = options.fromBlock;
@@ -88,6 +104,7 @@ export class LogStream {
     const socket = new WebSocket(this.options.wsUrl);
     this.socket = socket;
     let subscription: string | undefined;
+    let headSubscription: string | undefined;
     let caughtUp = false;
     const early: RpcLog[] = [];
 
@@ -95,6 +112,8 @@ export class LogStream {
       socket.send(
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address: this.options.addresses }] }),
       );
+      if (this.options.reorged !== undefined)
+        socket.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_subscribe', params: ['newHeads'] }));
     });
     socket.on('message', (raw) => {
       let message: {
@@ -128,7 +147,17 @@ export class LogStream {
         });
         return;
       }
+      if (message.id === 2) {
+        // A chain without head subscriptions is still watched; it is only not checked for reorgs.
+        if (typeof message.result === 'string') headSubscription = message.result;
+        return;
+      }
       const params = message.params;
+      if (message.method === 'eth_subscription' && params?.subscription === headSubscription && params?.result !== undefined) {
+        const head = params.result as unknown as RpcHead;
+        this.enqueue(() => this.checkHead(head));
+        return;
+      }
       if (message.method === 'eth_subscription' && params?.subscription === subscription && params?.result !== undefined) {
         const log = params.result;
         if (log.removed === true) return;
@@ -190,6 +219,46 @@ export class LogStream {
       await this.options.deliver(ordered, to + 1);
       this.nextBlock = to + 1;
       this.delivered = [to, Number.MAX_SAFE_INTEGER];
+    }
+  }
+
+  /**
+   * Keeps the head's hash; when its parent is not the hash kept for the height below (or a height seen before comes
+   * again with another hash), walks down the kept hashes to the last block the chain still has, tells the consumer,
+   * and reads again from there.
+   */
+  private async checkHead(head: RpcHead): Promise<void> {
+    const number = Number(head.number);
+    const parentKept = this.heads.get(number - 1);
+    const sameKept = this.heads.get(number);
+    const reorg = (parentKept !== undefined && parentKept !== head.parentHash) || (sameKept !== undefined && sameKept !== head.hash);
+    if (!reorg || this.options.reorged === undefined) {
+      this.keepHead(number, head.hash);
+      return;
+    }
+    let fork = number - 1;
+    while (this.heads.has(fork)) {
+      const block = (await this.options.client.request({ method: 'eth_getBlockByNumber', params: [toHex(fork), false] })) as {
+        hash: Hex;
+      } | null;
+      if (block !== null && block.hash === this.heads.get(fork)) break;
+      fork -= 1;
+    }
+    for (const kept of [...this.heads.keys()]) if (kept > fork) this.heads.delete(kept);
+    this.options.logger.warn({ chainId: this.options.chainId, forkBlock: fork, head: number }, 'chain reorganised: re-reading its logs');
+    await this.options.reorged(fork);
+    // Logs after the fork are read again, live ones included (the replaced blocks' numbers come back).
+    this.nextBlock = Math.min(this.nextBlock ?? fork + 1, fork + 1);
+    this.delivered = [fork, Number.MAX_SAFE_INTEGER];
+    await this.catchUp();
+    this.keepHead(number, head.hash);
+  }
+
+  private keepHead(number: number, hash: Hex): void {
+    this.heads.set(number, hash);
+    if (this.heads.size > HEAD_MEMORY) {
+      const oldest = Math.min(...this.heads.keys());
+      this.heads.delete(oldest);
     }
   }
 

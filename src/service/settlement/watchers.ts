@@ -14,6 +14,8 @@ export interface WatcherDeps {
   commit<T>(fn: () => T): T;
   /** New facts of one delivery, inside the transaction that records them; returns work for after the commit. */
   onFacts(facts: ChainFact[]): AfterCommit[];
+  /** Facts a reorg took away, inside the transaction that forgets them; returns work for after the commit. */
+  onFactsRemoved(facts: ChainFact[]): AfterCommit[];
 }
 
 /**
@@ -44,6 +46,7 @@ export class ChainWatcher {
       addresses: watchedAddresses(chain),
       fromBlock: from,
       deliver: (logs, nextBlock) => this.deliver(logs, nextBlock),
+      reorged: (forkBlock) => this.reorged(forkBlock),
       logger: this.deps.logger,
     });
     await this.stream.start();
@@ -79,6 +82,52 @@ export class ChainWatcher {
     if (this.ingested.size > INGESTED_MEMORY) {
       const oldest = this.ingested.values().next().value;
       if (oldest !== undefined) this.ingested.delete(oldest);
+    }
+  }
+
+  /**
+   * The chain replaced its blocks after `forkBlock`: facts recorded from those blocks whose logs the chain no longer
+   * has are forgotten and the orders told (inside one transaction with the cursor moved back); the stream then reads
+   * the new blocks, so a log that came back in another block is processed again.
+   */
+  private async reorged(forkBlock: number): Promise<void> {
+    const { chain, clock } = this.deps;
+    const head = Number(await chain.client.request({ method: 'eth_blockNumber' }));
+    const logs =
+      head > forkBlock
+        ? ((await chain.client.request({
+            method: 'eth_getLogs',
+            params: [
+              { address: watchedAddresses(chain), fromBlock: `0x${(forkBlock + 1).toString(16)}`, toBlock: `0x${head.toString(16)}` },
+            ],
+          })) as unknown as RpcLog[])
+        : [];
+    const kept = new Set(
+      logs.filter((log) => log.removed !== true).map((log) => `${log.transactionHash.toLowerCase()}:${Number(log.logIndex)}`),
+    );
+    const effects = this.deps.commit(() => {
+      const now = clock.now();
+      const gone = this.deps.facts
+        .after(chain.chainId, forkBlock)
+        .filter((fact) => !kept.has(`${fact.txHash.toLowerCase()}:${fact.logIndex}`));
+      this.deps.cursors.rewind(chain.chainId, forkBlock + 1, now);
+      if (gone.length === 0) return [];
+      this.deps.facts.remove(gone);
+      this.deps.logger.warn(
+        { chainId: chain.chainId, forkBlock, removed: gone.map((fact) => ({ kind: fact.kind, txHash: fact.txHash })) },
+        'a reorg took away processed chain facts',
+      );
+      return this.deps.onFactsRemoved(gone);
+    });
+    this.persistedCursor = Math.min(this.persistedCursor, forkBlock + 1);
+    // Transactions of ours that were in the replaced blocks may come back: their logs must be read, not skipped.
+    this.ingested.clear();
+    for (const effect of effects) {
+      try {
+        await effect();
+      } catch (error) {
+        this.deps.logger.error({ err: error, chainId: chain.chainId }, 'follow-up of a reorg failed');
+      }
     }
   }
 

@@ -33,6 +33,7 @@ export const SOLVER_CHANNELS = [
   'order.assigned',
   'order.attested',
   'order.refunded',
+  'order.reorged',
   'order.available',
 ] as const;
 
