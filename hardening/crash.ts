@@ -92,6 +92,14 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     else rpcFaults += 1;
     log(`  ✗ chain.rpc-drop chain ${chain} ${method ?? 'every method'} ×${count} (${why})`);
   };
+  let reorgs = 0;
+  let reorgsFired = 0;
+  const injectReorg = async (index: number) => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.reorg', count: 1 });
+    if (set.status !== 201) problems.push(`chain.reorg switch refused (#${index}): ${set.status} ${set.text}`);
+    else reorgs += 1;
+    log(`  ✗ chain.reorg: the fill of #${index} will be reorganised away`);
+  };
   const syncReceiverClock = async () => {
     const clock = await call('GET', '/api/v1/sandbox/clock');
     const nowMs = (clock.json as { nowMs: number }).nowMs;
@@ -117,6 +125,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     injectRpcFault,
     rpcFaultsSet: () => rpcFaults,
     rpcFaultsFired: () => rpcFaultsFired,
+    injectReorg,
+    reorgsSet: () => reorgs,
+    reorgsFired: () => reorgsFired,
     syncReceiverClock,
     get webhookSince() {
       return webhookSince;
@@ -148,14 +159,14 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     await recorder.start();
     solvers = await startReferenceSolvers({ manifest: { ...manifest, api: service.api }, count: 3 });
 
-    const plans = planLifecycles(options.lifecycles, options.seed, options.killShare ?? 0.7);
+    const plans = planLifecycles(options.lifecycles, options.seed, options.killShare ?? 0.7, options.faults === 'rpc');
     const results: LifecycleResult[] = [];
     for (const plan of plans) {
       const result = await runLifecycle(h, plan);
       results.push(result);
       log(
         `  #${plan.index} ${plan.lockType}/${plan.rail}/${plan.outcome}${plan.kill ? ` kill@${plan.kill.at}+${plan.kill.delayMs}ms` : ''}: ` +
-          `${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
+          `${plan.reorg ? '(fill reorganised away) ' : ''}${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
       );
     }
 
@@ -164,7 +175,9 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     await drain(h, results);
     if (options.faults === 'rpc') {
       const switches = await call('GET', '/api/v1/sandbox/faults');
-      rpcFaultsFired = ((switches.json as { data?: Array<{ fired: number }> }).data ?? []).reduce((sum, fault) => sum + fault.fired, 0);
+      const data = (switches.json as { data?: Array<{ kind: string; fired: number }> }).data ?? [];
+      rpcFaultsFired = data.filter((fault) => fault.kind === 'chain.rpc-drop').reduce((sum, fault) => sum + fault.fired, 0);
+      reorgsFired = data.filter((fault) => fault.kind === 'chain.reorg').reduce((sum, fault) => sum + fault.fired, 0);
     }
     watching = false;
     await restarting;

@@ -58,6 +58,9 @@ describe('hardening campaigns (quick)', () => {
     expect(report.chain!.settled + report.chain!.refunded).toBe(6);
     expect(report.chain!.rpcFaultsSet).toBeGreaterThanOrEqual(2);
     expect(report.chain!.rpcFaultsFired).toBeGreaterThanOrEqual(2);
+    // Lifecycle #3 is refunded because a reorg took its fill away (outcome mismatches would count it otherwise).
+    expect([report.chain!.reorgsSet, report.chain!.reorgsFired]).toEqual([1, 1]);
+    expect(report.chain!.outcomeMismatches).toBe(0);
     expect([report.chain!.lost, report.chain!.stuck, report.chain!.duplicateRelays, report.chain!.undelivered]).toEqual([0, 0, 0, 0]);
     expect(report.tamperMutations).toBeGreaterThan(300);
     expect(report.fuzzRequests).toBe(1_000);

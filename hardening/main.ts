@@ -211,7 +211,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
     }
 
     if (campaigns.includes('chain')) {
-      log('chain campaign (JSON-RPC calls dropped by fault switches)');
+      log('chain campaign (JSON-RPC calls dropped and fills reorganised away by fault switches)');
       // Chains of its own: the crash campaign's takers spent Permit2 nonces there that a new store does not know.
       const chainSandbox = await startSandbox({ stateDir: join(dir, 'chain-sandbox'), persist: false });
       const chain = await runCrashCampaign({
@@ -238,7 +238,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       report.crashes += chain.crashes;
       log(
         `  chain: ${chain.lifecycles} lifecycles (${chain.settled} settled, ${chain.refunded} refunded), ${chain.rpcFaultsSet} fault switches, ` +
-          `${chain.rpcFaultsFired} JSON-RPC calls dropped; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
+          `${chain.rpcFaultsFired} JSON-RPC calls dropped, ${chain.reorgsFired}/${chain.reorgsSet} fills reorganised away; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
           `undelivered ${chain.undelivered}/${chain.webhookEvents}, ledger ${chain.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
       );
     }

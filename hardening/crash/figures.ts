@@ -110,6 +110,8 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     kills: h.service.kills,
     rpcFaultsSet: h.rpcFaultsSet(),
     rpcFaultsFired: h.rpcFaultsFired(),
+    reorgsSet: h.reorgsSet(),
+    reorgsFired: h.reorgsFired(),
     restarts: h.service.starts - 1,
     crashes: h.service.crashes.length,
     lost,

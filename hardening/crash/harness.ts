@@ -32,6 +32,10 @@ export interface CrashHarness {
   injectRpcFault(index: number, why: string): Promise<void>;
   /** `rpc` mode: switches set so far, and how often they fired (the service's count, read before it stops). */
   rpcFaultsSet(): number;
+  /** The chain campaign: a `chain.reorg` switch (count 1) for the lifecycle about to run. */
+  injectReorg(index: number): Promise<void>;
+  reorgsSet(): number;
+  reorgsFired(): number;
   rpcFaultsFired(): number;
   syncReceiverClock(): Promise<void>;
   /** Outbox position from which the webhook must receive every event. */

@@ -18,7 +18,8 @@ export async function runLifecycle(h: CrashHarness, plan: LifecyclePlan): Promis
       .then(() => undefined);
   };
   try {
-    for (const solver of h.solvers()!.solvers) solver.setBehaviour(plan.outcome === 'refund' ? { fill: 'never' } : {});
+    for (const solver of h.solvers()!.solvers) solver.setBehaviour(plan.outcome === 'refund' && !plan.reorg ? { fill: 'never' } : {});
+    if (plan.reorg) await h.injectReorg(plan.index);
     const origin = h.manifest.chains[plan.origin]!;
     const destination = h.manifest.chains[1 - plan.origin]!;
     const inputToken = usdcOf(origin);

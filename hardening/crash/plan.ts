@@ -19,6 +19,11 @@ export interface LifecyclePlan {
   origin: 0 | 1;
   taker: number;
   kill?: { at: KillPoint; delayMs: number };
+  /**
+   * The chain campaign: a `chain.reorg` switch takes this lifecycle's fill away (the solver fills, the reorg removes
+   * it), so the order goes back to Deposited and must refund at expiry like a refund lifecycle.
+   */
+  reorg?: boolean;
 }
 
 export interface LifecycleResult {
@@ -60,6 +65,9 @@ export interface CrashFigures {
   /** `rpc` mode: fault switches set, and how often they fired (JSON-RPC calls that failed). */
   rpcFaultsSet: number;
   rpcFaultsFired: number;
+  /** `rpc` mode: chain.reorg switches set, and fills they reorganised away. */
+  reorgsSet: number;
+  reorgsFired: number;
   restarts: number;
   crashes: number;
   lost: number;
@@ -103,7 +111,7 @@ export const ESCROW_STATUS_ABI = [
 export const ESCROW_STATUS = ['None', 'Deposited', 'Claimed', 'Refunded'] as const;
 
 /** Mixed lock types, rails and outcomes (every combination appears in 20), kill points drawn from the seed. */
-export function planLifecycles(count: number, seed: number, killShare: number): LifecyclePlan[] {
+export function planLifecycles(count: number, seed: number, killShare: number, reorgs = false): LifecyclePlan[] {
   const random = new SeededRandom(seed);
   const plans: LifecyclePlan[] = [];
   for (let index = 0; index < count; index++) {
@@ -116,6 +124,8 @@ export function planLifecycles(count: number, seed: number, killShare: number): 
       origin: (Math.floor(index / 6) % 2) as 0 | 1,
       // Takers 0–3; the fuzz and load campaigns' service (another store, so other nonces) uses taker 4.
       taker: index % 4,
+      // Every other refund lifecycle (#3, #11, #19, …) refunds because a reorg took its fill, not for want of one.
+      ...(reorgs && index % 8 === 3 ? { reorg: true } : {}),
     };
     if (random.chance(killShare)) {
       const points =

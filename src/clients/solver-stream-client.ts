@@ -130,6 +130,17 @@ export class SolverStreamClient {
     this.ws!.send(typeof message === 'string' ? message : JSON.stringify(message));
   }
 
+  /**
+   * Drops the connection the way a crashed process does (no close frame) and, when reconnecting is on, comes back
+   * after `ms` instead of the usual backoff (the sandbox's `solver.vanish` fault).
+   */
+  dropFor(ms: number): void {
+    const ws = this.ws;
+    if (ws === undefined || ws.readyState === WebSocket.CLOSED) return;
+    this.delayMs = ms;
+    ws.terminate();
+  }
+
   /** Closes for good (no reconnect). */
   async close(): Promise<void> {
     this.closedByUser = true;

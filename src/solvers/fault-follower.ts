@@ -13,6 +13,7 @@ const FILL_FAULTS: Record<string, SolverBehaviour> = {
   'solver.fill-short': { fill: 'short' },
   'solver.fill-wrong-recipient': { fill: 'wrong-recipient' },
   'solver.fill-twice': { fill: 'twice' },
+  'solver.vanish': { fill: 'vanish' },
 };
 
 interface SwitchView {

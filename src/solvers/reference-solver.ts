@@ -8,7 +8,7 @@ import { type RfqBroadcast, type SolverOrderMessage, SolverStreamClient } from '
 import { standardOrderFromWire } from '../contracts/standard-order-wire.js';
 import { bytes32ToAddress, type StandardOrder } from '../contracts/order.js';
 import type { AccountInfo, ChainInfo } from '../contracts/deployment.js';
-import { HONEST, type SolverBehaviour } from './behaviour.js';
+import { HONEST, type SolverBehaviour, VANISH_MS } from './behaviour.js';
 import { ChainModeSolving } from './chain-mode.js';
 import type { SolverCounters, SolverEvent } from './solver-events.js';
 
@@ -268,6 +268,11 @@ export class ReferenceSolver {
     const behaviour = { ...this.behaviour, ...faulted };
     if (behaviour.fill === 'never') {
       this.emit({ type: 'skipped', orderId: message.orderId, reason: 'never fills by script' });
+      return;
+    }
+    if (behaviour.fill === 'vanish') {
+      this.emit({ type: 'skipped', orderId: message.orderId, reason: `vanished by script (back in ${VANISH_MS} ms)` });
+      this.stream?.dropFor(VANISH_MS);
       return;
     }
     if (behaviour.fillDelayMs !== undefined && behaviour.fillDelayMs > 0) await sleep(behaviour.fillDelayMs);

@@ -27,6 +27,7 @@ const KINDS = [
   { kind: 'solver.fill-short', needs: 'nothing', does: 'the winning reference solver fills 90 % of the output' },
   { kind: 'solver.fill-wrong-recipient', needs: 'nothing', does: 'the winning reference solver fills to itself' },
   { kind: 'solver.fill-twice', needs: 'nothing', does: 'the winning reference solver sends the same fill twice' },
+  { kind: 'solver.vanish', needs: 'nothing', does: 'the winning reference solver disconnects and never fills' },
 ] as const;
 const RELAYS = ['deposit', 'attestation', 'refund'] as const;
 

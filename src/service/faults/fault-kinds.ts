@@ -10,6 +10,7 @@ export const SOLVER_FAULT_KINDS = [
   'solver.fill-short',
   'solver.fill-wrong-recipient',
   'solver.fill-twice',
+  'solver.vanish',
 ] as const;
 
 /**
@@ -90,4 +91,6 @@ export const DESCRIPTIONS: Record<FaultKind, string> = {
   'solver.fill-short': 'A reference solver that wins fills 90 % of the output on time (not the order: it refunds at expiry).',
   'solver.fill-wrong-recipient': 'A reference solver that wins fills the output to itself (not the order: it refunds at expiry).',
   'solver.fill-twice': 'A reference solver that wins fills, then sends the same fill again (the second reverts on chain).',
+  'solver.vanish':
+    'A reference solver that quoted and won drops its solver-stream connection without a word and stays away for 3 s (the order refunds at expiry).',
 };

@@ -408,6 +408,31 @@ describe('fault switches: solvers', () => {
     await waitForStatus(h.rest, next.orderId, 'Claimed');
   }, 60_000);
 
+  it('solver.vanish: the winner drops its connection without filling; the order refunds at expiry and the solver comes back', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.vanish', count: 1 });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    await solver.refreshFaults();
+    const { orderId, expires } = await order(0);
+    await eventuallyFired(set.body.id, 1);
+    // Gone from the service's side too: its connection count for the solver falls to zero.
+    const started = Date.now();
+    let connections = -1;
+    while (Date.now() - started < 2_000) {
+      connections = (await call('GET', `/api/v1/solvers/${solver.solverId}`)).body.connections;
+      if (connections === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(connections).toBe(0);
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'fault.solver', 'refunded']);
+    // Back after its 3 s away; the next order it wins is filled.
+    while (!solver.connected && Date.now() - started < 10_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(solver.connected).toBe(true);
+    const next = await order(1);
+    await waitForStatus(h.rest, next.orderId, 'Claimed');
+  }, 60_000);
+
   it('solver.fill-short: a 90 % fill lands but is not the order’s output; the order refunds and the taker keeps both', async () => {
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.fill-short', count: 1 });
     await solver.refreshFaults();
