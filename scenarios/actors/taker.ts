@@ -104,6 +104,16 @@ export class Taker {
     return sent;
   }
 
+  /**
+   * Refunds `order` on the origin chain's escrow itself, after its `expires`: what a taker can always do when no
+   * keeper does it for them. Returns the tx; a refusal (not yet expired, already settled) is a reverted tx.
+   */
+  async refundOnChain(chain: ChainInfo, order: StandardOrder): Promise<SentTransaction> {
+    const escrow = contractOf(chain, 'InputSettlerEscrow');
+    const data = encodeFunctionData({ abi: InputSettlerEscrowArtifact.abi, functionName: 'refund', args: [toAbiOrder(order)] });
+    return this.sender(chain).send(escrow, data, 300_000n);
+  }
+
   /** Deposits `amount` into the sandbox resource lock (what a ResourceLock order commits). */
   async depositToLock(chain: ChainInfo, symbol: string, amount: bigint): Promise<void> {
     const token = tokenOf(chain, symbol);

@@ -6,13 +6,13 @@ import type { ExpectedTimeline } from '../observe/timeline.js';
 import { advanceClock, advanceClockTo, after, chainUntouched, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 
-const watched = {
+export const watched = {
   streams: { live: { topics: ['orders:*'] } },
   webhooks: { hook: { events: ['order.*', 'compliance.event'] } },
 } as const;
 
 /** Sets a fault switch through the sandbox API (`sandbox fault set` does the same); its id is kept as `fault`. */
-function setFault(title: string, body: Record<string, unknown>) {
+export function setFault(title: string, body: Record<string, unknown>) {
   return check(`set the fault switch: ${title}`, async (context) => {
     const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', body);
     context.values.set('fault', fault.id);
@@ -20,12 +20,12 @@ function setFault(title: string, body: Record<string, unknown>) {
   });
 }
 
-const firedCount = async (context: ScenarioContext) =>
+export const firedCount = async (context: ScenarioContext) =>
   (await context.rest.request<{ fired: number }>('GET', `/api/v1/sandbox/faults/${context.value<string>('fault')}`)).fired;
 
-const status = async (context: ScenarioContext, name: string) => (await context.rest.getOrder(context.order(name).orderId)).status;
+export const status = async (context: ScenarioContext, name: string) => (await context.rest.getOrder(context.order(name).orderId)).status;
 
-const stagesOf = async (context: ScenarioContext, name: string) =>
+export const stagesOf = async (context: ScenarioContext, name: string) =>
   (
     await context.rest.request<{ timeline: { stage: string }[] }>(
       'GET',
@@ -34,7 +34,7 @@ const stagesOf = async (context: ScenarioContext, name: string) =>
   ).timeline.map((stage) => stage.stage);
 
 /** A timeline with the fault's stages and ledger entries where the switch acted (after the fill). */
-function withFault(
+export function withFault(
   base: (context: ScenarioContext) => ExpectedTimeline,
   fault: { stages: string[]; ledger: string[] },
 ): (context: ScenarioContext) => ExpectedTimeline {

@@ -8,6 +8,8 @@ import { lateFillLosesToRefund, refundWhenNeverFilled } from './refunds.js';
 import { referenceBFailure, referenceBSuccess } from './reference-b.js';
 import { crashAndRestart } from './restart.js';
 import { deferredScenarios } from './deferred.js';
+import { faultKindScenarios } from './fault-kinds.js';
+import { chainFaultScenarios } from './chain-faults.js';
 import { faultScenarios } from './faults.js';
 import { successScenarios } from './success.js';
 import { webhookExhaustion, webhookRetries } from './webhooks.js';
@@ -35,4 +37,6 @@ export const catalogue: readonly Scenario[] = [
   ...deferredScenarios,
   memberRemovedMidSession,
   ...faultScenarios,
+  ...chainFaultScenarios,
+  ...faultKindScenarios,
 ];

@@ -53,6 +53,8 @@ interface WatchedChain {
   outputSettler: Address;
   inputOracle: Address;
   cursor: bigint;
+  /** Hash of the block at the cursor: when the chain has another block there, it was reorganised. */
+  cursorHash: string | undefined;
   ledger: EscrowLedger;
   /** Escrow balance per token at the cursor. */
   balances: Map<string, bigint>;
@@ -94,6 +96,7 @@ export class ChainObserver {
       outputSettler: contractOf(info, 'OutputSettler'),
       inputOracle: contractOf(info, 'InputOracle'),
       cursor: -1n,
+      cursorHash: undefined,
       ledger: new EscrowLedger(),
       balances: new Map(),
       baselines: undefined,
@@ -103,7 +106,12 @@ export class ChainObserver {
 
   /** Catches up with every chain. Concurrent callers share one pass. */
   sync(): Promise<void> {
-    this.syncing ??= Promise.all(this.chains.map((chain) => this.syncChain(chain))).then(
+    this.syncing ??= (async () => {
+      // A reorganised chain may have taken logs already recorded: everything is read again from the start (a
+      // devnet's history is short), so timelines and invariants see the chain as it is now.
+      if ((await Promise.all(this.chains.map((chain) => this.reorganised(chain)))).some(Boolean)) this.forget();
+      await Promise.all(this.chains.map((chain) => this.syncChain(chain)));
+    })().then(
       () => {
         this.syncing = undefined;
       },
@@ -115,9 +123,33 @@ export class ChainObserver {
     return this.syncing;
   }
 
+  private async reorganised(chain: WatchedChain): Promise<boolean> {
+    if (chain.cursorHash === undefined) return false;
+    const block = await chainClient(chain.info)
+      .getBlock({ blockNumber: chain.cursor })
+      .catch(() => undefined);
+    if (block?.hash === chain.cursorHash) return false;
+    this.notes.push(`${chain.info.name}: reorganised below block ${chain.cursor}; its logs were read again`);
+    return true;
+  }
+
+  private forget(): void {
+    this.facts.clear();
+    this.fills.clear();
+    this.blockTimes.clear();
+    for (const chain of this.chains) {
+      chain.cursor = -1n;
+      chain.cursorHash = undefined;
+      chain.ledger = new EscrowLedger();
+      chain.balances = new Map();
+      chain.compactClaims = new Map();
+    }
+  }
+
   private async syncChain(chain: WatchedChain): Promise<void> {
     const client = chainClient(chain.info);
-    const head = await client.getBlockNumber();
+    const latest = await client.getBlock({ blockTag: 'latest' });
+    const head = latest.number;
     if (head <= chain.cursor) return;
     const logs = await client.getLogs({
       address: [chain.escrow, chain.compact, chain.outputSettler, chain.inputOracle],
@@ -140,6 +172,7 @@ export class ChainObserver {
       }
     }
     chain.cursor = head;
+    chain.cursorHash = latest.hash;
   }
 
   private async timestamp(chain: WatchedChain, blockNumber: bigint): Promise<number> {
