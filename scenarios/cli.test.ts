@@ -85,6 +85,7 @@ describe('sandbox scenario: usage', () => {
       'one-terminal-event',
       'ledger-verifies',
       'webhook-signatures',
+      'paid-for-fill',
     ]);
     const human = await cli('scenario', 'list');
     expect(human.out).toMatch(/service-crash-restart\s+restart,clock/);

@@ -2,7 +2,7 @@ import { chainClient } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
 import { advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
-import { refunded } from './timelines.js';
+import { refunded, settled } from './timelines.js';
 
 const watched = {
   streams: { live: { topics: ['orders:*'] } },
@@ -74,4 +74,96 @@ export const faultChainReorg = defineScenario({
   ],
 });
 
-export const chainFaultScenarios = [faultChainReorg] as const;
+/**
+ * The oracle attests the fill with the wrong amount: the origin chain records a fill description that never happened,
+ * the escrow will not pay the real fill against it, and the order refunds at expiry.
+ */
+export const faultOracleWrongAmount = defineScenario({
+  name: 'fault-oracle-wrong-amount',
+  title: 'An oracle.wrong-amount switch: the origin records the fill 1 % short; no claim can use it; Refunded at expires + 1 s',
+  tags: ['fault', 'oracle', 'refund', 'clock'],
+  requires: { testClock: true, faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    check('set the fault switch: the oracle attests the next fill 1 % short', async (context) => {
+      const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', { kind: 'oracle.wrong-amount', count: 1 });
+      context.values.set('fault', fault.id);
+      return fault.id;
+    }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    waitUntil('the wrong record is on the origin chain and the order is still Filled', async (context) => {
+      const { status, stages } = await timelineOf(context, 'o');
+      await context.observer.sync();
+      const recorded = context.observer.factsOf(context.order('o').onchainOrderId).some((fact) => fact.kind === 'AttestationRecorded');
+      return status === 'Filled' && recorded && stages.some((stage) => stage.stage === 'fault.oracle')
+        ? 'recorded, not accepted'
+        : undefined;
+    }),
+    advanceClockTo('2 s past expiry', after('q', 'expires', 2)),
+    expectOrder('o', (context) => {
+      const base = refunded('o', { filledLate: true })(context);
+      return {
+        ...base,
+        stages: ['rfq', 'deposited', 'filled', 'fault.oracle', 'refunded'],
+        chain: ['Open', 'OutputFilled', 'AttestationRecorded', 'Refunded'],
+        ledger: [
+          'order.created',
+          'order.transition:Filled',
+          'fault.fired',
+          'order.transition:Refunded',
+          'compliance.check:settlement_audit',
+        ],
+      };
+    }),
+  ],
+});
+
+/**
+ * A compromised oracle records a fill that never happened and the colluding solver claims: the escrow pays, the taker
+ * gets nothing. The invariant monitor is told to expect its `paid-for-fill` violation for this order and flags it.
+ */
+export const faultOracleLie = defineScenario({
+  name: 'fault-oracle-lie',
+  title:
+    'An oracle.lie switch (with solver.never-fill): a fill that never happened is attested, the solver claims and is paid; flagged as expected',
+  tags: ['fault', 'oracle', 'attack'],
+  requires: { faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    check('set the fault switches: the oracle lies about the next order, its solver never fills', async (context) => {
+      await context.rest.request('POST', '/api/v1/sandbox/faults', { kind: 'oracle.lie', count: 1 });
+      await context.rest.request('POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', count: 1 });
+      const owned = context.target.solvers ?? [];
+      if (owned.length === 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
+      for (const solver of owned) await solver.refreshFaults();
+    }),
+    check('the invariant monitor expects this order to be paid without a fill', (context) => {
+      context.monitor.expectViolation(
+        'paid-for-fill',
+        (onchainOrderId) => context.orders.get('o')?.onchainOrderId.toLowerCase() === onchainOrderId,
+        'fault-oracle-lie: a compromised oracle attested a fill that never happened',
+      );
+    }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    expectOrder('o', (context) => {
+      const base = settled('o')(context);
+      return {
+        ...base,
+        stages: ['rfq', 'deposited', 'fault.oracle', 'fault.solver', 'claimed'],
+        chain: ['Open', 'AttestationRecorded', 'Finalised'],
+        ledger: ['order.created', 'fault.fired', 'fault.fired', 'order.transition:Claimed', 'compliance.check:settlement_audit'],
+        balances: { input: base.balances!.input, output: 0n },
+      };
+    }),
+    check('the harness flagged the payout without a fill as expected', (context) => {
+      if (!context.monitor.flagged('paid-for-fill', context.order('o').onchainOrderId)) {
+        throw new Error('the invariant monitor did not see the payout without a fill');
+      }
+      return 'paid-for-fill flagged as expected';
+    }),
+  ],
+});
+
+export const chainFaultScenarios = [faultChainReorg, faultOracleWrongAmount, faultOracleLie] as const;

@@ -11,6 +11,7 @@ export const INVARIANTS = {
   'one-terminal-event': 'at most one terminal event per order per subscriber after de-duplication by id (exactly one at the end)',
   'ledger-verifies': 'the evidence ledger’s hash chain verifies',
   'webhook-signatures': 'every webhook delivery verifies (signature over the raw body, timestamp by the service clock)',
+  'paid-for-fill': 'no order is paid to its solver without a fill of its output on chain',
 } as const;
 
 export type InvariantName = keyof typeof INVARIANTS;
@@ -27,12 +28,30 @@ export interface InvariantViolation {
 export class InvariantMonitor {
   checks = 0;
   private readonly _notes = new Set<string>();
+  /** Violations a scenario causes on purpose (a lying oracle): which orders, and why they are expected. */
+  private readonly expected: { invariant: InvariantName; matches: (onchainOrderId: string) => boolean; why: string }[] = [];
+  /** Expected violations that did happen (the harness says so, as a note). */
+  private readonly flaggedKeys = new Set<string>();
 
   constructor(
     private readonly observer: ChainObserver,
     private readonly ledger: LedgerReader | undefined,
   ) {
     if (ledger === undefined) this._notes.add('ledger-verifies: the service store is not readable from here; the ledger was not checked');
+  }
+
+  /**
+   * A fault makes this invariant's violation for this order the correct outcome (a lying oracle makes the escrow pay
+   * for a fill that never happened): it is reported as flagged, not as a failure, for the rest of the session.
+   */
+  expectViolation(invariant: InvariantName, order: string | ((onchainOrderId: string) => boolean), why: string): void {
+    const matches = typeof order === 'string' ? (id: string) => id.toLowerCase() === order.toLowerCase() : order;
+    this.expected.push({ invariant, matches, why });
+  }
+
+  /** Whether an expected violation was seen. */
+  flagged(invariant: InvariantName, onchainOrderId: string): boolean {
+    return this.flaggedKeys.has(`${invariant}:${onchainOrderId.toLowerCase()}`);
   }
 
   get notes(): string[] {
@@ -45,6 +64,16 @@ export class InvariantMonitor {
     const violations: InvariantViolation[] = [];
     for (const message of this.observer.escrowViolations()) violations.push({ invariant: 'escrow-accounting', message });
     for (const message of this.observer.fillViolations()) violations.push({ invariant: 'single-fill', message });
+    for (const [orderId, message] of this.observer.unfilledPayouts()) {
+      const key = `paid-for-fill:${orderId}`;
+      const why = this.expected.find((e) => e.invariant === 'paid-for-fill' && e.matches(orderId))?.why;
+      if (why === undefined) {
+        violations.push({ invariant: 'paid-for-fill', message });
+        continue;
+      }
+      this.flaggedKeys.add(key);
+      this._notes.add(`paid-for-fill flagged as expected (${why}): ${message}`);
+    }
     for (const subscriber of subscribers) {
       for (const message of duplicateTerminalEvents(`${subscriber.channel} ${subscriber.name}`, subscriber.events())) {
         violations.push({ invariant: 'one-terminal-event', message });

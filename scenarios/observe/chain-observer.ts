@@ -315,6 +315,20 @@ export class ChainObserver {
   }
 
   /** Outputs filled more than once, or paid more than their amount. */
+  /**
+   * Orders the escrow paid to their solver (`Finalised`) with no `OutputFilled` of theirs on any chain: only an oracle
+   * that recorded a fill that never happened allows it. Keyed by on-chain order id.
+   */
+  unfilledPayouts(): Map<string, string> {
+    const unpaid = new Map<string, string>();
+    for (const [orderId, facts] of this.facts) {
+      const paid = facts.find((fact) => fact.kind === 'Finalised');
+      if (paid === undefined || facts.some((fact) => fact.kind === 'OutputFilled')) continue;
+      unpaid.set(orderId.toLowerCase(), `order ${orderId} was paid to its solver (tx ${paid.txHash}) and never filled on chain`);
+    }
+    return unpaid;
+  }
+
   fillViolations(): string[] {
     const violations: string[] = [];
     for (const [key, fill] of this.fills) {

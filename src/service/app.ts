@@ -100,7 +100,7 @@ function createBuiltinModules(
     new MembersModule({ evidence }),
     new DeferredModule({ evidence, settlement, orders, auction, settings: settlementConfig.deferred }),
     new FaucetModule(settlementConfig.faucet),
-    new FaultsModule({ evidence, settlement, orders }),
+    new FaultsModule({ evidence, settlement, orders, auction }),
     new DashboardModule(),
   ];
 }

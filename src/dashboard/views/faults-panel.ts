@@ -14,6 +14,8 @@ const KINDS = [
   { kind: 'relay.drop', needs: 'relay', does: 'never send the relay' },
   { kind: 'oracle.withhold', needs: 'nothing', does: 'the oracle never attests' },
   { kind: 'oracle.late', needs: 'delay', does: 'the oracle attests a clock delay late' },
+  { kind: 'oracle.wrong-amount', needs: 'nothing', does: 'the oracle records the fill 1 % short (the claim is refused)' },
+  { kind: 'oracle.lie', needs: 'nothing', does: 'the oracle records a fill that never happened (the escrow pays)' },
   { kind: 'service.maintenance', needs: 'route', does: 'the route answers 503 maintenance' },
   { kind: 'service.slow', needs: 'route, delay (at most 60s)', does: 'the route answers a wall-time delay late' },
   { kind: 'chain.rpc-drop', needs: 'nothing (chain and method from the API or CLI)', does: "the service's JSON-RPC calls fail" },

@@ -24,6 +24,8 @@ export const FAULT_KINDS = [
   'relay.drop',
   'oracle.withhold',
   'oracle.late',
+  'oracle.wrong-amount',
+  'oracle.lie',
   'service.maintenance',
   'service.slow',
   'chain.rpc-drop',
@@ -70,12 +72,19 @@ export function faultRelayClass(kind: FaultKind, relay: RelayClass | null): Rela
   return kind.startsWith('oracle.') ? 'attestation' : relay;
 }
 
+/** Oracle faults that change what the oracle says rather than when it says it. */
+export const LYING_ORACLE_KINDS = ['oracle.wrong-amount', 'oracle.lie'] as const;
+
 export const DESCRIPTIONS: Record<FaultKind, string> = {
   'relay.hold': 'Queue the named relay (deposit, attestation or refund) and send nothing until `sandbox relay release`.',
   'relay.delay': 'Send the named relay only once `delay` of clock time has passed since it was queued.',
   'relay.drop': 'Never send the named relay: it is recorded as dropped.',
   'oracle.withhold': 'The oracle never attests: the attestation relay is dropped (the order refunds after expiry).',
   'oracle.late': 'The oracle attests `delay` of clock time late.',
+  'oracle.wrong-amount':
+    'The oracle carries the fill to the origin chain with the output amount 1 % short: the record names a fill that never happened, so the escrow cannot pay the solver for the real one (its finalise reverts) and the order refunds at expiry.',
+  'oracle.lie':
+    'A compromised oracle: right after the deposit it records on the origin chain a fill by the winning solver that never happened, and the solver is told it may claim. The escrow follows its rules and pays the solver; the taker receives nothing. The scenarios flag this as expected.',
   'service.maintenance': 'The route answers 503 `maintenance` (Format A or B as the route speaks).',
   'service.slow': 'The route answers `delay` later (wall time).',
   'chain.rpc-drop':

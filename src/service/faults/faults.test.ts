@@ -1,4 +1,8 @@
-import { type Address, createPublicClient, erc20Abi, http } from 'viem';
+import { type Address, createPublicClient, erc20Abi, http, keccak256 } from 'viem';
+import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
+import { bytes32ToAddress, toAbiOrder } from '../../contracts/order.js';
+import type { OrdersModule } from '../orders/module.js';
+import { fillPayload } from '../settlement/transactions.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
@@ -249,6 +253,80 @@ describe('fault switches: relays and the oracle', () => {
     const third = await order(0);
     await waitForStatus(h.rest, third.orderId, 'Claimed');
     expect((await call('GET', `/api/v1/sandbox/faults/${all.body.id}`)).status).toBe(404);
+  }, 60_000);
+});
+
+describe('fault switches: a lying oracle', () => {
+  const orderRecord = (orderId: string) => h.service.module<OrdersModule>('orders').orders.get(orderId)!;
+  const taker = (index: number) => h.manifest.accounts.takers[index]!.address as Address;
+  const balanceOn = (chain: typeof alpha, holder: Address) =>
+    createPublicClient({ transport: http(chain().rpcUrl) }).readContract({
+      address: usdcOf(chain()),
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [holder],
+    });
+
+  it('oracle.wrong-amount: the record is 1 % short, the escrow refuses to pay the real fill against it, and the order refunds', async () => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'oracle.wrong-amount', count: 1 });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    const { orderId, expires } = await order(3);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    const engine = h.settlement().engine!;
+    const started = Date.now();
+    while (!relaysOf(orderId).some(([kind, status]) => kind === 'oracle.receive' && status === 'mined') && Date.now() - started < 10_000) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await engine.idle();
+    const record = orderRecord(orderId);
+    const facts = engine.facts.forOrder(record.onchainOrderId);
+    const fill = facts.find((fact) => fact.kind === 'filled')!;
+    const attested = facts.find((fact) => fact.kind === 'attested')!;
+    expect(fill.kind === 'filled' && attested.kind === 'attested').toBe(true);
+    const truthful = keccak256(fillPayload(fill as never, record.onchainOrderId, record.standardOrder.outputs[0]!));
+    // The origin chain holds a record, but of another fill description than the one that happened.
+    expect(attested.kind === 'attested' && attested.dataHash).not.toBe(truthful);
+    expect((await h.rest.getOrder(orderId)).status).toBe('Filled');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'filled', 'fault.oracle']);
+    // Rejected on chain: the solver's claim with the real fill reverts.
+    const origin = createPublicClient({ transport: http(alpha().rpcUrl) });
+    const solveParams = fill.kind === 'filled' ? [{ timestamp: fill.timestamp, solver: fill.solver }] : [];
+    await expect(
+      origin.simulateContract({
+        address: alpha().contracts.inputSettlerEscrow as Address,
+        abi: InputSettlerEscrowArtifact.abi,
+        functionName: 'finalise',
+        args: [toAbiOrder(record.standardOrder), solveParams, solveParams[0]!.solver, '0x'],
+        account: bytes32ToAddress(solveParams[0]!.solver),
+      }),
+    ).rejects.toThrow();
+    const before = await balanceOn(alpha, taker(3));
+    await h.clock.advanceTo((expires + 1) * 1_000);
+    await waitForStatus(h.rest, orderId, 'Refunded');
+    expect(await balanceOn(alpha, taker(3))).toBe(before + AMOUNT);
+  }, 60_000);
+
+  it('oracle.lie: a fill that never happened is recorded, the solver claims, the escrow pays it and the taker gets nothing', async () => {
+    const lie = await call('POST', '/api/v1/sandbox/faults', { kind: 'oracle.lie', count: 1 });
+    expect(lie.status, JSON.stringify(lie.body)).toBe(201);
+    const never = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', count: 1 });
+    expect(never.status).toBe(201);
+    await solver.refreshFaults();
+    const inputBefore = await balanceOn(alpha, taker(3));
+    const outputBefore = await balanceOn(beta, taker(3));
+    const { orderId } = await order(3);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    const engine = h.settlement().engine!;
+    await engine.idle();
+    const facts = engine.facts.forOrder(orderRecord(orderId).onchainOrderId);
+    expect(facts.filter((fact) => fact.kind === 'filled')).toEqual([]);
+    expect(facts.filter((fact) => fact.kind === 'finalised')).toHaveLength(1);
+    expect(await balanceOn(alpha, taker(3))).toBe(inputBefore - AMOUNT);
+    expect(await balanceOn(beta, taker(3))).toBe(outputBefore);
+    expect(await timeline(orderId)).toEqual(expect.arrayContaining(['fault.oracle', 'fault.solver', 'claimed']));
+    expect(await timeline(orderId)).not.toContain('filled');
+    expect(ledgerTypes(orderId).filter((type) => type === 'fault.fired')).toHaveLength(2);
+    expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
   }, 60_000);
 });
 

@@ -1,8 +1,11 @@
 import type { RequestHandler } from 'express';
+import { keccak256 } from 'viem';
 import type { EvidenceModule } from '../evidence/module.js';
 import { MaintenanceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
+import type { AuctionModule } from '../auction/module.js';
 import type { OrdersModule } from '../orders/module.js';
+import { OracleLie } from './oracle-lie.js';
 import type { SettlementModule } from '../settlement/module.js';
 import { faultMigrations } from './migrations.js';
 import { mountFaultRoutes } from './routes.js';
@@ -17,7 +20,9 @@ export class FaultsModule implements ServiceModule {
   readonly migrations = faultMigrations;
   private board: FaultSwitchboard | undefined;
 
-  constructor(private readonly options: { evidence: EvidenceModule; settlement: SettlementModule; orders: OrdersModule }) {}
+  constructor(
+    private readonly options: { evidence: EvidenceModule; settlement: SettlementModule; orders: OrdersModule; auction: AuctionModule },
+  ) {}
 
   /** Undefined outside the sandbox environment. */
   get switchboard(): FaultSwitchboard | undefined {
@@ -26,7 +31,7 @@ export class FaultsModule implements ServiceModule {
 
   setup(context: ServiceContext): void {
     if (context.config.environment !== 'sandbox') return;
-    const { evidence, settlement, orders } = this.options;
+    const { evidence, settlement, orders, auction } = this.options;
     const board = new FaultSwitchboard({
       store: context.store,
       clock: context.clock,
@@ -46,6 +51,12 @@ export class FaultsModule implements ServiceModule {
       gate: (relay) => board.relayGate(relay),
       catchesDeposit: (scope) => board.catchesDeposit(scope),
       beforeRpc: (chainId, method) => board.beforeRpc(chainId, method),
+      oraclePayload: (order, truthful, wrong) => {
+        const lie = wrong();
+        return board.fireOracleLie('oracle.wrong-amount', order, { carried: keccak256(lie), truthful: keccak256(truthful) }) === undefined
+          ? truthful
+          : lie;
+      },
     });
     mountFaultRoutes(
       context.routes(),
@@ -54,6 +65,15 @@ export class FaultsModule implements ServiceModule {
       context.config.chains.map((chain) => chain.chainId),
     );
     context.useRequestGate(requestGate(board));
+    orders.onDomainEvent((event) => {
+      if (event.type !== 'order.created' || event.order.settlementPath === 'deferred') return;
+      const engine = settlement.engine;
+      const solver = auction.registry.get(event.order.solverId);
+      if (engine === undefined || solver?.address == null) return;
+      if (board.fireOracleLie('oracle.lie', event.order, { solver: solver.address }) === undefined) return;
+      const lie = new OracleLie(engine, orders, evidence, event.order, solver.address, context.logger.child({ module: 'faults' }));
+      setImmediate(() => void lie.tell());
+    });
     orders.onDomainEvent((event) => {
       if (event.type !== 'order.transitioned' || event.to !== 'Filled' || event.stage.txHash === null) return;
       const engine = settlement.engine;

@@ -60,6 +60,8 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('relay.drop', { relay, scope: FaultScope.optional() }),
       variant('oracle.withhold', { scope: FaultScope.optional() }),
       variant('oracle.late', { delay: Duration.meta({ description: 'Clock time.' }), scope: FaultScope.optional() }),
+      variant('oracle.wrong-amount', { scope: FaultScope.optional() }),
+      variant('oracle.lie', { scope: FaultScope.optional() }),
       variant('service.maintenance', { route: Route, scope: RequestScope.optional() }),
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),

@@ -40,13 +40,14 @@ export interface FaultSwitchboardDeps {
   kickRelays(): void;
 }
 
-const STAGE: Record<RelayAction | 'release' | 'solver' | 'reorg', Stage> = {
+const STAGE: Record<RelayAction | 'release' | 'solver' | 'reorg' | 'oracle', Stage> = {
   hold: 'fault.held',
   delay: 'fault.delayed',
   drop: 'fault.dropped',
   release: 'fault.released',
   solver: 'fault.solver',
   reorg: 'fault.reorg',
+  oracle: 'fault.oracle',
 };
 
 /** Routes a service fault never touches: the switches' own routes, so a maintenance switch can always be cleared. */
@@ -308,6 +309,30 @@ export class FaultSwitchboard {
     return fault;
   }
 
+  /**
+   * A lying-oracle switch of `kind` for this order (inside the caller's transaction): counted and recorded (the
+   * `fault.oracle` stage) when one is live and matches; the caller then makes the oracle say what it says.
+   */
+  fireOracleLie(
+    kind: 'oracle.wrong-amount' | 'oracle.lie',
+    order: { id: string; corridor: string; solverId: string },
+    detail: Record<string, string | number>,
+  ): FaultSwitch | undefined {
+    const now = this.deps.clock.now();
+    const fault = this.live(now).find(
+      (candidate) =>
+        candidate.kind === kind && scopeMatches(candidate.scope, { orderId: order.id, corridor: order.corridor, solverId: order.solverId }),
+    );
+    if (fault === undefined) return undefined;
+    this.cache = undefined;
+    const fired = this.deps.store.transaction(() => {
+      if (!this.repository.fire(fault.id)) return false;
+      this.record(order.id, 'oracle', now, { faultId: fault.id, kind: fault.kind, ...detail });
+      return true;
+    });
+    return fired ? fault : undefined;
+  }
+
   /** The chain.reorg of this order is done (or failed): its oracle legs go out if the order still calls for them. */
   reorgDone(orderId: string): void {
     if (this.reorging.delete(orderId)) this.deps.kickRelays();
@@ -394,7 +419,7 @@ export class FaultSwitchboard {
   /** A `fault.fired` ledger entry and, for an order, the matching stage of its timeline. Inside a transaction. */
   private record(
     orderId: string | null,
-    action: RelayAction | 'release' | 'solver' | 'reorg',
+    action: RelayAction | 'release' | 'solver' | 'reorg' | 'oracle',
     at: number,
     payload: Record<string, string | number>,
   ): void {

@@ -12,6 +12,7 @@ import { type OrderDomainListener, OrderLifecycle } from './order-lifecycle.js';
 import { OrderRepository } from './order-repository.js';
 import { OrderViews } from './order-views.js';
 import { mountOrderRoutes } from './routes.js';
+import type { SolverOrderMessage } from '../auction/types.js';
 import { SolverDispatch } from './solver-dispatch.js';
 import { Keeper } from '../settlement/keeper.js';
 
@@ -79,6 +80,11 @@ export class OrdersModule implements ServiceModule {
   /** Undefined when the service runs without a settlement engine. */
   get lifecycle(): OrderLifecycle | undefined {
     return this.lifecycleInstance;
+  }
+
+  /** Sends a solver-stream message to an order's solver (retried while no connection takes it). */
+  notifySolver(solverId: string, message: SolverOrderMessage): void {
+    this.dispatch?.send(solverId, message);
   }
 
   /** Hook for projections (Reference B events): called inside the transaction of every order change. */

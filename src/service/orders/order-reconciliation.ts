@@ -2,7 +2,7 @@ import { getAddress } from 'viem';
 import type { ChainInfo } from '../../contracts/deployment.js';
 import type { Keeper } from '../settlement/keeper.js';
 import type { AfterCommit } from '../settlement/relayer.js';
-import { oracleReceiveCalldata, oracleSubmitCalldata } from '../settlement/transactions.js';
+import { fillPayload, oracleReceiveCalldata, oracleSubmitCalldata } from '../settlement/transactions.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import { attestedMessage, fillViews } from './order-fills.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
@@ -103,7 +103,14 @@ export class OrderReconciliation {
       const call =
         kind === 'oracle.submit'
           ? oracleSubmitCalldata(output, view.payload)
-          : oracleReceiveCalldata(order.standardOrder.inputOracle, output, view.payload);
+          : oracleReceiveCalldata(
+              order.standardOrder.inputOracle,
+              output,
+              // The sandbox's oracle.wrong-amount fault: the same fill, 1 % short (a record no escrow can pay against).
+              this.deps.engine.oraclePayload(order, view.payload, () =>
+                fillPayload(view.fill, order.onchainOrderId, { ...output, amount: (output.amount * 99n) / 100n }),
+              ),
+            );
       const chainId = kind === 'oracle.submit' ? Number(output.chainId) : order.originChainId;
       const gas = kind === 'oracle.submit' ? this.deps.engine.gas.oracleSubmit : this.deps.engine.gas.oracleReceive;
       effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);

@@ -13,7 +13,14 @@ export type StoredStatus = OrderStatus | 'Opening' | 'Rejected';
 export type Stage = 'deposited' | 'filled' | 'attested' | 'claimed' | 'refunded' | 'reorged' | FaultStage;
 
 /** Stages the sandbox's fault switches add to an order's timeline (src/service/faults). */
-export type FaultStage = 'fault.held' | 'fault.delayed' | 'fault.dropped' | 'fault.released' | 'fault.solver' | 'fault.reorg';
+export type FaultStage =
+  | 'fault.held'
+  | 'fault.delayed'
+  | 'fault.dropped'
+  | 'fault.released'
+  | 'fault.solver'
+  | 'fault.reorg'
+  | 'fault.oracle';
 
 export const TERMINAL: ReadonlySet<StoredStatus> = new Set(['Claimed', 'Refunded', 'Rejected']);
 

@@ -82,10 +82,11 @@ export const TimelineStage = z.object({
       'fault.released',
       'fault.solver',
       'fault.reorg',
+      'fault.oracle',
     ])
     .meta({
       description:
-        '`reorged`: a chain reorganisation took away the chain facts of a later stage, and the order went back (its `txHash` is the transaction that is gone). `fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays, its solver misbehaved on purpose, or its fill was reorganised away).',
+        '`reorged`: a chain reorganisation took away the chain facts of a later stage, and the order went back (its `txHash` is the transaction that is gone). `fault.*`: a sandbox fault switch acted on this order (held, delayed, dropped or released one of its relays, its solver misbehaved on purpose, its fill was reorganised away, or the oracle lied about it).',
     }),
   at: IsoTimestamp,
   txHash: Hash.optional(),

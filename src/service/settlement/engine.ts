@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Address } from 'viem';
+import type { Address, Hex } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { Clock } from '../../clock/index.js';
 import type { ChainInfo } from '../../contracts/deployment.js';
@@ -20,6 +20,8 @@ export interface RelayFaults {
   catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean;
   /** Before each JSON-RPC call the engine makes: may delay it, or throw as if the chain had not answered. */
   beforeRpc?(chainId: number, method: string): Promise<void> | void;
+  /** What the oracle carries to the origin chain for a fill: `truthful`, or `wrong()` when a lying switch fires. */
+  oraclePayload?(order: { id: string; corridor: string; solverId: string }, truthful: Hex, wrong: () => Hex): Hex;
 }
 
 /** What the orders make of chain facts and relay outcomes; called inside the recording transaction. */
@@ -122,6 +124,11 @@ export class SettlementEngine {
     const blocks = Math.max(1, depth ?? head - fromBlock + 1);
     await chain.client.request({ method: 'anvil_reorg', params: [blocks, []] } as never);
     return blocks;
+  }
+
+  /** The fill description the oracle's origin leg carries (a lying-oracle fault may change it). */
+  oraclePayload(order: { id: string; corridor: string; solverId: string }, truthful: Hex, wrong: () => Hex): Hex {
+    return this.faults?.oraclePayload?.(order, truthful, wrong) ?? truthful;
   }
 
   kickAll(): void {
