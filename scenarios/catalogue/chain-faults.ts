@@ -1,7 +1,7 @@
 import { chainClient } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
-import { advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
+import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 
 const watched = {
@@ -166,4 +166,48 @@ export const faultOracleLie = defineScenario({
   ],
 });
 
-export const chainFaultScenarios = [faultChainReorg, faultOracleWrongAmount, faultOracleLie] as const;
+/**
+ * The destination chain halts: the solver's fill waits in its pool and the chain's time stands still through clock
+ * time; when the halt's minute is over the pool is mined and the order settles, once.
+ */
+export const faultChainHalt = defineScenario({
+  name: 'fault-chain-halt',
+  title: 'A chain.halt switch (1 min) on the destination: the fill waits unmined and the chain’s time stands still; then the order settles',
+  tags: ['fault', 'chain', 'clock'],
+  requires: { testClock: true, faultSwitches: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    quote('q', { taker: 'alice' }),
+    check('halt the destination chain for 1 min of clock time', async (context) => {
+      const destination = context.quote('q').destination;
+      const head = await chainClient(destination).getBlock({ blockTag: 'latest' });
+      context.values.set('head', head.number);
+      const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', {
+        kind: 'chain.halt',
+        chain: destination.chainId,
+        for: '1m',
+      });
+      context.values.set('fault', fault.id);
+      return `${destination.name} halted at block ${head.number}`;
+    }),
+    order('o', { quote: 'q' }),
+    waitUntil('the fill waits in the halted chain’s pool', async (context) => {
+      const status = (await chainClient(context.quote('q').destination).request({ method: 'txpool_status' } as never)) as {
+        pending: string;
+      };
+      return Number(status.pending) > 0 ? `${Number(status.pending)} pending` : undefined;
+    }),
+    advanceClock('30s'),
+    check('30 s of clock time later: no block on the halted chain, the order still Deposited', async (context) => {
+      const head = await chainClient(context.quote('q').destination).getBlock({ blockTag: 'latest' });
+      if (head.number !== context.value<bigint>('head')) throw new Error(`the halted chain mined block ${head.number}`);
+      const { status } = await timelineOf(context, 'o');
+      if (status !== 'Deposited') throw new Error(`the order is ${status}`);
+      return `still block ${head.number}, Deposited`;
+    }),
+    advanceClock('31s'),
+    expectOrder('o', settled('o')),
+  ],
+});
+
+export const chainFaultScenarios = [faultChainReorg, faultChainHalt, faultOracleWrongAmount, faultOracleLie] as const;

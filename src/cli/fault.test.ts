@@ -66,6 +66,20 @@ describe('sandbox fault / sandbox relay', () => {
     expect((await cli('fault', 'list')).stdout.trim()).toBe('No fault switches set.');
   });
 
+  it('sets the chain faults: chain.reorg with --depth, chain.halt with --chain and --for (and clears them)', async () => {
+    const reorg = await cli('fault', 'set', 'chain.reorg', '--depth', '2', '--count', '1', '--json');
+    expect(reorg.code, reorg.stderr).toBe(0);
+    expect(JSON.parse(reorg.stdout)).toMatchObject({ kind: 'chain.reorg', depth: 2, remaining: 1, active: true });
+    const halt = await cli('fault', 'set', 'chain.halt', '--chain', '31338', '--for', '5m', '--json');
+    expect(halt.code, halt.stderr).toBe(0);
+    expect(JSON.parse(halt.stdout)).toMatchObject({ kind: 'chain.halt', chainId: 31338, fired: 1, active: true });
+    const tooDeep = await cli('fault', 'set', 'chain.reorg', '--depth', '17');
+    expect(tooDeep.code).toBe(1);
+    expect(tooDeep.stderr).toMatch(/depth/);
+    const cleared = await cli('fault', 'clear');
+    expect(cleared.stdout.trim()).toBe('Cleared 2 fault switches.');
+  });
+
   it('names what is wrong with a switch, with exit code 1', async () => {
     const missing = await cli('fault', 'set', 'relay.hold');
     expect(missing.code).toBe(1);

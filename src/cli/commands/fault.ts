@@ -101,12 +101,12 @@ export function register(program: Command): void {
       .command('set')
       .description(
         'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), ' +
+          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), ' +
           'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
       )
       .argument(
         '<kind>',
-        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, solver.* (see docs/faults.md)',
+        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, solver.* (see docs/faults.md)',
       )
       .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
       .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')

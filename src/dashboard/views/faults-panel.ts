@@ -20,6 +20,7 @@ const KINDS = [
   { kind: 'service.slow', needs: 'route, delay (at most 60s)', does: 'the route answers a wall-time delay late' },
   { kind: 'chain.rpc-drop', needs: 'nothing (chain and method from the API or CLI)', does: "the service's JSON-RPC calls fail" },
   { kind: 'chain.rpc-slow', needs: 'delay (at most 60s)', does: "the service's JSON-RPC calls are answered late" },
+  { kind: 'chain.halt', needs: 'nothing (chain and for from the API or CLI)', does: 'the chain stops producing blocks' },
   { kind: 'chain.reorg', needs: 'nothing (depth from the API or CLI)', does: 'the next processed fill is reorganised away' },
   { kind: 'solver.never-fill', needs: 'nothing', does: 'the winning reference solver never fills' },
   { kind: 'solver.fill-late', needs: 'nothing', does: 'the winning reference solver fills after the deadline' },

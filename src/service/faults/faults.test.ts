@@ -434,6 +434,56 @@ describe('fault switches: chains', () => {
     expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
   }, 60_000);
 
+  it('chain.halt stops the destination chain: the fill waits in its pool, its time stands still; when the halt ends the order settles', async () => {
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId, for: '1m' });
+    expect(set.status, JSON.stringify(set.body)).toBe(201);
+    expect(set.body).toMatchObject({ kind: 'chain.halt', chainId: beta().chainId, fired: 1, active: true });
+    expect(await destination.request({ method: 'anvil_getAutomine' } as never)).toBe(false);
+    const head = await destination.getBlock({ blockTag: 'latest' });
+    const { orderId } = await order(0);
+    // The solver has sent its fill; nothing is mined while the chain is halted.
+    const started = Date.now();
+    while (Date.now() - started < 5_000) {
+      const pending = (await destination.request({ method: 'txpool_status' } as never)) as { pending: string };
+      if (Number(pending.pending) > 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(Number(((await destination.request({ method: 'txpool_status' } as never)) as { pending: string }).pending)).toBeGreaterThan(0);
+    expect((await h.rest.getOrder(orderId)).status).toBe('Deposited');
+    // Clock time passes, but not for the halted chain.
+    await h.clock.advance(30_000);
+    const stillHead = await destination.getBlock({ blockTag: 'latest' });
+    expect([stillHead.number, stillHead.timestamp]).toEqual([head.number, head.timestamp]);
+    expect((await h.rest.getOrder(orderId)).status).toBe('Deposited');
+    // The halt's minute ends: the pool is mined and the order goes on.
+    await h.clock.advance(31_000);
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(await destination.request({ method: 'anvil_getAutomine' } as never)).toBe(true);
+    expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body).toMatchObject({ fired: 1, active: false });
+    const entries = h.service
+      .module<EvidenceModule>('evidence')
+      .ledger.forTrade(set.body.id)
+      .map((entry) => [entry.type, (entry.payload as { action?: string }).action ?? null]);
+    expect(entries).toEqual([
+      ['fault.set', null],
+      ['fault.fired', 'halt'],
+      ['fault.released', 'resume'],
+    ]);
+  }, 60_000);
+
+  it('chain.halt until cleared: DELETE resumes block production at once', async () => {
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId });
+    expect(set.status).toBe(201);
+    expect(await destination.request({ method: 'anvil_getAutomine' } as never)).toBe(false);
+    expect((await call('DELETE', `/api/v1/sandbox/faults/${set.body.id}`)).status).toBe(200);
+    expect(await destination.request({ method: 'anvil_getAutomine' } as never)).toBe(true);
+    // A chain is required; count does not apply to a halt.
+    expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt' })).body.error).toMatchObject({ param: 'chain' });
+    expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId, count: 1 })).status).toBe(400);
+  }, 30_000);
+
   it('chain.reorg takes the next processed fill away before the oracle carries it; the order refunds, the solver is not paid', async () => {
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.reorg', count: 1 });
     expect(set.status, JSON.stringify(set.body)).toBe(201);

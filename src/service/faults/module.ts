@@ -5,6 +5,7 @@ import { MaintenanceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
 import type { AuctionModule } from '../auction/module.js';
 import type { OrdersModule } from '../orders/module.js';
+import { ChainHalts } from './chain-halts.js';
 import { OracleLie } from './oracle-lie.js';
 import type { SettlementModule } from '../settlement/module.js';
 import { faultMigrations } from './migrations.js';
@@ -19,6 +20,7 @@ export class FaultsModule implements ServiceModule {
   readonly name = 'faults';
   readonly migrations = faultMigrations;
   private board: FaultSwitchboard | undefined;
+  private halts: ChainHalts | undefined;
 
   constructor(
     private readonly options: { evidence: EvidenceModule; settlement: SettlementModule; orders: OrdersModule; auction: AuctionModule },
@@ -47,6 +49,9 @@ export class FaultsModule implements ServiceModule {
       kickRelays: () => settlement.engine?.kickAll(),
     });
     this.board = board;
+    const halts = new ChainHalts(board, () => settlement.engine, context.clock, context.logger.child({ module: 'faults' }));
+    this.halts = halts;
+    board.onChange(() => halts.apply());
     settlement.engine?.useRelayFaults({
       gate: (relay) => board.relayGate(relay),
       catchesDeposit: (scope) => board.catchesDeposit(scope),
@@ -106,11 +111,13 @@ export class FaultsModule implements ServiceModule {
     });
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.board?.restore();
+    await this.halts?.apply();
   }
 
   stop(): void {
+    this.halts?.stop();
     this.board?.stop();
   }
 }

@@ -69,7 +69,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         },
       },
     },
-    handler: ({ body: parsed }) => {
+    handler: async ({ body: parsed }) => {
       // The schema has one shape per kind, so what a kind needs is there and what it does not take is refused.
       const body = parsed as S.FaultRequestFields;
       const delayMs = body.delay === undefined ? undefined : parseDuration(body.delay);
@@ -85,7 +85,9 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         count: body.count,
         forMs: body.for === undefined ? undefined : parseDuration(body.for),
       });
-      return { status: 201, body: view(fault) };
+      // A halt is in force when the answer arrives: a transaction sent right after it waits in the pool.
+      await board.applied();
+      return { status: 201, body: view(board.get(fault.id) ?? fault) };
     },
   });
 
@@ -114,9 +116,10 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     auth: 'required',
     params: S.FaultParams,
     responses: { 200: { description: 'Cleared.', schema: S.ClearedView } },
-    handler: ({ params }) => {
+    handler: async ({ params }) => {
       const cleared = board.clear(params.faultId);
       if (cleared === 0) throw noSuchFault(params.faultId);
+      await board.applied();
       return { status: 200, body: { cleared } };
     },
   });
@@ -129,7 +132,11 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
     tags,
     auth: 'required',
     responses: { 200: { description: 'How many switches were cleared.', schema: S.ClearedView } },
-    handler: () => ({ status: 200, body: { cleared: board.clear() } }),
+    handler: async () => {
+      const cleared = board.clear();
+      await board.applied();
+      return { status: 200, body: { cleared } };
+    },
   });
 
   api.route({

@@ -66,6 +66,11 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
+      z.strictObject({
+        kind: z.literal('chain.halt').meta({ description: DESCRIPTIONS['chain.halt'] }),
+        chain: chain.meta({ description: 'The chain id to halt.' }),
+        for: limits.for.meta({ description: 'Resume after this much clock time (until cleared when left out).' }),
+      }),
       variant('chain.reorg', {
         depth: z
           .number()

@@ -66,6 +66,9 @@ export class FaultSwitchboard {
    * is set. Refreshed whenever this process sets, clears or fires one.
    */
   private cache: FaultSwitch[] | undefined;
+  /** Told after every set and clear (chain halts follow the switches). */
+  private readonly changeListeners: Array<() => Promise<void> | void> = [];
+  private lastChange: Promise<unknown> = Promise.resolve();
   /** Orders whose fill a chain.reorg switch is taking away: their oracle legs wait until that is done. */
   private readonly reorging = new Set<string>();
 
@@ -101,7 +104,41 @@ export class FaultSwitchboard {
         payload: { faultId: fault.id, kind: fault.kind, relay: fault.relay, route: fault.route, delayMs: fault.delayMs },
       });
     });
+    this.changed();
     return fault;
+  }
+
+  onChange(listener: () => Promise<void> | void): void {
+    this.changeListeners.push(listener);
+  }
+
+  /** Resolves once what the last set or clear started (a chain halted or resumed) is done. */
+  applied(): Promise<unknown> {
+    return this.lastChange;
+  }
+
+  private changed(): void {
+    this.lastChange = Promise.all(this.changeListeners.map((listener) => listener()));
+  }
+
+  /** Live chain.halt switches (not cleared, not expired), oldest first. */
+  halts(): FaultSwitch[] {
+    return this.live(this.deps.clock.now()).filter((fault) => fault.kind === 'chain.halt');
+  }
+
+  /** A halt began or ended on a chain: counted (once, when it begins) and written to the ledger. */
+  recordHalt(fault: FaultSwitch, chainId: number, halted: boolean): void {
+    const now = this.deps.clock.now();
+    this.cache = undefined;
+    this.deps.store.transaction(() => {
+      if (halted) this.repository.fire(fault.id);
+      this.deps.ledger.append({
+        type: halted ? 'fault.fired' : 'fault.released',
+        tradeId: fault.id,
+        recordedAt: new Date(now).toISOString(),
+        payload: { faultId: fault.id, kind: fault.kind, chainId, action: halted ? 'halt' : 'resume' },
+      });
+    });
   }
 
   list(): FaultSwitch[] {
@@ -125,7 +162,7 @@ export class FaultSwitchboard {
   clear(id?: string): number {
     const now = this.deps.clock.now();
     this.cache = undefined;
-    return this.deps.store.transaction(() => {
+    const cleared = this.deps.store.transaction(() => {
       const cleared = id === undefined ? this.repository.clearAll(now) : Number(this.repository.clear(id, now));
       if (cleared > 0) {
         this.deps.ledger.append({
@@ -137,6 +174,8 @@ export class FaultSwitchboard {
       }
       return cleared;
     });
+    if (cleared > 0) this.changed();
+    return cleared;
   }
 
   /**

@@ -131,6 +131,17 @@ export class SettlementEngine {
     return this.faults?.oraclePayload?.(order, truthful, wrong) ?? truthful;
   }
 
+  /**
+   * The sandbox's chain.halt fault: block production stops (anvil's automine off; transactions wait in the pool) or
+   * resumes (automine on, and the pool mined at once).
+   */
+  async setBlockProduction(chainId: number, producing: boolean): Promise<void> {
+    const chain = this.chains.find((candidate) => candidate.chainId === chainId);
+    if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
+    await chain.client.request({ method: 'evm_setAutomine', params: [producing] } as never);
+    if (producing) await chain.client.request({ method: 'evm_mine', params: [] } as never);
+  }
+
   kickAll(): void {
     for (const relayer of this.relayers.values()) relayer.kick();
   }
