@@ -10,6 +10,12 @@ import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
  */
 export const STORE_LOCK = { namespace: 0x5a4d, writes: 1 } as const;
 
+/**
+ * The lock statement: keyed by the store's schema as well, so stores that share a server but not their data (the
+ * test suite puts every store in a schema of its own) never wait on each other's writes.
+ */
+const TAKE_STORE_LOCK = `SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, hashtext(current_schema()) # ${STORE_LOCK.writes})`;
+
 /** better-sqlite3 binds an array argument as the list of values; so do we. */
 function flatten(params: readonly unknown[]): unknown[] {
   const values: unknown[] = [];
@@ -104,9 +110,7 @@ export class PostgresDatabase implements SqlDatabase {
   /** Runs `fn` in one transaction holding the store's write lock; nested calls become savepoints. */
   transaction<T>(fn: () => T): T {
     const savepoint = `sp${this.depth}`;
-    this.connection.query(
-      this.depth === 0 ? `BEGIN; SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, ${STORE_LOCK.writes})` : `SAVEPOINT ${savepoint}`,
-    );
+    this.connection.query(this.depth === 0 ? `BEGIN; ${TAKE_STORE_LOCK}` : `SAVEPOINT ${savepoint}`);
     this.depth += 1;
     let result: T;
     try {

@@ -95,14 +95,24 @@ interface Reply {
 }
 
 export class SyncPostgresConnection {
-  private readonly worker: Worker;
-  private readonly port: MessagePort;
+  private worker!: Worker;
+  private port!: MessagePort;
   private readonly signal = new Int32Array(new SharedArrayBuffer(4));
   private readonly timeoutMs: number;
   private closed = false;
+  /**
+   * The worker was stopped after a statement that did not answer in time (or it died): the next statement starts
+   * a new connection. Postgres rolls back whatever the old one had open, and answers meant for it cannot reach the
+   * new one, so no reply is ever matched to the wrong statement.
+   */
+  private broken = false;
 
-  constructor(options: SyncConnectionOptions) {
+  constructor(private readonly options: SyncConnectionOptions) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.spawn();
+  }
+
+  private spawn(): void {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
     this.worker = new Worker(WORKER_SOURCE, {
@@ -111,16 +121,17 @@ export class SyncPostgresConnection {
         pgPath: createRequire(import.meta.url).resolve('pg'),
         port: port2,
         signal: this.signal.buffer,
-        url: options.url,
-        schema: options.schema,
-        createSchema: options.createSchema === true,
-        applicationName: options.applicationName ?? 'settlement-sandbox',
+        url: this.options.url,
+        schema: this.options.schema,
+        createSchema: this.options.createSchema === true,
+        applicationName: this.options.applicationName ?? 'settlement-sandbox',
       },
       transferList: [port2],
     });
     // The worker must not keep the process alive; a closed store ends it explicitly.
     this.worker.unref();
     this.port.unref();
+    this.broken = false;
   }
 
   /** Runs one statement. Without `params` it is sent as a simple query, which may hold several statements. */
@@ -163,16 +174,16 @@ export class SyncPostgresConnection {
 
   private call(request: Record<string, unknown>): Reply {
     if (this.closed) throw new PostgresError('the store is closed', '08003');
+    if (this.broken) this.spawn();
     Atomics.store(this.signal, 0, 0);
     this.port.postMessage(request);
     const waited = Atomics.wait(this.signal, 0, 0, this.timeoutMs);
     const message = receiveMessageOnPort(this.port);
     if (message === undefined) {
-      if (waited === 'timed-out') {
-        this.closed = true;
-        void this.worker.terminate();
-        throw new PostgresError(`Postgres did not answer within ${this.timeoutMs} ms`, '57014');
-      }
+      this.broken = true;
+      this.port.close();
+      void this.worker.terminate();
+      if (waited === 'timed-out') throw new PostgresError(`Postgres did not answer within ${this.timeoutMs} ms`, '57014');
       throw new PostgresError('the Postgres connection worker stopped', '08006');
     }
     const reply = message.message as Reply;

@@ -1,0 +1,66 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresDatabase } from './database.js';
+import { type LocalPostgres, startScratchPostgres } from './local-server.js';
+import { PostgresError, SyncPostgresConnection } from './sync-connection.js';
+
+/**
+ * The synchronous Postgres connection under stress, against a real server: a statement that outlives its timeout
+ * must not poison the connection (its late answer must never be taken for the next statement's), and the store's
+ * write lock must serialise writers of one schema only.
+ */
+let server: LocalPostgres;
+const opened: SyncPostgresConnection[] = [];
+
+beforeAll(async () => {
+  server = await startScratchPostgres({ prefix: 'sync-connection-' });
+}, 60_000);
+
+afterAll(async () => {
+  for (const connection of opened) connection.close({ dropSchema: true });
+  await server?.stop();
+});
+
+function connect(schema: string, timeoutMs = 5_000): SyncPostgresConnection {
+  const connection = new SyncPostgresConnection({ url: server.url, schema, createSchema: true, timeoutMs });
+  opened.push(connection);
+  return connection;
+}
+
+describe('SyncPostgresConnection', () => {
+  it('after a statement times out, the next one runs on a new connection and gets its own answer', () => {
+    const connection = connect('timeouts', 300);
+    expect(connection.query('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
+    let error: unknown;
+    try {
+      connection.query('SELECT pg_sleep(1) AS slept');
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(PostgresError);
+    expect((error as PostgresError).code).toBe('57014');
+    // Not the sleeping statement's late row: this statement's own.
+    expect(connection.query('SELECT 42 AS n').rows).toEqual([{ n: 42 }]);
+    expect(connection.open).toBe(true);
+    // The search path came back with the new connection.
+    expect(connection.query('SELECT current_schema() AS schema').rows).toEqual([{ schema: 'timeouts' }]);
+  });
+
+  it('the write lock is per schema: another schema writes while one holds it, the same schema waits', () => {
+    const holder = new PostgresDatabase(connect('lock_a'), false);
+    const other = new PostgresDatabase(connect('lock_b'), false);
+    const sameSchema = new PostgresDatabase(connect('lock_a', 500), false);
+    holder.exec('CREATE TABLE marks (n INTEGER)');
+    other.exec('CREATE TABLE marks (n INTEGER)');
+    holder.transaction(() => {
+      holder.prepare('INSERT INTO marks (n) VALUES (?)').run(1);
+      // Inside the first schema's write transaction: the second schema is not held up.
+      other.transaction(() => other.prepare('INSERT INTO marks (n) VALUES (?)').run(2));
+      // A second writer of the same schema waits for the lock, here until its timeout.
+      expect(() => sameSchema.transaction(() => undefined)).toThrow(/did not answer/);
+    });
+    expect(other.prepare('SELECT n FROM marks').all()).toEqual([{ n: 2 }]);
+    expect(holder.prepare('SELECT n FROM marks').all()).toEqual([{ n: 1 }]);
+    // Once the holder committed, the same-schema writer gets the lock (on its new connection).
+    expect(sameSchema.transaction(() => sameSchema.prepare('SELECT count(*) AS c FROM marks').get())).toEqual({ c: 1 });
+  });
+});
