@@ -1,7 +1,7 @@
 import { chainClient } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
-import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
+import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, setSolvers, waitUntil } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
 
 const watched = {
@@ -210,4 +210,40 @@ export const faultChainHalt = defineScenario({
   ],
 });
 
-export const chainFaultScenarios = [faultChainReorg, faultChainHalt, faultOracleWrongAmount, faultOracleLie] as const;
+/**
+ * The origin chain's node is killed mid-lifecycle and comes back from its saved state two seconds later. The solver
+ * fills on the destination meanwhile; the oracle's origin leg cannot land while the node is down and is sent again;
+ * the watcher reconnects and catches up; the order settles once, and the deposit is still there.
+ */
+export const faultChainRestart = defineScenario({
+  name: 'fault-chain-restart',
+  title: 'A chain.restart switch kills the origin chain’s node mid-lifecycle and brings it back 2 s later; the order settles once',
+  tags: ['fault', 'chain', 'restart'],
+  requires: { faultSwitches: true, ownTarget: true },
+  actors: { takers: ['alice'], ...watched },
+  steps: [
+    setSolvers({ fillDelayMs: 300 }),
+    quote('q', { taker: 'alice' }),
+    order('o', { quote: 'q' }),
+    check('kill the origin chain’s node before the fill is attested; it comes back from its saved state 2 s later', async (context) => {
+      const origin = context.quote('q').origin;
+      const before = await chainClient(origin).getBlockNumber();
+      const started = Date.now();
+      await context.rest.request('POST', '/api/v1/sandbox/faults', { kind: 'chain.restart', chain: origin.chainId, down: '2s' });
+      const after = await chainClient(origin).getBlockNumber();
+      if (after < before) throw new Error(`the restarted chain is at block ${after}, it was at ${before}`);
+      const { status } = await timelineOf(context, 'o');
+      return `${origin.name} back at block ${after} after ${Date.now() - started} ms; the order is ${status}`;
+    }),
+    expectOrder('o', settled('o')),
+    setSolvers({}),
+  ],
+});
+
+export const chainFaultScenarios = [
+  faultChainReorg,
+  faultChainHalt,
+  faultChainRestart,
+  faultOracleWrongAmount,
+  faultOracleLie,
+] as const;

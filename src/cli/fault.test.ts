@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,13 @@ import type { FaultSwitchView } from './commands/fault.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-fault-'));
 const cli = (...args: string[]) => runCli([...args, '--state-dir', dir]);
+/** Port of chain 31337 from the running sandbox's sandbox.json. */
+const manifestPort = () =>
+  new URL(
+    (JSON.parse(readFileSync(join(dir, 'sandbox.json'), 'utf8')) as { chains: { chainId: number; rpcUrl: string }[] }).chains.find(
+      (chain) => chain.chainId === 31337,
+    )!.rpcUrl,
+  ).port;
 
 beforeAll(async () => {
   await ensureBuilt();
@@ -78,6 +85,20 @@ describe('sandbox fault / sandbox relay', () => {
     expect(tooDeep.stderr).toMatch(/depth/);
     const cleared = await cli('fault', 'clear');
     expect(cleared.stdout.trim()).toBe('Cleared 2 fault switches.');
+    // The sandbox's own node of chain 31337 is killed and comes back from its saved state: same port, same height.
+    const rpc = (method: string) =>
+      fetch('http://127.0.0.1:' + manifestPort(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+      }).then(async (r) => Number(((await r.json()) as { result: string }).result));
+    const height = await rpc('eth_blockNumber');
+    const restart = await cli('fault', 'set', 'chain.restart', '--chain', '31337', '--down', '300ms', '--json');
+    expect(restart.code, restart.stderr).toBe(0);
+    expect(JSON.parse(restart.stdout)).toMatchObject({ kind: 'chain.restart', chainId: 31337, fired: 1, active: false });
+    expect(await rpc('eth_blockNumber')).toBeGreaterThanOrEqual(height);
+    expect((await cli('status')).code).toBe(0);
+    await cli('fault', 'clear');
   });
 
   it('names what is wrong with a switch, with exit code 1', async () => {

@@ -64,6 +64,8 @@ export interface SandboxComponentContext {
   /** `--fresh`: components drop their own saved state too. */
   fresh: boolean;
   onProgress: (message: string) => void;
+  /** Kills one chain's anvil (SIGKILL) and starts it again from its state saved just before (the sandbox's fault). */
+  restartChain?(chainId: number, options?: { downMs?: number }): Promise<void>;
 }
 
 export interface RunningComponent {
@@ -97,6 +99,12 @@ export interface Sandbox {
   stop(): Promise<void>;
   /** Settles when the sandbox ends: stop() was called, or a chain died on its own. */
   readonly exited: Promise<SandboxExit>;
+  /**
+   * Kills one chain's anvil with SIGKILL and starts it again on the same port from the state saved just before
+   * (`downMs` of wall time in between): what a crashed node that comes back looks like to its clients. Its pool is
+   * lost, as a crash loses it; blocks, balances and time are kept.
+   */
+  restartChain(chainId: number, options?: { downMs?: number }): Promise<void>;
 }
 
 interface ChainPlan {
@@ -128,6 +136,43 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const processes: AnvilProcess[] = [];
   const rpcs: RpcClient[] = [];
   const running: Array<{ name: string; component: RunningComponent }> = [];
+  /** Chains being restarted on purpose: their anvil's exit is not the sandbox's end. */
+  const restarting = new Set<string>();
+  let chainList: SandboxChain[] = [];
+  let deploymentId = '';
+  const restartChain = async (chainId: number, restart: { downMs?: number } = {}): Promise<void> => {
+    const index = chainList.findIndex((c) => c.chainId === chainId);
+    const chain = chainList[index];
+    const old = processes[index];
+    if (chain === undefined || old === undefined) throw new SandboxError(`no chain ${chainId} in this sandbox`, { code: 'unknown_chain' });
+    if (restarting.has(chain.name)) throw new SandboxError(`chain ${chain.name} is already restarting`, { code: 'chain_restarting' });
+    restarting.add(chain.name);
+    try {
+      await saveChainState(chain.rpc, layout, chain, deploymentId);
+      const saved = findSavedChainState(layout, chain, deploymentId);
+      if (saved === undefined) throw new SandboxError(`chain ${chain.name}: its state could not be saved`, { code: 'save_failed' });
+      if (old.pid !== undefined) process.kill(old.pid, 'SIGKILL');
+      await old.stop().catch(() => {});
+      if ((restart.downMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, restart.downMs));
+      const next = await startAnvilProcess({
+        name: chain.name,
+        chainId: chain.chainId,
+        port: chain.port,
+        portFlag: '--chain-ports',
+        cachePath: layout.chainCache(chain.name),
+        loadStatePath: saved.statePath,
+        mnemonic,
+        accounts: ACCOUNT_COUNT,
+      });
+      processes[index] = next;
+      (chain as { pid: number | undefined }).pid = next.pid;
+      await restoreChainTime(chain.rpc, saved.meta);
+      onRestarted(next);
+    } finally {
+      restarting.delete(chain.name);
+    }
+  };
+  let onRestarted: (process: AnvilProcess) => void = () => undefined;
 
   const cleanUp = async () => {
     for (const { component } of running.reverse()) await component.stop().catch(() => {});
@@ -191,6 +236,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     await Promise.all(plans.map((plan, i) => (plan.saved || plan.deploy ? undefined : (rpcs[i] as RpcClient).call('evm_mine', []))));
     await Promise.all(plans.map((plan, i) => assertChainReady(plan.spec, rpcs[i] as RpcClient, description)));
 
+    deploymentId = description.id;
     const chains: SandboxChain[] = processes.map((process, i) => ({
       name: process.name,
       chainId: process.chainId,
@@ -220,10 +266,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       mnemonic,
     };
     writeManifest(layout, manifest);
+    chainList = chains;
 
     for (const component of options.components ?? []) {
       onProgress(`starting ${component.name}`);
-      const runningComponent = await component.start({ manifest, chains, layout, fresh, onProgress });
+      const runningComponent = await component.start({ manifest, chains, layout, fresh, onProgress, restartChain });
       running.push({ name: component.name, component: runningComponent });
       if (runningComponent.manifest) {
         manifest = { ...manifest, ...runningComponent.manifest };
@@ -231,7 +278,19 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       }
     }
 
-    return createHandle({ layout, manifest, chains, processes, persist, deploymentId: description.id, cleanUp });
+    const handle = createHandle({
+      layout,
+      manifest,
+      chains,
+      processes,
+      persist,
+      deploymentId: description.id,
+      cleanUp,
+      restarting,
+      restartChain,
+    });
+    onRestarted = handle.watch;
+    return handle.sandbox;
   } catch (error) {
     await cleanUp();
     throw error;
@@ -263,8 +322,10 @@ function createHandle(parts: {
   persist: boolean;
   deploymentId: string;
   cleanUp: () => Promise<void>;
-}): Sandbox {
-  const { layout, manifest, chains, processes, persist, deploymentId, cleanUp } = parts;
+  restarting: ReadonlySet<string>;
+  restartChain: Sandbox['restartChain'];
+}): { sandbox: Sandbox; watch: (process: AnvilProcess) => void } {
+  const { layout, manifest, chains, processes, persist, deploymentId, cleanUp, restarting } = parts;
   let stopping: Promise<void> | undefined;
   let resolveExit!: (exit: SandboxExit) => void;
   const exited = new Promise<SandboxExit>((resolve) => (resolveExit = resolve));
@@ -294,14 +355,17 @@ function createHandle(parts: {
     return stopping;
   };
 
-  processes.forEach((process) => {
+  const watch = (process: AnvilProcess) => {
     process.onUnexpectedExit((code) => {
+      // Killed on purpose by restartChain: the chain comes back, the sandbox goes on.
+      if (restarting.has(process.name)) return;
       dead.add(process.name);
       resolveExit({ reason: 'chain-exited', chain: process.name, code });
     });
-  });
+  };
+  processes.forEach(watch);
 
-  return {
+  const sandbox: Sandbox = {
     manifest,
     chains,
     stateDir: layout.root,
@@ -310,5 +374,7 @@ function createHandle(parts: {
     save,
     stop,
     exited,
+    restartChain: parts.restartChain,
   };
+  return { sandbox, watch };
 }

@@ -53,6 +53,8 @@ export interface SandboxServiceOptions {
   settlement?: ServiceConfig['settlement'];
   /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
   faucet?: ServiceConfig['faucet'];
+  /** The devnet's controls (the `chain.restart` fault). */
+  devnet?: ServiceConfig['devnet'];
   webhookProfile?: ServiceConfig['webhookProfile'];
   /** `postgres://…`: the store in Postgres instead of `<state>/service/service.sqlite`. */
   databaseUrl?: string;
@@ -77,6 +79,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     ...(options.modules === undefined ? {} : { modules: options.modules }),
     ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
     ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
+    ...(options.devnet === undefined ? {} : { devnet: options.devnet }),
     ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
@@ -149,6 +152,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         settlement: relayerKeys(context.manifest),
         ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
+        ...(context.restartChain === undefined ? {} : { devnet: { restartChain: context.restartChain } }),
         ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
       });
       context.onProgress(`settlement service listening on ${api.url}`);

@@ -96,6 +96,7 @@ export class ServiceHost {
       logger: this.logger(),
       settlement: { serviceRelayer: { privateKey: serviceRelayer.privateKey }, oracleRelayer: { privateKey: oracleRelayer.privateKey } },
       ...(environment === 'sandbox' && deployer !== undefined ? { faucet: { minterKey: deployer.privateKey } } : {}),
+      ...(environment === 'sandbox' ? { devnet: { restartChain: this.sandbox.restartChain } } : {}),
       ...(this.options.compliance === undefined ? {} : { compliance: this.options.compliance }),
     });
     this._service = service;

@@ -71,7 +71,7 @@ const SWEEP_INTERVAL_MS = 3_600_000;
 function createBuiltinModules(
   realtime: RealtimeConfig,
   auctionConfig?: AuctionConfig,
-  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance' | 'faucet' | 'deferred'> = {},
+  settlementConfig: Pick<ServiceConfig, 'settlement' | 'compliance' | 'faucet' | 'deferred' | 'devnet'> = {},
 ): ServiceModule[] {
   const evidence = new EvidenceModule();
   // Live solver quotes go in (the auction publishes), `prices:` topics of the taker stream come out.
@@ -100,7 +100,7 @@ function createBuiltinModules(
     new MembersModule({ evidence }),
     new DeferredModule({ evidence, settlement, orders, auction, settings: settlementConfig.deferred }),
     new FaucetModule(settlementConfig.faucet),
-    new FaultsModule({ evidence, settlement, orders, auction }),
+    new FaultsModule({ evidence, settlement, orders, auction, devnet: settlementConfig.devnet }),
     new DashboardModule(),
   ];
 }

@@ -33,6 +33,11 @@ export interface ServiceConfig {
   clock?: Clock;
   /** Moves every chain's time when the test clock advances (the devnet provides it). */
   chainTime?: ChainTime;
+  /**
+   * The devnet's own controls, when the service runs next to the sandbox's chains: kill one chain's node and bring
+   * it back from its saved state (the `chain.restart` fault). Absent elsewhere, and the fault is refused.
+   */
+  devnet?: { restartChain(chainId: number, options?: { downMs?: number }): Promise<void> };
   /** How long `POST /sandbox/clock/advance` waits for the advance before it answers 202 with its id (default 10 s). */
   clockAdvanceAnswerMs?: number;
   rateLimit?: Partial<RateLimitSettings> & { anonymous?: Partial<RateLimitSettings> };

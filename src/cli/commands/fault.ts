@@ -25,6 +25,7 @@ interface SetFlags extends CommandOptions {
   chain?: string;
   method?: string;
   depth?: string;
+  down?: string;
   order?: string;
   corridor?: string;
   solver?: string;
@@ -47,6 +48,7 @@ export function faultRequest(kind: string, flags: Omit<SetFlags, keyof CommandOp
     // A chain id that is not a whole number goes as text: the service names it (400, param chain).
     ...(flags.chain === undefined ? {} : { chain: /^\d+$/.test(flags.chain) ? Number(flags.chain) : flags.chain }),
     ...(flags.method === undefined ? {} : { method: flags.method }),
+    ...(flags.down === undefined ? {} : { down: flags.down }),
     ...(flags.depth === undefined ? {} : { depth: /^\d+$/.test(flags.depth) ? Number(flags.depth) : flags.depth }),
     ...(Object.keys(scope).length === 0 ? {} : { scope }),
     // A count that is not a whole number goes as text: the service names it (400 parameter_invalid, param count).
@@ -101,12 +103,12 @@ export function register(program: Command): void {
       .command('set')
       .description(
         'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), ' +
+          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
           'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
       )
       .argument(
         '<kind>',
-        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, solver.* (see docs/faults.md)',
+        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
       )
       .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
       .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
@@ -114,6 +116,7 @@ export function register(program: Command): void {
       .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
       .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
       .option('--depth <blocks>', "chain.reorg: blocks replaced below the head, 1–16 (default: down to the fill's block)")
+      .option('--down <delay>', 'chain.restart: how long the node stays down (wall time, e.g. 2s; at most 60s)')
       .option('--order <orderId>', 'only this order')
       .option('--corridor <corridor>', 'only orders of this corridor')
       .option('--solver <solverId>', 'only orders this solver won')

@@ -32,6 +32,7 @@ export const FAULT_KINDS = [
   'chain.rpc-slow',
   'chain.reorg',
   'chain.halt',
+  'chain.restart',
   ...SOLVER_FAULT_KINDS,
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -95,6 +96,8 @@ export const DESCRIPTIONS: Record<FaultKind, string> = {
     "Once a matching order's fill has been processed, its chain is reorganised (anvil_reorg): the last `depth` blocks (default: down to the fill's block) are replaced by empty ones, so the fill is gone; the service takes the order back to Deposited and the escrow refunds it at expiry.",
   'chain.halt':
     'The chain stops producing blocks (automine off): transactions wait in its pool and its time stands still, also across clock advances, until the switch is cleared or its `for` has passed; then the pool is mined at once and the chain catches up at the next advance.',
+  'chain.restart':
+    "The chain's node is killed (SIGKILL) and started again on the same port from its state saved just before, after `down` of wall time: its pool is lost, blocks, balances and time are kept. Fires once, when set.",
   'solver.never-fill': 'A reference solver that wins never fills (the order refunds at expiry).',
   'solver.fill-late': 'A reference solver that wins fills after the fill deadline (the fill lands, is never attested; the refund wins).',
   'solver.silent': 'A reference solver never answers the RFQ (the auction waits out its window).',

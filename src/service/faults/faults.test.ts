@@ -472,6 +472,13 @@ describe('fault switches: chains', () => {
     ]);
   }, 60_000);
 
+  it('chain.restart is refused 409 by a service that does not run next to the sandbox’s chains', async () => {
+    const refused = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.restart', chain: beta().chainId });
+    expect([refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([409, 'chain_restart_unavailable', 'kind']);
+    expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.restart' })).body.error).toMatchObject({ param: 'chain' });
+    expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.restart', chain: beta().chainId, down: '2m' })).status).toBe(400);
+  });
+
   it('chain.halt until cleared: DELETE resumes block production at once', async () => {
     const destination = createPublicClient({ transport: http(beta().rpcUrl) });
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId });

@@ -5,7 +5,9 @@ import { MaintenanceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
 import type { AuctionModule } from '../auction/module.js';
 import type { OrdersModule } from '../orders/module.js';
+import type { ServiceConfig } from '../config.js';
 import { ChainHalts } from './chain-halts.js';
+import { ChainRestarts } from './chain-restarts.js';
 import { OracleLie } from './oracle-lie.js';
 import type { SettlementModule } from '../settlement/module.js';
 import { faultMigrations } from './migrations.js';
@@ -23,7 +25,14 @@ export class FaultsModule implements ServiceModule {
   private halts: ChainHalts | undefined;
 
   constructor(
-    private readonly options: { evidence: EvidenceModule; settlement: SettlementModule; orders: OrdersModule; auction: AuctionModule },
+    private readonly options: {
+      evidence: EvidenceModule;
+      settlement: SettlementModule;
+      orders: OrdersModule;
+      auction: AuctionModule;
+      /** The devnet's controls; without them `chain.restart` is refused. */
+      devnet?: ServiceConfig['devnet'] | undefined;
+    },
   ) {}
 
   /** Undefined outside the sandbox environment. */
@@ -52,6 +61,8 @@ export class FaultsModule implements ServiceModule {
     const halts = new ChainHalts(board, () => settlement.engine, context.clock, context.logger.child({ module: 'faults' }));
     this.halts = halts;
     board.onChange(() => halts.apply());
+    const restarts = new ChainRestarts(board, this.options.devnet, context.logger.child({ module: 'faults' }));
+    board.onChange(() => restarts.apply());
     settlement.engine?.useRelayFaults({
       gate: (relay) => board.relayGate(relay),
       catchesDeposit: (scope) => board.catchesDeposit(scope),
@@ -68,6 +79,7 @@ export class FaultsModule implements ServiceModule {
       context.openapi,
       board,
       context.config.chains.map((chain) => chain.chainId),
+      this.options.devnet !== undefined,
     );
     context.useRequestGate(requestGate(board));
     orders.onDomainEvent((event) => {

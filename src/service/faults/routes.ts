@@ -15,12 +15,24 @@ describeErrorCode(
   'The fault switch does not fire for this: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.',
 );
 
+describeErrorCode(
+  'chain_restart_unavailable',
+  'chain.restart needs the sandbox’s own chains next to the service (sandbox up, the scenario runner); this service cannot restart its chains.',
+);
+
 function noSuchFault(faultId: string): NotFoundError {
   return new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${faultId}.` });
 }
 
 /** `/api/v1/sandbox/faults` and `/api/v1/sandbox/relays/release`: the fault switches. Sandbox only, API key required. */
-export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, board: FaultSwitchboard, chainIds: readonly number[]): void {
+export function mountFaultRoutes(
+  api: RouteTable,
+  openapi: OpenApiRegistry,
+  board: FaultSwitchboard,
+  chainIds: readonly number[],
+  /** Whether the service runs next to the sandbox's devnet, which `chain.restart` needs. */
+  canRestartChains = false,
+): void {
   openapi.schema('FaultSwitch', S.FaultView);
   const view = (fault: FaultSwitch) => ({
     id: fault.id,
@@ -68,11 +80,20 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
           Clear: { operationId: 'clearSandboxFault', parameters: { faultId: '$response.body#/id' } },
         },
       },
+      409: { description: '`chain_restart_unavailable`: `chain.restart` on a service that does not run next to the sandbox’s own chains.' },
     },
     handler: async ({ body: parsed }) => {
       // The schema has one shape per kind, so what a kind needs is there and what it does not take is refused.
       const body = parsed as S.FaultRequestFields;
-      const delayMs = body.delay === undefined ? undefined : parseDuration(body.delay);
+      if (body.kind === 'chain.restart' && !canRestartChains) {
+        throw new ConflictError({
+          code: 'chain_restart_unavailable',
+          param: 'kind',
+          message: 'chain.restart needs the sandbox’s own chains next to the service (sandbox up); this service cannot restart its chains.',
+        });
+      }
+      // A restart's downtime is kept as its delay; it fires once, when set.
+      const delayMs = body.delay !== undefined ? parseDuration(body.delay) : body.down !== undefined ? parseDuration(body.down) : undefined;
       const fault = board.set({
         kind: body.kind,
         relay: body.relay,
@@ -82,7 +103,7 @@ export function mountFaultRoutes(api: RouteTable, openapi: OpenApiRegistry, boar
         method: body.method,
         depth: body.depth,
         scope: body.scope,
-        count: body.count,
+        count: body.kind === 'chain.restart' ? 1 : body.count,
         forMs: body.for === undefined ? undefined : parseDuration(body.for),
       });
       // A halt is in force when the answer arrives: a transaction sent right after it waits in the pool.

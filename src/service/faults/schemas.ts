@@ -71,6 +71,11 @@ export function faultRequestSchema(chainIds: readonly number[]) {
         chain: chain.meta({ description: 'The chain id to halt.' }),
         for: limits.for.meta({ description: 'Resume after this much clock time (until cleared when left out).' }),
       }),
+      z.strictObject({
+        kind: z.literal('chain.restart').meta({ description: DESCRIPTIONS['chain.restart'] }),
+        chain: chain.meta({ description: 'The chain id whose node is killed and restarted.' }),
+        down: WallDelay.optional().meta({ description: 'How long the node stays down (wall time, at most 60 s; default none).' }),
+      }),
       variant('chain.reorg', {
         depth: z
           .number()
@@ -95,6 +100,7 @@ export interface FaultRequestFields {
   chain?: number;
   method?: string;
   depth?: number;
+  down?: string;
   scope?: { orderId?: string; corridor?: string; solverId?: string };
   count?: number;
   for?: string;

@@ -123,7 +123,31 @@ export class FaultSwitchboard {
 
   /** Live chain.halt switches (not cleared, not expired), oldest first. */
   halts(): FaultSwitch[] {
-    return this.live(this.deps.clock.now()).filter((fault) => fault.kind === 'chain.halt');
+    return this.live('chain.halt');
+  }
+
+  /** Live switches of one kind, oldest first. */
+  live(kind: FaultSwitch['kind']): FaultSwitch[];
+  live(now: number): FaultSwitch[];
+  live(which: number | FaultSwitch['kind']): FaultSwitch[] {
+    if (typeof which === 'string') return this.liveAt(this.deps.clock.now()).filter((fault) => fault.kind === which);
+    return this.liveAt(which);
+  }
+
+  /** A one-shot chain action (a restart): counted and in the ledger; false when the switch was spent already. */
+  recordChainAction(fault: FaultSwitch, chainId: number, action: 'restart'): boolean {
+    const now = this.deps.clock.now();
+    this.cache = undefined;
+    return this.deps.store.transaction(() => {
+      if (!this.repository.fire(fault.id)) return false;
+      this.deps.ledger.append({
+        type: 'fault.fired',
+        tradeId: fault.id,
+        recordedAt: new Date(now).toISOString(),
+        payload: { faultId: fault.id, kind: fault.kind, chainId, action, ...(fault.delayMs === null ? {} : { downMs: fault.delayMs }) },
+      });
+      return true;
+    });
   }
 
   /** A halt began or ended on a chain: counted (once, when it begins) and written to the ledger. */
@@ -411,7 +435,7 @@ export class FaultSwitchboard {
   }
 
   /** Switches that can still fire at `now`, oldest first (the oldest matching switch wins). */
-  private live(now: number): FaultSwitch[] {
+  private liveAt(now: number): FaultSwitch[] {
     this.cache ??= this.repository.listed();
     return this.cache.filter(
       (fault) => (fault.remaining === null || fault.remaining > 0) && (fault.expiresAt === null || fault.expiresAt > now),
