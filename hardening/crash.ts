@@ -100,6 +100,22 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     else reorgs += 1;
     log(`  ✗ chain.reorg: the fill of #${index} will be reorganised away`);
   };
+  let halts = 0;
+  const injectHalt = async (index: number, chainId: number, ms: number) => {
+    const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: chainId });
+    if (set.status !== 201) {
+      problems.push(`chain.halt switch refused (#${index}): ${set.status} ${set.text}`);
+      return;
+    }
+    halts += 1;
+    const id = (set.json as { id: string }).id;
+    log(`  ✗ chain.halt chain ${chainId} for ${ms} ms (#${index})`);
+    setTimeout(() => {
+      void call('DELETE', `/api/v1/sandbox/faults/${id}`).then((cleared) => {
+        if (cleared.status !== 200) problems.push(`chain.halt could not be cleared (#${index}): ${cleared.status} ${cleared.text}`);
+      });
+    }, ms);
+  };
   const syncReceiverClock = async () => {
     const clock = await call('GET', '/api/v1/sandbox/clock');
     const nowMs = (clock.json as { nowMs: number }).nowMs;
@@ -126,6 +142,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     rpcFaultsSet: () => rpcFaults,
     rpcFaultsFired: () => rpcFaultsFired,
     injectReorg,
+    injectHalt,
+    halts: () => halts,
     reorgsSet: () => reorgs,
     reorgsFired: () => reorgsFired,
     syncReceiverClock,
@@ -166,7 +184,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
       results.push(result);
       log(
         `  #${plan.index} ${plan.lockType}/${plan.rail}/${plan.outcome}${plan.kill ? ` kill@${plan.kill.at}+${plan.kill.delayMs}ms` : ''}: ` +
-          `${plan.reorg ? '(fill reorganised away) ' : ''}${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
+          `${plan.reorg ? '(fill reorganised away) ' : ''}${plan.halt ? '(destination halted) ' : ''}${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
       );
     }
 

@@ -61,6 +61,8 @@ describe('hardening campaigns (quick)', () => {
     // Lifecycle #3 is refunded because a reorg took its fill away (outcome mismatches would count it otherwise).
     expect([report.chain!.reorgsSet, report.chain!.reorgsFired]).toEqual([1, 1]);
     expect(report.chain!.outcomeMismatches).toBe(0);
+    // Lifecycle #5 meets a halted destination chain and still settles.
+    expect(report.chain!.halts).toBe(1);
     expect([report.chain!.lost, report.chain!.stuck, report.chain!.duplicateRelays, report.chain!.undelivered]).toEqual([0, 0, 0, 0]);
     expect(report.tamperMutations).toBeGreaterThan(300);
     expect(report.fuzzRequests).toBe(1_000);

@@ -238,7 +238,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       report.crashes += chain.crashes;
       log(
         `  chain: ${chain.lifecycles} lifecycles (${chain.settled} settled, ${chain.refunded} refunded), ${chain.rpcFaultsSet} fault switches, ` +
-          `${chain.rpcFaultsFired} JSON-RPC calls dropped, ${chain.reorgsFired}/${chain.reorgsSet} fills reorganised away; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
+          `${chain.rpcFaultsFired} JSON-RPC calls dropped, ${chain.reorgsFired}/${chain.reorgsSet} fills reorganised away, ${chain.halts} destination halts; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
           `undelivered ${chain.undelivered}/${chain.webhookEvents}, ledger ${chain.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
       );
     }

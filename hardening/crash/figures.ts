@@ -112,6 +112,7 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     rpcFaultsFired: h.rpcFaultsFired(),
     reorgsSet: h.reorgsSet(),
     reorgsFired: h.reorgsFired(),
+    halts: h.halts(),
     restarts: h.service.starts - 1,
     crashes: h.service.crashes.length,
     lost,

@@ -35,6 +35,9 @@ export interface CrashHarness {
   /** The chain campaign: a `chain.reorg` switch (count 1) for the lifecycle about to run. */
   injectReorg(index: number): Promise<void>;
   reorgsSet(): number;
+  /** The chain campaign: halts `chainId` now and resumes it after `ms` of wall time. */
+  injectHalt(index: number, chainId: number, ms: number): Promise<void>;
+  halts(): number;
   reorgsFired(): number;
   rpcFaultsFired(): number;
   syncReceiverClock(): Promise<void>;

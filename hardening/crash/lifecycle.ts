@@ -55,6 +55,8 @@ export async function runLifecycle(h: CrashHarness, plan: LifecyclePlan): Promis
         headers['X-Service-Attestation'] = (status.json as { attestation: { hash: string } }).attestation.hash;
       }
       killAt('order');
+      // The destination stops producing blocks around the order: the fill waits in its pool, then lands.
+      if (plan.halt && attempt === 0) await h.injectHalt(plan.index, destination.chainId, 400);
       const outcome = await submitOrder(h, body, headers, plan.rail === 'direct');
       if (outcome.kind === 'created') {
         orderId = outcome.orderId;

@@ -24,6 +24,8 @@ export interface LifecyclePlan {
    * it), so the order goes back to Deposited and must refund at expiry like a refund lifecycle.
    */
   reorg?: boolean;
+  /** The chain campaign: the destination chain is halted (`chain.halt`) for 400 ms of wall time around the order. */
+  halt?: boolean;
 }
 
 export interface LifecycleResult {
@@ -68,6 +70,8 @@ export interface CrashFigures {
   /** `rpc` mode: chain.reorg switches set, and fills they reorganised away. */
   reorgsSet: number;
   reorgsFired: number;
+  /** `rpc` mode: destination chains halted (and resumed) around an order. */
+  halts: number;
   restarts: number;
   crashes: number;
   lost: number;
@@ -126,6 +130,8 @@ export function planLifecycles(count: number, seed: number, killShare: number, r
       taker: index % 4,
       // Every other refund lifecycle (#3, #11, #19, …) refunds because a reorg took its fill, not for want of one.
       ...(reorgs && index % 8 === 3 ? { reorg: true } : {}),
+      // And every eighth settle lifecycle (#5, #13, …) meets a halted destination chain.
+      ...(reorgs && index % 8 === 5 ? { halt: true } : {}),
     };
     if (random.chance(killShare)) {
       const points =
