@@ -240,10 +240,4 @@ export const faultChainRestart = defineScenario({
   ],
 });
 
-export const chainFaultScenarios = [
-  faultChainReorg,
-  faultChainHalt,
-  faultChainRestart,
-  faultOracleWrongAmount,
-  faultOracleLie,
-] as const;
+export const chainFaultScenarios = [faultChainReorg, faultChainHalt, faultChainRestart, faultOracleWrongAmount, faultOracleLie] as const;
