@@ -55,6 +55,8 @@ interface WatchedChain {
   cursor: bigint;
   /** Hash of the block at the cursor: when the chain has another block there, it was reorganised. */
   cursorHash: string | undefined;
+  /** The head when this observer first looked: what happened before belongs to earlier runs against the target. */
+  sessionStart: bigint | undefined;
   ledger: EscrowLedger;
   /** Escrow balance per token at the cursor. */
   balances: Map<string, bigint>;
@@ -97,6 +99,7 @@ export class ChainObserver {
       inputOracle: contractOf(info, 'InputOracle'),
       cursor: -1n,
       cursorHash: undefined,
+      sessionStart: undefined,
       ledger: new EscrowLedger(),
       balances: new Map(),
       baselines: undefined,
@@ -173,6 +176,7 @@ export class ChainObserver {
     }
     chain.cursor = head;
     chain.cursorHash = latest.hash;
+    chain.sessionStart ??= head;
   }
 
   private async timestamp(chain: WatchedChain, blockNumber: bigint): Promise<number> {
@@ -321,8 +325,10 @@ export class ChainObserver {
    */
   unfilledPayouts(): Map<string, string> {
     const unpaid = new Map<string, string>();
+    const since = new Map(this.chains.map((chain) => [chain.info.chainId, chain.sessionStart ?? -1n]));
     for (const [orderId, facts] of this.facts) {
-      const paid = facts.find((fact) => fact.kind === 'Finalised');
+      // Payouts of earlier runs against the same target (a lying-oracle scenario of yesterday) are not this run's.
+      const paid = facts.find((fact) => fact.kind === 'Finalised' && fact.blockNumber > (since.get(fact.chainId) ?? -1n));
       if (paid === undefined || facts.some((fact) => fact.kind === 'OutputFilled')) continue;
       unpaid.set(orderId.toLowerCase(), `order ${orderId} was paid to its solver (tx ${paid.txHash}) and never filled on chain`);
     }
