@@ -19,7 +19,17 @@ export function renderTable(report) {
   return lines.join('\n');
 }
 
-export function writeReadmeTable(report, readmePath = join(ROOT, 'README.md')) {
+export function writeReadmeTable(report, readmePath = join(ROOT, 'README.md'), expectedModules = undefined) {
+  const present = new Set(report.results.map((r) => r.module));
+  const missing = (expectedModules ?? []).filter((name) => !present.has(name));
+  if (missing.length > 0) {
+    process.stderr.write(
+      `README.md performance table NOT regenerated: reports/bench.json has no rows of ${missing.join(', ')}; ` +
+        'run `npm run bench -- --readme` (every row) first\n',
+    );
+    process.exitCode = 1;
+    return;
+  }
   const readme = readFileSync(readmePath, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
