@@ -2,12 +2,8 @@ import { chainClient } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
 import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, setSolvers, waitUntil } from '../steps/index.js';
+import { setFault, watched } from './faults.js';
 import { refunded, settled } from './timelines.js';
-
-const watched = {
-  streams: { live: { topics: ['orders:*'] } },
-  webhooks: { hook: { events: ['order.*', 'compliance.event'] } },
-} as const;
 
 async function timelineOf(context: ScenarioContext, name: string) {
   const settlement = await context.rest.request<{ status: string; timeline: { stage: string; txHash?: string }[] }>(
@@ -29,11 +25,7 @@ export const faultChainReorg = defineScenario({
   requires: { testClock: true, faultSwitches: true },
   actors: { takers: ['alice'], ...watched },
   steps: [
-    check('set the fault switch: reorganise the next processed fill away', async (context) => {
-      const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', { kind: 'chain.reorg', count: 1 });
-      context.values.set('fault', fault.id);
-      return fault.id;
-    }),
+    setFault('reorganise the next processed fill away', { kind: 'chain.reorg', count: 1 }),
     quote('q', { taker: 'alice' }),
     order('o', { quote: 'q' }),
     waitUntil('the fill was processed, reorganised away, and the order is Deposited again', async (context) => {
@@ -85,11 +77,7 @@ export const faultOracleWrongAmount = defineScenario({
   requires: { testClock: true, faultSwitches: true },
   actors: { takers: ['alice'], ...watched },
   steps: [
-    check('set the fault switch: the oracle attests the next fill 1 % short', async (context) => {
-      const fault = await context.rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', { kind: 'oracle.wrong-amount', count: 1 });
-      context.values.set('fault', fault.id);
-      return fault.id;
-    }),
+    setFault('the oracle attests the next fill 1 % short', { kind: 'oracle.wrong-amount', count: 1 }),
     quote('q', { taker: 'alice' }),
     order('o', { quote: 'q' }),
     waitUntil('the wrong record is on the origin chain and the order is still Filled', async (context) => {

@@ -1,10 +1,9 @@
 import type { Logger } from 'pino';
 import type { Address } from 'viem';
-import { compactClaimSignatures } from '../../contracts/encoders.js';
 import { addressToBytes32 } from '../../contracts/order.js';
-import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import type { OrdersModule } from '../orders/module.js';
+import { claimMessage } from '../orders/order-fills.js';
 import type { OrderRecord } from '../orders/order-repository.js';
 import type { SettlementEngine } from '../settlement/engine.js';
 import { fillPayload, oracleReceiveCalldata } from '../settlement/transactions.js';
@@ -64,16 +63,7 @@ export class OracleLie {
         this.logger.warn({ orderId: order.id, status }, 'oracle.lie: the false record did not land');
         return;
       }
-      this.orders.notifySolver(order.solverId, {
-        type: 'order.attested',
-        orderId: order.id,
-        onchainOrderId: order.onchainOrderId,
-        lockType: order.lockType,
-        originChainId: order.originChainId,
-        standardOrder: standardOrderToWire(order.standardOrder),
-        solveParams: [{ timestamp, solver }],
-        ...(order.lockType === 'ResourceLock' ? { compactSignatures: compactClaimSignatures(order.signature) } : {}),
-      });
+      this.orders.notifySolver(order.solverId, claimMessage(order, [{ timestamp, solver }]));
     } catch (error) {
       this.logger.error({ err: error, orderId: order.id }, 'oracle.lie could not record its false attestation');
     }

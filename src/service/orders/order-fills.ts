@@ -59,6 +59,14 @@ export function fillViews(order: OrderRecord, facts: ChainFact[]): FillView[] {
 
 /** The message that lets the order's solver claim: every output attested, with the solve parameters. */
 export function attestedMessage(order: OrderRecord, fills: FillView[]): SolverOrderMessage {
+  return claimMessage(
+    order,
+    fills.map((f) => ({ timestamp: f.fill.timestamp, solver: f.fill.solver })),
+  );
+}
+
+/** `order.attested` for these solve parameters (a lying oracle's sandbox fault sends one for a fill that never was). */
+export function claimMessage(order: OrderRecord, solveParams: { timestamp: number; solver: Hex }[]): SolverOrderMessage {
   return {
     type: 'order.attested',
     orderId: order.id,
@@ -66,7 +74,7 @@ export function attestedMessage(order: OrderRecord, fills: FillView[]): SolverOr
     lockType: order.lockType,
     originChainId: order.originChainId,
     standardOrder: standardOrderToWire(order.standardOrder),
-    solveParams: fills.map((f) => ({ timestamp: f.fill.timestamp, solver: f.fill.solver })),
+    solveParams,
     ...(order.lockType === 'ResourceLock' ? { compactSignatures: compactClaimSignatures(order.signature) } : {}),
   };
 }
