@@ -5,6 +5,7 @@
 // solver per order) with the same number in flight, and no service. Row 1 uses the 3 reference solvers. Row 2
 // replaces them with a minimal solver that sends like the floor does, to show the service's own share.
 // The service runs on this thread; its clients (takers, solvers) on a worker thread, as other processes would.
+// Row 3 runs row 1 again with the service's store on a local Postgres (one instance), against its own floor.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -75,44 +76,58 @@ export async function run() {
   const [alpha, beta] = manifest.chains;
   const usdc = (chain) => chain.tokens.find((t) => t.symbol === 'USDC').address;
 
-  // Nonces rise per user, so a taker has one order in flight at a time: one funded taker per in-flight slot.
+  // Nonces rise per user, so a taker has one order in flight at a time: one funded taker per in-flight slot. Each
+  // service (store) gets takers of its own: a new store knows nothing of the Permit2 nonces an earlier one used.
   const minter = new SerialSender(manifest.accounts.deployer[0].privateKey, alpha.chainId, alpha.rpcUrl);
-  const takers = [];
-  for (let i = 0; i < IN_FLIGHT; i++) {
-    const key = generatePrivateKey();
-    const account = privateKeyToAccount(key);
-    await minter.client.request({ method: 'anvil_setBalance', params: [account.address, '0x8ac7230489e80000'] });
-    const mint = encodeFunctionData({
-      abi: TOKEN_ABI,
-      functionName: 'mint',
-      args: [account.address, AMOUNT * BigInt(4 * (ORDERS + WARM_UP))],
-    });
-    if ((await minter.send(usdc(alpha), mint, 200_000n)).status !== 'success') throw new Error('mint reverted');
-    const approve = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'approve', args: [PERMIT2, 2n ** 256n - 1n] });
-    if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success')
-      throw new Error('approve reverted');
-    takers.push({ address: account.address, account, key });
+  let takers = [];
+  async function fundTakers() {
+    const funded = [];
+    for (let i = 0; i < IN_FLIGHT; i++) {
+      const key = generatePrivateKey();
+      const account = privateKeyToAccount(key);
+      await minter.client.request({ method: 'anvil_setBalance', params: [account.address, '0x8ac7230489e80000'] });
+      const mint = encodeFunctionData({
+        abi: TOKEN_ABI,
+        functionName: 'mint',
+        args: [account.address, AMOUNT * BigInt(4 * (ORDERS + WARM_UP))],
+      });
+      if ((await minter.send(usdc(alpha), mint, 200_000n)).status !== 'success') throw new Error('mint reverted');
+      const approve = encodeFunctionData({ abi: TOKEN_ABI, functionName: 'approve', args: [PERMIT2, 2n ** 256n - 1n] });
+      if ((await new SerialSender(key, alpha.chainId, alpha.rpcUrl).send(usdc(alpha), approve, 100_000n)).status !== 'success')
+        throw new Error('approve reverted');
+      funded.push({ address: account.address, account, key });
+    }
+    return funded;
   }
+  takers = await fundTakers();
 
-  const offset = Math.max(0, ...(await readChainTime(sandbox.chains)).map((c) => c.offsetSeconds));
-  const clock = new TestClock({ ticking: true, start: Date.now() + offset * 1_000 });
-  const service = await createService({
-    environment: 'sandbox',
-    chains: manifest.chains,
-    storePath: join(folder.dir, 'service.sqlite'),
-    clock,
-    chainTime: devnetChainTime(sandbox.chains),
-    logger: { level: 'silent' },
-    settlement: {
-      serviceRelayer: { privateKey: manifest.accounts.serviceRelayer[0].privateKey },
-      oracleRelayer: { privateKey: manifest.accounts.oracleRelayer[0].privateKey },
-    },
-  });
-  const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
+  async function startService(databaseUrl) {
+    const offset = Math.max(0, ...(await readChainTime(sandbox.chains)).map((c) => c.offsetSeconds));
+    clock = new TestClock({ ticking: true, start: Date.now() + offset * 1_000 });
+    service = await createService({
+      environment: 'sandbox',
+      chains: manifest.chains,
+      storePath: join(folder.dir, databaseUrl === undefined ? 'service.sqlite' : 'unused.sqlite'),
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      clock,
+      chainTime: devnetChainTime(sandbox.chains),
+      logger: { level: 'silent' },
+      settlement: {
+        serviceRelayer: { privateKey: manifest.accounts.serviceRelayer[0].privateKey },
+        oracleRelayer: { privateKey: manifest.accounts.oracleRelayer[0].privateKey },
+      },
+    });
+    ({ workspaceId, apiKey } = service.bootstrapWorkspace('bench'));
+    service.module('evidence').outbox.onCommitted((event) => {
+      if (event.envelope.type === 'order.settled') forward(event.orderId);
+    });
+  }
+  let clock;
+  let service;
+  let workspaceId;
+  let apiKey;
   let forward = () => undefined;
-  service.module('evidence').outbox.onCommitted((event) => {
-    if (event.envelope.type === 'order.settled') forward(event.orderId);
-  });
+  await startService(undefined);
 
   /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
   async function throughService(solverKind) {
@@ -219,10 +234,10 @@ export async function run() {
    * steps — quote → POST /orders → deposit on chain (relay mined and seen) → fill seen → attestation recorded on the
    * origin → claim seen — read from the service's own store for the orders settled since `since`.
    */
-  const Database = (await import('better-sqlite3')).default;
   function breakdown(since) {
-    const db = new Database(join(folder.dir, 'service.sqlite'), { readonly: true, fileMustExist: true });
-    try {
+    // The service's own store (SQLite or Postgres), read while it runs.
+    const db = service.store.db;
+    {
       const rows = db
         .prepare(
           `SELECT o.quote_created_at AS quoted, o.created_at AS ordered,
@@ -248,8 +263,6 @@ export async function run() {
         return sorted.length === 0 ? Number.NaN : sorted[Math.floor(sorted.length / 2)];
       };
       return Object.fromEntries(steps.map(([label, from, to]) => [label, median(rows.map((r) => r[to] - r[from]))]));
-    } finally {
-      db.close();
     }
   }
   const breakdownText = (b) =>
@@ -281,6 +294,7 @@ export async function run() {
       },
     });
   };
+  let postgres;
   try {
     const reference = await throughService('reference');
     const lean = await throughService('minimal');
@@ -288,9 +302,23 @@ export async function run() {
     await service.stop();
     report('settled lifecycles/s, reference solvers (quote → claim)', reference, await floor(reference.winners), '3 reference solvers');
     report('settled lifecycles/s, minimal solvers (service share)', lean, await floor(lean.winners), '3 minimal solvers');
+    // The same lifecycles with the store on Postgres (one instance, a local server over loopback).
+    const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
+    postgres = await startScratchPostgres({ prefix: 'bench-settlement-pg-' });
+    takers = await fundTakers();
+    await startService(postgres.url);
+    const onPostgres = await throughService('reference');
+    await service.stop();
+    report(
+      'settled lifecycles/s, store on Postgres, reference solvers',
+      onPostgres,
+      await floor(onPostgres.winners),
+      '3 reference solvers, store on a local Postgres (one instance)',
+    );
     return rows;
   } finally {
     await service.stop();
+    await postgres?.stop();
     await sandbox.stop();
     folder.remove();
   }
