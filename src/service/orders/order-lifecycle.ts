@@ -104,13 +104,18 @@ export class OrderLifecycle implements SettlementListener {
     for (const id of new Set(facts.map((fact) => fact.onchainOrderId.toLowerCase()))) {
       const order = this.deps.orders.byOnchainId(id as ChainFact['onchainOrderId']);
       if (order === undefined) continue;
-      effects.push(
-        ...this.reconciliation.rewind(
-          order,
-          facts.filter((fact) => fact.onchainOrderId.toLowerCase() === id),
-          at,
-        ),
-      );
+      const removed = facts.filter((fact) => fact.onchainOrderId.toLowerCase() === id);
+      // An oracle leg whose transaction the reorg took away did not happen: it counts as not landed, so the order
+      // asks for it again while its fill is there (the legs are idempotent on chain).
+      const vanished = new Set(removed.filter((fact) => fact.kind === 'proven' || fact.kind === 'attested').map((fact) => fact.txHash));
+      for (const relay of this.deps.engine.relays.forOrder(order.id)) {
+        if (relay.status === 'mined' && relay.txHash !== null && vanished.has(relay.txHash) && relay.kind.startsWith('oracle.')) {
+          this.deps.engine.relays.markOutcome(relay.id, 'reverted', at, { error: 'its block was reorganised away' });
+        }
+      }
+      effects.push(...this.reconciliation.rewind(order, removed, at));
+      const current = this.deps.orders.get(order.id);
+      if (vanished.size > 0 && current !== undefined) effects.push(...this.reconcile(current, at));
     }
     return effects;
   }

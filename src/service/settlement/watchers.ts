@@ -107,9 +107,10 @@ export class ChainWatcher {
     );
     const effects = this.deps.commit(() => {
       const now = clock.now();
+      // Only blocks the read covered are judged: a receipt of ours may have recorded a fact in a newer block since.
       const gone = this.deps.facts
         .after(chain.chainId, forkBlock)
-        .filter((fact) => !kept.has(`${fact.txHash.toLowerCase()}:${fact.logIndex}`));
+        .filter((fact) => fact.blockNumber <= head && !kept.has(`${fact.txHash.toLowerCase()}:${fact.logIndex}`));
       this.deps.cursors.rewind(chain.chainId, forkBlock + 1, now);
       if (gone.length === 0) return [];
       this.deps.facts.remove(gone);
