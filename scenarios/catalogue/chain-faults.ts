@@ -2,7 +2,7 @@ import { chainClient } from '../actors/chain-clients.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
 import { advanceClock, advanceClockTo, after, check, expectOrder, order, quote, setSolvers, waitUntil } from '../steps/index.js';
-import { setFault, watched } from './faults.js';
+import { setFault, solversReadSwitches, watched } from './faults.js';
 import { refunded, settled } from './timelines.js';
 
 async function timelineOf(context: ScenarioContext, name: string) {
@@ -119,13 +119,9 @@ export const faultOracleLie = defineScenario({
   requires: { faultSwitches: true },
   actors: { takers: ['alice'], ...watched },
   steps: [
-    check('set the fault switches: the oracle lies about the next order, its solver never fills', async (context) => {
-      await context.rest.request('POST', '/api/v1/sandbox/faults', { kind: 'oracle.lie', count: 1 });
-      await context.rest.request('POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', count: 1 });
-      const owned = context.target.solvers ?? [];
-      if (owned.length === 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
-      for (const solver of owned) await solver.refreshFaults();
-    }),
+    setFault('the oracle lies about the next order', { kind: 'oracle.lie', count: 1 }),
+    setFault('its solver never fills', { kind: 'solver.never-fill', count: 1 }),
+    solversReadSwitches,
     check('the invariant monitor expects this order to be paid without a fill', (context) => {
       context.monitor.expectViolation(
         'paid-for-fill',

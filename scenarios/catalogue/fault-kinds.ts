@@ -8,7 +8,6 @@ import type { SolverEvent } from '../../src/solvers/solver-events.js';
 import { chainClient, contractOf } from '../actors/chain-clients.js';
 import type { ScenarioContext, TrackedOrder } from '../core/context.js';
 import { expectEqual, expectThat, fail } from '../core/errors.js';
-import { sleep } from '../core/eventually.js';
 import { defineScenario } from '../core/scenario.js';
 import type { ExpectedTimeline } from '../observe/timeline.js';
 import { orderBalances } from '../observe/observe-order.js';
@@ -25,7 +24,7 @@ import {
   track,
   waitUntil,
 } from '../steps/index.js';
-import { firedCount, setFault, stagesOf, status, watched, withFault } from './faults.js';
+import { firedCount, setFault, solversReadSwitches, stagesOf, status, watched, withFault } from './faults.js';
 import { refunded, settled } from './timelines.js';
 
 /**
@@ -49,13 +48,6 @@ function switchLedger(expected: string[]) {
     expectEqual(context.ledger.labelsOf(context.value<string>('fault')), expected, 'ledger entries of the switch');
   });
 }
-
-/** The reference solvers read the switches once a second; the ones this runner owns are told to read them now. */
-const solversReadSwitches = check('the reference solvers read the switch', async (context) => {
-  const owned = context.target.solvers ?? [];
-  if (owned.length === 0) await sleep(1_100);
-  for (const solver of owned) await solver.refreshFaults();
-});
 
 const firedOnce = waitUntil('the switch fired once', async (context) => ((await firedCount(context)) === 1 ? 'fired once' : undefined));
 

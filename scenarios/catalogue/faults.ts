@@ -1,6 +1,7 @@
 import { ApiRequestError } from '../../src/clients/rest-client.js';
 import type { ScenarioContext } from '../core/context.js';
 import { expectEqual, ScenarioFailure } from '../core/errors.js';
+import { sleep } from '../core/eventually.js';
 import { defineScenario } from '../core/scenario.js';
 import type { ExpectedTimeline } from '../observe/timeline.js';
 import { advanceClock, advanceClockTo, after, chainUntouched, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
@@ -19,6 +20,13 @@ export function setFault(title: string, body: Record<string, unknown>) {
     return fault.id;
   });
 }
+
+/** The reference solvers read the switches once a second; the ones this runner owns are told to read them now. */
+export const solversReadSwitches = check('the reference solvers read the switch', async (context) => {
+  const owned = context.target.solvers ?? [];
+  if (owned.length === 0) await sleep(1_100);
+  for (const solver of owned) await solver.refreshFaults();
+});
 
 export const firedCount = async (context: ScenarioContext) =>
   (await context.rest.request<{ fired: number }>('GET', `/api/v1/sandbox/faults/${context.value<string>('fault')}`)).fired;
@@ -229,12 +237,7 @@ export const faultSolverNeverFill = defineScenario({
   actors: { takers: ['alice'], ...watched },
   steps: [
     setFault('the next winning reference solver never fills', { kind: 'solver.never-fill', count: 1 }),
-    check('the reference solvers read the switch', async (context) => {
-      const owned = context.target.solvers ?? [];
-      // Solvers this runner does not own read the switches once a second.
-      if (owned.length === 0) await new Promise((resolve) => setTimeout(resolve, 1_100));
-      for (const solver of owned) await solver.refreshFaults();
-    }),
+    solversReadSwitches,
     quote('q', { taker: 'alice' }),
     order('o', { quote: 'q' }),
     waitUntil('the winner claimed the firing', async (context) => ((await firedCount(context)) === 1 ? 'fired once' : undefined)),

@@ -40,21 +40,21 @@ export class ChainHalts {
   private async applyNow(): Promise<void> {
     const engine = this.engine();
     if (engine === undefined) return;
-    const live = this.board.halts();
+    const live = this.board.live('chain.halt');
     const wanted = new Map<number, FaultSwitch>();
     for (const fault of live) if (fault.chainId !== null && !wanted.has(fault.chainId)) wanted.set(fault.chainId, fault);
     for (const [chainId, fault] of wanted) {
       if (this.halted.has(chainId)) continue;
       await engine.setBlockProduction(chainId, false);
       this.halted.set(chainId, fault);
-      if (fault.fired === 0) this.board.recordHalt(fault, chainId, true);
+      if (fault.fired === 0) this.board.recordChainAction(fault, chainId, 'halt');
       this.logger.warn({ chainId, faultId: fault.id }, 'chain halted by a fault switch');
     }
     for (const [chainId, fault] of [...this.halted]) {
       if (wanted.has(chainId)) continue;
       await engine.setBlockProduction(chainId, true);
       this.halted.delete(chainId);
-      this.board.recordHalt(fault, chainId, false);
+      this.board.recordChainAction(fault, chainId, 'resume');
       this.logger.warn({ chainId, faultId: fault.id }, 'chain producing blocks again');
     }
     if (this.job !== undefined) this.clock.cancel(this.job);

@@ -30,7 +30,7 @@ export class OracleLie {
   async tell(): Promise<void> {
     const { order } = this;
     const output = order.standardOrder.outputs[0];
-    const destination = this.engine.chains.find((chain) => chain.chainId === Number(output?.chainId));
+    const destination = output === undefined ? undefined : this.engine.chain(Number(output.chainId));
     if (output === undefined || destination === undefined) return;
     try {
       const block = await destination.client.getBlock({ blockTag: 'latest' });

@@ -121,47 +121,33 @@ export class FaultSwitchboard {
     this.lastChange = Promise.all(this.changeListeners.map((listener) => listener()));
   }
 
-  /** Live chain.halt switches (not cleared, not expired), oldest first. */
-  halts(): FaultSwitch[] {
-    return this.live('chain.halt');
+  /** Live switches of one kind (not cleared, spent or expired), oldest first. */
+  live(kind: FaultSwitch['kind']): FaultSwitch[] {
+    return this.liveAt(this.deps.clock.now()).filter((fault) => fault.kind === kind);
   }
 
-  /** Live switches of one kind, oldest first. */
-  live(kind: FaultSwitch['kind']): FaultSwitch[];
-  live(now: number): FaultSwitch[];
-  live(which: number | FaultSwitch['kind']): FaultSwitch[] {
-    if (typeof which === 'string') return this.liveAt(this.deps.clock.now()).filter((fault) => fault.kind === which);
-    return this.liveAt(which);
-  }
-
-  /** A one-shot chain action (a restart): counted and in the ledger; false when the switch was spent already. */
-  recordChainAction(fault: FaultSwitch, chainId: number, action: 'restart'): boolean {
+  /**
+   * A chain action of a switch, in the ledger under the switch's id: a halt or a restart (counted as its firing;
+   * false when the switch was spent already), or the resume that ends a halt.
+   */
+  recordChainAction(fault: FaultSwitch, chainId: number, action: 'halt' | 'resume' | 'restart'): boolean {
     const now = this.deps.clock.now();
     this.cache = undefined;
     return this.deps.store.transaction(() => {
-      if (!this.repository.fire(fault.id)) return false;
+      if (action !== 'resume' && !this.repository.fire(fault.id)) return false;
       this.deps.ledger.append({
-        type: 'fault.fired',
+        type: action === 'resume' ? 'fault.released' : 'fault.fired',
         tradeId: fault.id,
         recordedAt: new Date(now).toISOString(),
-        payload: { faultId: fault.id, kind: fault.kind, chainId, action, ...(fault.delayMs === null ? {} : { downMs: fault.delayMs }) },
+        payload: {
+          faultId: fault.id,
+          kind: fault.kind,
+          chainId,
+          action,
+          ...(action === 'restart' && fault.delayMs !== null ? { downMs: fault.delayMs } : {}),
+        },
       });
       return true;
-    });
-  }
-
-  /** A halt began or ended on a chain: counted (once, when it begins) and written to the ledger. */
-  recordHalt(fault: FaultSwitch, chainId: number, halted: boolean): void {
-    const now = this.deps.clock.now();
-    this.cache = undefined;
-    this.deps.store.transaction(() => {
-      if (halted) this.repository.fire(fault.id);
-      this.deps.ledger.append({
-        type: halted ? 'fault.fired' : 'fault.released',
-        tradeId: fault.id,
-        recordedAt: new Date(now).toISOString(),
-        payload: { faultId: fault.id, kind: fault.kind, chainId, action: halted ? 'halt' : 'resume' },
-      });
     });
   }
 
@@ -216,7 +202,7 @@ export class FaultSwitchboard {
     const relayClass = relayClassOf(relay.kind);
     if (relayClass === undefined) return { action: 'send' };
     const now = this.deps.clock.now();
-    for (const fault of this.live(now)) {
+    for (const fault of this.liveAt(now)) {
       const action = relayActionOf(fault.kind);
       if (
         action === undefined ||
@@ -274,7 +260,7 @@ export class FaultSwitchboard {
    * deposit as a queued relay (for the relayer's gate) instead of sending it while the request waits.
    */
   catchesDeposit(scope: { orderId: string; corridor: string; solverId: string }): boolean {
-    return this.live(this.deps.clock.now()).some(
+    return this.liveAt(this.deps.clock.now()).some(
       (fault) =>
         relayActionOf(fault.kind) !== undefined &&
         faultRelayClass(fault.kind, fault.relay) === 'deposit' &&
@@ -288,7 +274,7 @@ export class FaultSwitchboard {
    */
   async beforeRpc(chainId: number, method: string): Promise<void> {
     const now = this.deps.clock.now();
-    for (const fault of this.live(now)) {
+    for (const fault of this.liveAt(now)) {
       if (!fault.kind.startsWith('chain.rpc-')) continue;
       if ((fault.chainId !== null && fault.chainId !== chainId) || (fault.method !== null && fault.method !== method)) continue;
       this.cache = undefined;
@@ -320,7 +306,7 @@ export class FaultSwitchboard {
     target: { solverId: string; orderId?: string | undefined; rfqId?: string | undefined },
   ): FaultSwitch | undefined {
     const now = this.deps.clock.now();
-    const fault = this.live(now).find((candidate) => candidate.id === faultId);
+    const fault = this.liveAt(now).find((candidate) => candidate.id === faultId);
     if (fault === undefined || !fault.kind.startsWith('solver.')) return undefined;
     // The solver is the one claiming; the corridor is its order's, when it names one.
     const order = target.orderId === undefined || fault.scope.corridor === null ? undefined : this.deps.orders()?.get(target.orderId);
@@ -341,34 +327,20 @@ export class FaultSwitchboard {
 
   /**
    * A chain.reorg switch for an order whose fill was just processed (inside the transaction that recorded it): the
-   * firing is counted and recorded (`fault.reorg` stage); the caller reorganises the chain after the commit.
+   * firing is counted and recorded (`fault.reorg` stage); the caller reorganises the chain after the commit, and the
+   * order's oracle legs wait until `reorgDone`.
    */
   fireReorg(
     order: { id: string; corridor: string; solverId: string },
     fill: { chainId: number; blockNumber: number; txHash: string },
   ): FaultSwitch | undefined {
-    const now = this.deps.clock.now();
-    const fault = this.live(now).find(
-      (candidate) =>
-        candidate.kind === 'chain.reorg' &&
-        scopeMatches(candidate.scope, { orderId: order.id, corridor: order.corridor, solverId: order.solverId }),
-    );
-    if (fault === undefined) return undefined;
-    this.cache = undefined;
-    const fired = this.deps.store.transaction(() => {
-      if (!this.repository.fire(fault.id)) return false;
-      this.record(order.id, 'reorg', now, {
-        faultId: fault.id,
-        kind: fault.kind,
-        chainId: fill.chainId,
-        fillBlock: fill.blockNumber,
-        fillTxHash: fill.txHash,
-        ...(fault.depth === null ? {} : { depth: fault.depth }),
-      });
-      return true;
-    });
-    if (!fired) return undefined;
-    this.reorging.add(order.id);
+    const fault = this.fireForOrder('chain.reorg', 'reorg', order, (fired) => ({
+      chainId: fill.chainId,
+      fillBlock: fill.blockNumber,
+      fillTxHash: fill.txHash,
+      ...(fired.depth === null ? {} : { depth: fired.depth }),
+    }));
+    if (fault !== undefined) this.reorging.add(order.id);
     return fault;
   }
 
@@ -381,16 +353,25 @@ export class FaultSwitchboard {
     order: { id: string; corridor: string; solverId: string },
     detail: Record<string, string | number>,
   ): FaultSwitch | undefined {
+    return this.fireForOrder(kind, 'oracle', order, () => detail);
+  }
+
+  /** The oldest live switch of `kind` whose scope matches the order, fired and recorded on the order's timeline. */
+  private fireForOrder(
+    kind: FaultSwitch['kind'],
+    action: 'reorg' | 'oracle',
+    order: { id: string; corridor: string; solverId: string },
+    detail: (fault: FaultSwitch) => Record<string, string | number>,
+  ): FaultSwitch | undefined {
     const now = this.deps.clock.now();
-    const fault = this.live(now).find(
-      (candidate) =>
-        candidate.kind === kind && scopeMatches(candidate.scope, { orderId: order.id, corridor: order.corridor, solverId: order.solverId }),
+    const fault = this.live(kind).find((candidate) =>
+      scopeMatches(candidate.scope, { orderId: order.id, corridor: order.corridor, solverId: order.solverId }),
     );
     if (fault === undefined) return undefined;
     this.cache = undefined;
     const fired = this.deps.store.transaction(() => {
       if (!this.repository.fire(fault.id)) return false;
-      this.record(order.id, 'oracle', now, { faultId: fault.id, kind: fault.kind, ...detail });
+      this.record(order.id, action, now, { faultId: fault.id, kind: fault.kind, ...detail(fault) });
       return true;
     });
     return fired ? fault : undefined;
@@ -415,7 +396,7 @@ export class FaultSwitchboard {
   requestFault(method: string, path: string): FaultSwitch | undefined {
     if (UNGATED.test(path)) return undefined;
     const now = this.deps.clock.now();
-    for (const fault of this.live(now)) {
+    for (const fault of this.liveAt(now)) {
       if (!fault.kind.startsWith('service.') || !routeMatches(fault.route, method, path)) continue;
       if (fault.scope.orderId !== null && !path.includes(fault.scope.orderId)) continue;
       this.cache = undefined;

@@ -118,8 +118,7 @@ export class SettlementEngine {
    * last `depth`) with as many empty ones; the watcher then finds the fork and forgets what is gone.
    */
   async reorg(chainId: number, fromBlock: number, depth?: number): Promise<number> {
-    const chain = this.chains.find((candidate) => candidate.chainId === chainId);
-    if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
+    const chain = this.settledChain(chainId);
     const head = Number(await chain.client.request({ method: 'eth_blockNumber' }));
     const blocks = Math.max(1, depth ?? head - fromBlock + 1);
     await chain.client.request({ method: 'anvil_reorg', params: [blocks, []] } as never);
@@ -136,8 +135,7 @@ export class SettlementEngine {
    * resumes (automine on, and the pool mined at once).
    */
   async setBlockProduction(chainId: number, producing: boolean): Promise<void> {
-    const chain = this.chains.find((candidate) => candidate.chainId === chainId);
-    if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
+    const chain = this.settledChain(chainId);
     await chain.client.request({ method: 'evm_setAutomine', params: [producing] } as never);
     if (producing) await chain.client.request({ method: 'evm_mine', params: [] } as never);
   }
@@ -153,6 +151,13 @@ export class SettlementEngine {
 
   chain(chainId: number): SettlementChain | undefined {
     return this.chains.find((chain) => chain.chainId === chainId);
+  }
+
+  /** The chain, or an error naming it (the sandbox's chain faults act on one the service settles on). */
+  private settledChain(chainId: number): SettlementChain {
+    const chain = this.chain(chainId);
+    if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
+    return chain;
   }
 
   account(role: RelayerRole): Address {
