@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from './database.js';
 import { type LocalPostgres, startScratchPostgres } from './local-server.js';
@@ -62,5 +63,37 @@ describe('SyncPostgresConnection', () => {
     expect(holder.prepare('SELECT n FROM marks').all()).toEqual([{ n: 1 }]);
     // Once the holder committed, the same-schema writer gets the lock (on its new connection).
     expect(sameSchema.transaction(() => sameSchema.prepare('SELECT count(*) AS c FROM marks').get())).toEqual({ c: 1 });
+  });
+});
+
+describe('SyncPostgresConnection wake-ups', () => {
+  it('a wake-up that is not its answer does not end a statement: it sleeps on until the reply is there', () => {
+    // Under load the worker's notify for one statement can land after the caller already moved on to the next one
+    // (it saw the answered state before it slept). Here another thread notifies the waiting caller over and over
+    // while a statement runs; every statement must still get its own answer, never "the worker stopped".
+    const connection = connect('wakeups');
+    const signal = (connection as unknown as { signal: Int32Array }).signal;
+    const nagger = new Worker(
+      `const { workerData } = require('node:worker_threads');
+       const signal = new Int32Array(workerData);
+       const stop = Date.now() + 1500;
+       while (Date.now() < stop) Atomics.notify(signal, 0);`,
+      { eval: true, workerData: signal.buffer },
+    );
+    try {
+      for (let i = 0; i < 5; i++) {
+        expect(connection.query(`SELECT pg_sleep(0.2), ${i} AS n`).rows[0]).toMatchObject({ n: i });
+      }
+    } finally {
+      void nagger.terminate();
+    }
+  });
+
+  it('a worker that died between statements is replaced by the next statement', async () => {
+    const connection = connect('dead_worker');
+    expect(connection.query('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
+    await (connection as unknown as { worker: Worker }).worker.terminate();
+    expect(connection.query('SELECT 2 AS n').rows).toEqual([{ n: 2 }]);
+    expect(connection.query('SELECT current_schema() AS schema').rows).toEqual([{ schema: 'dead_worker' }]);
   });
 });

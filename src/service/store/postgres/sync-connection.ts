@@ -16,6 +16,7 @@ const { workerData } = require('node:worker_threads');
 const pg = require(workerData.pgPath);
 const { port, signal: buffer, url, schema, createSchema, applicationName } = workerData;
 const signal = new Int32Array(buffer);
+const ANSWERED = 1, STOPPED = 2;
 // SQLite hands back integers as numbers; so do we (bigint beyond 2^53, which no column of ours holds).
 const integer = (text) => { const n = Number(text); return Number.isSafeInteger(n) ? n : BigInt(text); };
 const types = {
@@ -25,7 +26,11 @@ const client = new pg.Client({ connectionString: url, types, application_name: a
 client.on('error', () => {});
 const ready = client.connect().then(async () => {
   if (schema) {
-    if (createSchema) await client.query('CREATE SCHEMA IF NOT EXISTS "' + schema + '"');
+    // Two connections creating one schema at once race inside Postgres (IF NOT EXISTS is not atomic): the loser's
+    // unique violation means the schema exists, which is all we asked for.
+    if (createSchema) await client.query('CREATE SCHEMA IF NOT EXISTS "' + schema + '"').catch((error) => {
+      if (error.code !== '23505' && error.code !== '42P06') throw error;
+    });
     await client.query('SET search_path TO "' + schema + '"');
   }
 });
@@ -49,9 +54,11 @@ async function answer(request) {
     reply = { ok: false, message: String(error && error.message), code: error && error.code, detail: error && error.detail };
   }
   port.postMessage(reply);
-  Atomics.store(signal, 0, 1);
+  Atomics.store(signal, 0, ANSWERED);
   Atomics.notify(signal, 0);
 }
+// A worker that dies mid-statement says so, so the caller does not sleep out its whole timeout.
+process.on('exit', () => { Atomics.store(signal, 0, STOPPED); Atomics.notify(signal, 0); });
 let chain = Promise.resolve();
 port.on('message', (request) => { chain = chain.then(() => answer(request)); });
 `;
@@ -94,6 +101,9 @@ interface Reply {
   detail?: string;
 }
 
+/** The shared signal while a statement is out; the worker then stores 1 (answered: the reply is on the port) or 2 (it died). */
+const WAITING = 0;
+
 export class SyncPostgresConnection {
   private worker!: Worker;
   private port!: MessagePort;
@@ -132,6 +142,11 @@ export class SyncPostgresConnection {
     this.worker.unref();
     this.port.unref();
     this.broken = false;
+    // A worker that died between statements (nobody waiting to see it) is replaced by the next statement.
+    const worker = this.worker;
+    worker.once('exit', () => {
+      if (this.worker === worker) this.broken = true;
+    });
   }
 
   /** Runs one statement. Without `params` it is sent as a simple query, which may hold several statements. */
@@ -175,19 +190,38 @@ export class SyncPostgresConnection {
   private call(request: Record<string, unknown>): Reply {
     if (this.closed) throw new PostgresError('the store is closed', '08003');
     if (this.broken) this.spawn();
-    Atomics.store(this.signal, 0, 0);
+    Atomics.store(this.signal, 0, WAITING);
     this.port.postMessage(request);
-    const waited = Atomics.wait(this.signal, 0, 0, this.timeoutMs);
-    const message = receiveMessageOnPort(this.port);
+    const message = this.awaitReply();
     if (message === undefined) {
+      const state = Atomics.load(this.signal, 0);
       this.broken = true;
       this.port.close();
       void this.worker.terminate();
-      if (waited === 'timed-out') throw new PostgresError(`Postgres did not answer within ${this.timeoutMs} ms`, '57014');
+      if (state === WAITING) throw new PostgresError(`Postgres did not answer within ${this.timeoutMs} ms`, '57014');
       throw new PostgresError('the Postgres connection worker stopped', '08006');
     }
     const reply = message.message as Reply;
     if (!reply.ok) throw new PostgresError(reply.message ?? 'Postgres error', reply.code, reply.detail);
     return reply;
+  }
+
+  /**
+   * Sleeps until the worker has answered, died, or the timeout passed. A wake-up alone proves nothing: the worker
+   * stores ANSWERED and then notifies, and when the caller saw the store before it slept, that notify arrives late
+   * and wakes the *next* statement's wait before its answer exists. So the state decides, and a wake-up with the
+   * state still WAITING sleeps again for the time left.
+   */
+  private awaitReply(): { message: unknown } | undefined {
+    const deadline = performance.now() + this.timeoutMs;
+    for (;;) {
+      const state = Atomics.load(this.signal, 0);
+      // The reply is posted before ANSWERED is stored, so once the state says so it is on the port. A worker that
+      // stopped may have answered first; if it did not, there is no message and the caller reports it stopped.
+      if (state !== WAITING) return receiveMessageOnPort(this.port);
+      const left = deadline - performance.now();
+      if (left <= 0) return undefined;
+      Atomics.wait(this.signal, 0, WAITING, left);
+    }
   }
 }
