@@ -58,6 +58,8 @@ import { DeferredModule } from './deferred/module.js';
 import { createRepositories, type PlatformRepositories } from './store/repositories.js';
 import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
+import { joinInstances } from './cluster/service-instance.js';
+import type { ServiceInstance } from './cluster/service-instance.js';
 import { TakerStreamModule } from './ws/taker-stream.js';
 
 export const API_BASE = '/api/v1';
@@ -120,6 +122,8 @@ export interface Service {
   corridors: CorridorCatalogue;
   openapi: OpenApiRegistry;
   logger: Logger;
+  /** This process among the instances sharing the store. */
+  instance: ServiceInstance;
   /** Every module, built-in first; `module(name)` finds one (tests and the sandbox reach domain services so). */
   modules: readonly ServiceModule[];
   module<T extends ServiceModule>(name: string): T;
@@ -166,6 +170,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const store = Store.open({
     path: config.storePath,
     databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
     migrations: [
       platformMigrations,
       webauthnMigrations,
@@ -174,6 +179,20 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     ],
   });
   const repos = createRepositories(store);
+  // Losing the singleton lease means another instance may be running the singleton work by now: stop ours.
+  let stopService: (() => Promise<void>) | undefined;
+  const instance = await joinInstances(store, {
+    logger,
+    leasePollMs: input.leasePollMs,
+    onLost: (reason) => {
+      logger.error({ reason }, 'this instance lost the singleton lease');
+      if (input.onSingletonLost !== undefined) input.onSingletonLost(reason);
+      else void stopService?.();
+    },
+  }).catch((error: unknown) => {
+    store.close();
+    throw error;
+  });
 
   const access = new AccessService(store, repos, clock, {
     environment: config.environment,
@@ -294,6 +313,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     useRequestGate: (gate) => {
       requestGate = gate;
     },
+    instance,
   };
   for (const module of modules) await module.setup?.(context);
 
@@ -328,14 +348,23 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     if (idempotent + challenges > 0) logger.debug({ idempotent, challenges }, 'expired records removed');
     sweepJob = clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
   };
-  sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
 
   const running: RunningContext = { ...context, url, wsUrl };
   const started: ServiceModule[] = [];
   let stopped = false;
+  // The singleton work, started once this instance holds the lease (at once when it is alone).
+  let singletons: Promise<void> | undefined;
+  const startSingletons = async (): Promise<void> => {
+    for (const module of modules) {
+      if (stopped) return;
+      await module.startSingleton?.(running);
+    }
+    if (!stopped) sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
+  };
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    await singletons?.catch(() => undefined);
     // A clock advance still walking (it answered 202) stops before the modules whose jobs it runs.
     await advances?.stopAll();
     for (const module of [...started].reverse()) {
@@ -351,13 +380,26 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     upgrades.closeAll();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    await instance.close();
     store.close();
     closeLog();
   };
+  stopService = stop;
   try {
     for (const module of modules) {
       started.push(module);
       await module.start?.(running);
+    }
+    if (instance.singleton) {
+      singletons = startSingletons();
+      await singletons;
+    } else {
+      instance.onSingleton(() => {
+        singletons = startSingletons().catch((error: unknown) => {
+          logger.error({ err: error }, 'the singleton work failed to start');
+          void stop();
+        });
+      });
     }
   } catch (error) {
     await stop();
@@ -378,6 +420,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     corridors,
     openapi,
     logger,
+    instance,
     modules,
     module<T extends ServiceModule>(name: string): T {
       const found = modules.find((m) => m.name === name);

@@ -23,6 +23,21 @@ export interface ServiceConfig {
   storePath?: string;
   /** `postgres://…`: keep the store in this Postgres database instead of the SQLite file (shared sandboxes). */
   databaseUrl?: string;
+  /**
+   * With `databaseUrl`: keep the tables in this schema (created when missing) instead of the connection's default.
+   * Several sandboxes can share one database so; instances of one sandbox share a schema.
+   */
+  databaseSchema?: string;
+  /**
+   * Several instances on one Postgres store: how often an instance without the singleton work tries to take it
+   * (default 1,000 ms).
+   */
+  leasePollMs?: number;
+  /**
+   * Called when this instance loses the singleton lease it held (its Postgres session ended). Default: the service
+   * stops. A cluster worker exits instead, and its primary starts a new one.
+   */
+  onSingletonLost?: (reason: string) => void;
   /** Loopback by default. */
   host?: string;
   /** 0 (default) picks a free port. */
@@ -108,6 +123,12 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
   if (config.databaseUrl !== undefined && !isPostgresUrl(config.databaseUrl)) {
     throw new ConfigError('databaseUrl must be a postgres:// or postgresql:// URL');
   }
+  if (config.databaseSchema !== undefined) {
+    if (config.databaseUrl === undefined) throw new ConfigError('databaseSchema needs databaseUrl');
+    if (!/^[a-z_][a-z0-9_]{0,62}$/.test(config.databaseSchema)) {
+      throw new ConfigError(`databaseSchema must be a lowercase SQL identifier (a-z, 0-9, _), got ${config.databaseSchema}`);
+    }
+  }
   const port = config.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new ConfigError(`port must be 0..65535, got ${port}`);
   const numbers = {
@@ -131,6 +152,7 @@ export function resolveServiceConfig(config: ServiceConfig): ResolvedServiceConf
     chains: config.chains,
     storePath: config.storePath ?? ':memory:',
     databaseUrl: config.databaseUrl,
+    databaseSchema: config.databaseSchema,
     host: config.host ?? '127.0.0.1',
     port,
     publicUrl: config.publicUrl?.replace(/\/+$/, ''),

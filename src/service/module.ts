@@ -12,6 +12,7 @@ import type { RouteTable } from './api/route.js';
 import type { ErrorFormat } from './errors/error-format.js';
 import type { OpenApiRegistry } from './api/openapi.js';
 import type { UpgradeRouter } from './http/upgrade.js';
+import type { ServiceInstance } from './cluster/service-instance.js';
 
 /** What the composition root hands each module while the service is assembled. */
 export interface ServiceContext {
@@ -33,6 +34,8 @@ export interface ServiceContext {
   app: Express;
   /** Runs `gate` on every request before authentication and every route (the sandbox's service faults). */
   useRequestGate(gate: RequestHandler): void;
+  /** This process among the instances sharing the store: its id, the bus to the others, whether it runs singletons. */
+  instance: ServiceInstance;
 }
 
 /** Known once the server listens. */
@@ -51,8 +54,14 @@ export interface ServiceModule {
   migrations?: MigrationSet;
   /** Mount routes and upgrade handlers; runs before the server listens. */
   setup?(context: ServiceContext): void | Promise<void>;
-  /** Runs after listen: re-schedule durable jobs from the store, connect to chains, start watchers. */
+  /** Runs after listen on every instance: what serving requests needs. */
   start?(context: RunningContext): void | Promise<void>;
+  /**
+   * Runs on the one instance that holds the singleton work, when it gets it (at once for a lone instance, later for
+   * one that takes over from a dead holder): re-schedule durable jobs from the store, connect to chains, start
+   * watchers and relayers, dispatch webhooks. Runs after every module's `start`, in module order.
+   */
+  startSingleton?(context: RunningContext): void | Promise<void>;
   /** Runs on stop, in reverse module order, before the store closes. */
   stop?(): void | Promise<void>;
 }

@@ -8,6 +8,7 @@ export interface ResolvedServiceConfig {
   storePath: string;
   /** Set: the store is this Postgres database (`storePath` then only locates files kept beside the store). */
   databaseUrl: string | undefined;
+  databaseSchema: string | undefined;
   host: string;
   port: number;
   publicUrl: string | undefined;

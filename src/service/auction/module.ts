@@ -207,6 +207,10 @@ export class AuctionModule implements ServiceModule {
   start(context: RunningContext): void {
     const base = (context.config.publicUrl ?? context.url).replace(/^http/, 'ws');
     this._solverStreamUrl = `${base}/ws/v1/solver/stream`;
+  }
+
+  /** Expiry jobs and abandoned auctions of a previous run: singleton work. */
+  startSingleton(_context: RunningContext): void {
     this.ready().quotes.restore();
   }
 

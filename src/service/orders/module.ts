@@ -137,7 +137,7 @@ export class OrdersModule implements ServiceModule {
    * Runs after the settlement engine started (its relayers settled what a previous run left, its watchers caught up):
    * re-schedules every open order's expiry and re-sends solvers what they may have missed.
    */
-  async start(context: RunningContext): Promise<void> {
+  async startSingleton(context: RunningContext): Promise<void> {
     const lifecycle = this.lifecycleInstance;
     if (lifecycle === undefined) return;
     for (const order of this.orders.withStatus('Deposited', 'Filled', 'Attested')) {

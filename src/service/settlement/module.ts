@@ -36,7 +36,8 @@ export class SettlementModule implements ServiceModule {
     });
   }
 
-  async start(_context: RunningContext): Promise<void> {
+  /** Relayers settle what a previous holder left, watchers catch up: singleton work. */
+  async startSingleton(_context: RunningContext): Promise<void> {
     await this.instance?.start();
   }
 

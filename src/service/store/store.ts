@@ -19,6 +19,8 @@ export interface StoreOptions {
   path: string;
   /** `postgres://…`: a Postgres database instead of the SQLite file. */
   databaseUrl?: string | undefined;
+  /** With `databaseUrl`: the schema to keep the tables in (created when missing). */
+  databaseSchema?: string | undefined;
   /** Migration sets in order: the platform's first, then one per module. */
   migrations: readonly MigrationSet[];
 }
@@ -28,20 +30,32 @@ export interface StoreOptions {
  * `transaction`, so SQLite (embedded, the default) and Postgres (shared sandboxes, several instances) serve the
  * same repositories.
  */
+/** Where a Postgres store lives: what the instance bus and the singleton lease connect to (their own connections). */
+export interface PostgresLocation {
+  url: string;
+  /** The schema the store's tables are in; `undefined` means the connection's default (`public`). */
+  schema: string | undefined;
+}
+
 export class Store {
   private constructor(
     readonly db: TransactionalDatabase,
     /** The SQLite path, or the Postgres URL without its password. */
     readonly path: string,
+    /** Set when the store is on Postgres. */
+    readonly postgres?: PostgresLocation,
   ) {}
 
   static open(options: StoreOptions): Store {
     const testUrl = process.env[TEST_DATABASE_URL_VARIABLE];
     let store: Store;
     if (isPostgresUrl(options.databaseUrl)) {
+      const schema = options.databaseSchema;
+      const connection = new SyncPostgresConnection({ url: options.databaseUrl, schema, createSchema: schema !== undefined });
       store = new Store(
-        new PostgresDatabase(new SyncPostgresConnection({ url: options.databaseUrl }), false),
-        redactUrl(options.databaseUrl),
+        new PostgresDatabase(connection, false),
+        schema === undefined ? redactUrl(options.databaseUrl) : `${redactUrl(options.databaseUrl)} (schema ${schema})`,
+        { url: options.databaseUrl, schema },
       );
     } else if (isPostgresUrl(testUrl)) {
       // The test suite on Postgres: a `:memory:` store is a throwaway schema; a file store is a schema named after
@@ -51,7 +65,10 @@ export class Store {
         ? `t_${randomBytes(6).toString('hex')}`
         : `f_${createHash('sha256').update(options.path).digest('hex').slice(0, 24)}`;
       const connection = new SyncPostgresConnection({ url: testUrl, schema, createSchema: true });
-      store = new Store(new PostgresDatabase(connection, throwaway), `${redactUrl(testUrl)} (schema ${schema})`);
+      store = new Store(new PostgresDatabase(connection, throwaway), `${redactUrl(testUrl)} (schema ${schema})`, {
+        url: testUrl,
+        schema,
+      });
     } else {
       store = new Store(SqliteDatabase.open(options.path), options.path);
     }

@@ -96,6 +96,10 @@ export class WebhooksModule implements ServiceModule {
 
   start(context: RunningContext): void {
     this.apiBase = context.config.publicUrl ?? context.url;
+  }
+
+  /** Fan-out into deliveries and their dispatch run once, on the instance holding the singleton work. */
+  startSingleton(context: RunningContext): void {
     this.dispatcher.start();
     this.fanOut!.start();
     const sweep = () => {
