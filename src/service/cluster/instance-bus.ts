@@ -114,7 +114,10 @@ export class PostgresBus implements InstanceBus {
 
   subscribe(topic: string, handler: BusHandler): () => void {
     let set = this.handlers.get(topic);
-    if (set === undefined) this.handlers.set(topic, (set = new Set()));
+    if (set === undefined) {
+      set = new Set();
+      this.handlers.set(topic, set);
+    }
     set.add(handler);
     return () => set.delete(handler);
   }
