@@ -157,13 +157,15 @@ export class FaucetModule implements ServiceModule {
             for (const token of tokens) {
               const amount = parseUnits(whole, token.decimals);
               const hash = await serial(chain.chainId, async () => {
-                const sent = await wallet.writeContract({
-                  address: token.address,
-                  abi: mintAbi,
-                  functionName: 'mint',
-                  args: [recipient, amount],
-                  gas: 200_000n,
-                });
+                const sent = await withNonceRetry(() =>
+                  wallet.writeContract({
+                    address: token.address,
+                    abi: mintAbi,
+                    functionName: 'mint',
+                    args: [recipient, amount],
+                    gas: 200_000n,
+                  }),
+                );
                 const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
                 if (receipt.status !== 'success') throw new Error(`mint of ${token.symbol} reverted`);
                 return sent;
@@ -190,6 +192,23 @@ export class FaucetModule implements ServiceModule {
         return { status: 200, body: { address: body.address, grants, nativeTopUp: NATIVE_TOP_UP.toString() } };
       },
     });
+  }
+}
+
+/**
+ * Several service instances share the minter: the queue above orders this process's mints, and another instance may
+ * take the nonce between our count and our send. The chain then refuses ours as a nonce clash, and we send again with
+ * a fresh count (anvil mines at once, so the next count is past theirs).
+ */
+async function withNonceRetry<T>(send: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      const clash = error instanceof Error && /nonce|already known|replacement transaction/i.test(error.message);
+      if (!clash || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt));
+    }
   }
 }
 

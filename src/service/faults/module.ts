@@ -14,6 +14,9 @@ import { faultMigrations } from './migrations.js';
 import { mountFaultRoutes } from './routes.js';
 import { FaultSwitchboard } from './switchboard.js';
 
+/** The bus topic that tells the other instances the fault switches changed. */
+const FAULTS_CHANGED = 'faults.changed';
+
 /**
  * The sandbox's fault switches (`/api/v1/sandbox/faults`, `sandbox fault`): relays held, delayed or dropped, the
  * oracle withholding or attesting late, routes answering 503 or slowly. Sandbox environment only.
@@ -63,6 +66,14 @@ export class FaultsModule implements ServiceModule {
     board.onChange(() => halts.apply());
     const restarts = new ChainRestarts(board, this.options.devnet, context.logger.child({ module: 'faults' }));
     board.onChange(() => restarts.apply());
+    // Switches live in the store; every instance keeps a copy in memory, so a change on one is announced to the
+    // others. A chain halt is idempotent and applied again there; a chain restart happens once, where it was set.
+    const bus = context.instance.bus;
+    board.onChange(() => bus.publish(FAULTS_CHANGED, {}));
+    bus.subscribe(FAULTS_CHANGED, () => {
+      board.forget();
+      void halts.apply();
+    });
     settlement.engine?.useRelayFaults({
       gate: (relay) => board.relayGate(relay),
       catchesDeposit: (scope) => board.catchesDeposit(scope),

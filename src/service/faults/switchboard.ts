@@ -112,6 +112,11 @@ export class FaultSwitchboard {
     this.changeListeners.push(listener);
   }
 
+  /** Another instance of the store set or cleared a switch: read the switches from the store again. */
+  forget(): void {
+    this.cache = undefined;
+  }
+
   /** Resolves once what the last set or clear started (a chain halted or resumed) is done. */
   applied(): Promise<unknown> {
     return this.lastChange;

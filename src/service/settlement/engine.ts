@@ -7,7 +7,9 @@ import type { Store } from '../store/store.js';
 import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './chain-facts.js';
 import { type SettlementChain, settlementChains } from './chains.js';
 import { type RelayRecord, RelayRepository, type RelayRequest } from './relay-repository.js';
+import type { InstanceBus } from '../cluster/instance-bus.js';
 import { AccountRelayer, type AfterCommit, type RelayGateDecision, type RelayOutcome } from './relayer.js';
+import { RELAYS_QUEUED, RemoteRelayer, type Relayer } from './remote-relayer.js';
 import { DEFAULT_GAS, type GasLimits, type SettlementSettings } from './settings.js';
 import { ChainWatcher } from './watchers.js';
 
@@ -40,7 +42,17 @@ export interface SettlementEngineDeps {
   logger: Logger;
   /** Runs `fn` in one transaction and publishes its outbox events after commit (EvidenceModule.outbox.commit). */
   commit<T>(fn: () => T): T;
+  /**
+   * The bus to the other instances of the store, when there can be others: only the instance that started the engine
+   * (the singleton holder) signs; the others queue their relays and wake it through the bus.
+   */
+  bus?: InstanceBus | undefined;
 }
+
+/** How long a relay sent through the singleton holder may take before `relayNow` answers "not decided yet". */
+const REMOTE_RELAY_WAIT_MS = 20_000;
+/** The singleton holder looks at its queues this often even without a message (a bus message can be lost). */
+const QUEUE_SWEEP_MS = 1_000;
 
 /**
  * The chain side of settlement: per-chain watchers, per-(chain, account) relayers, and the relay intents and
@@ -53,6 +65,9 @@ export class SettlementEngine {
   readonly gas: GasLimits;
   private readonly cursors: ChainCursorRepository;
   private readonly relayers = new Map<string, AccountRelayer>();
+  private readonly remoteRelayers = new Map<string, RemoteRelayer>();
+  private queueSweep: NodeJS.Timeout | undefined;
+  private unsubscribe: (() => void) | undefined;
   private readonly watchers = new Map<number, ChainWatcher>();
   private readonly accounts: Record<RelayerRole, Address>;
   private listener: SettlementListener | undefined;
@@ -75,6 +90,16 @@ export class SettlementEngine {
     for (const chain of this.chains) {
       for (const role of ['service', 'oracle'] as const) {
         const key = role === 'service' ? deps.settings.serviceRelayer.privateKey : deps.settings.oracleRelayer.privateKey;
+        if (deps.bus?.shared === true) {
+          this.remoteRelayers.set(
+            relayerKey(chain.chainId, role),
+            new RemoteRelayer(privateKeyToAddress(key), chain.chainId, {
+              bus: deps.bus,
+              relays: this.relays,
+              waitMs: REMOTE_RELAY_WAIT_MS,
+            }),
+          );
+        }
         this.relayers.set(
           relayerKey(chain.chainId, role),
           new AccountRelayer({
@@ -164,7 +189,19 @@ export class SettlementEngine {
     return this.accounts[role];
   }
 
-  relayer(chainId: number, role: RelayerRole): AccountRelayer {
+  /**
+   * The relayer of one account on one chain. On an instance sharing its store that has not started the engine (it
+   * does not hold the singleton work), the relayer records and forwards instead of signing.
+   */
+  relayer(chainId: number, role: RelayerRole): Relayer {
+    const key = relayerKey(chainId, role);
+    const relayer = this.started || this.deps.bus?.shared !== true ? this.relayers.get(key) : this.remoteRelayers.get(key);
+    if (relayer === undefined) throw new Error(`no settlement contracts on chain ${chainId}`);
+    return relayer;
+  }
+
+  /** This instance's own relayer (tests and the sandbox's diagnostics): signs with the key, whoever holds the work. */
+  localRelayer(chainId: number, role: RelayerRole): AccountRelayer {
     const relayer = this.relayers.get(relayerKey(chainId, role));
     if (relayer === undefined) throw new Error(`no settlement contracts on chain ${chainId}`);
     return relayer;
@@ -198,9 +235,18 @@ export class SettlementEngine {
       this.watchers.set(chain.chainId, watcher);
     }
     await Promise.all([...this.watchers.values()].map((watcher) => watcher.start()));
+    const bus = this.deps.bus;
+    if (bus?.shared === true) {
+      // Other instances queue relays and say so; a lost message is caught by the sweep.
+      this.unsubscribe = bus.subscribe(RELAYS_QUEUED, () => this.kickAll());
+      this.queueSweep = setInterval(() => this.kickAll(), QUEUE_SWEEP_MS);
+      this.queueSweep.unref();
+    }
   }
 
   async stop(): Promise<void> {
+    this.unsubscribe?.();
+    if (this.queueSweep !== undefined) clearInterval(this.queueSweep);
     for (const relayer of this.relayers.values()) relayer.stop();
     await Promise.all([...this.watchers.values()].map((watcher) => watcher.stop()));
     for (const chain of this.chains) chain.close();

@@ -33,6 +33,7 @@ export class SettlementModule implements ServiceModule {
       clock: context.clock,
       logger: context.logger.child({ module: 'settlement' }),
       commit: (fn) => this.options.evidence.outbox.commit(fn),
+      bus: context.instance.bus,
     });
   }
 

@@ -4,6 +4,7 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Clock } from '../../clock/index.js';
 import type { SettlementChain } from './chains.js';
 import type { RelayRecord, RelayRepository, RelayRequest, SignedRelay } from './relay-repository.js';
+import type { Relayer } from './remote-relayer.js';
 
 /** What became of a relayed transaction. */
 export interface RelayOutcome {
@@ -66,7 +67,7 @@ const RETRY_MS = 1_000;
  * with its nonce) before it is broadcast, so after a crash `start()` finds it, looks for its receipt and otherwise
  * re-broadcasts it: an intent is never sent as two different landed transactions.
  */
-export class AccountRelayer {
+export class AccountRelayer implements Relayer {
   readonly address: Address;
   readonly chainId: number;
   private readonly account: PrivateKeyAccount;
@@ -117,7 +118,10 @@ export class AccountRelayer {
    * Then broadcasts and returns the outcome (undefined when the chain did not answer: it is retried in the
    * background and reported through `onOutcome`).
    */
-  relayNow<T>(request: RelayRequest, record: (signed: SignedRelay) => T): Promise<{ value: T; outcome: RelayOutcome | undefined }> {
+  relayNow<T>(
+    request: RelayRequest,
+    record: (signed: SignedRelay | undefined) => T,
+  ): Promise<{ value: T; outcome: RelayOutcome | undefined }> {
     return this.exclusive(async () => {
       if (this.stopped) throw new Error('relayer stopped');
       const signed = await this.sign(request, this.next);
