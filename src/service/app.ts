@@ -35,7 +35,6 @@ import { mountPlatformRoutes } from './http/platform-routes.js';
 import { CredentialRateLimiter, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
-import { ClockAdvances } from './http/clock-advances.js';
 import type { RunningContext, ServiceContext, ServiceModule } from './module.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
@@ -60,6 +59,7 @@ import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
 import { joinInstances } from './cluster/service-instance.js';
 import type { ServiceInstance } from './cluster/service-instance.js';
+import { clockMigrations, SharedClock } from './cluster/shared-clock.js';
 import { TakerStreamModule } from './ws/taker-stream.js';
 
 export const API_BASE = '/api/v1';
@@ -161,7 +161,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   const ownClock = input.clock === undefined;
   const clock: Clock = input.clock ?? (config.environment === 'sandbox' ? new TestClock({ ticking: true }) : new RealClock());
   clock.onJobError((error, job) => logger.error({ err: error, job: job.name }, 'scheduled job failed'));
-  const chainSync = input.chainTime !== undefined && clock instanceof TestClock ? new ChainTimeSync(clock, input.chainTime) : undefined;
+  // With several instances only the one walking an advance moves the chains: the sync sees them through the shared clock.
+  const sharedClock = clock instanceof TestClock ? new SharedClock(clock, input.chainTime) : undefined;
+  const chainSync = sharedClock?.chainTime !== undefined ? new ChainTimeSync(sharedClock.clock, sharedClock.chainTime) : undefined;
 
   // A module passed in replaces the built-in one of the same name (tests serve a fixture dashboard so).
   const extraModules = input.modules ?? [];
@@ -175,6 +177,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
       platformMigrations,
       webauthnMigrations,
       memberMigrations,
+      clockMigrations,
       ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations])),
     ],
   });
@@ -286,7 +289,15 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     defaultChainId: config.chains[0]?.chainId ?? 1,
   });
   mountWebAuthnRoutes(api, openapi, { webauthn: new WebAuthnService(store, repos, clock, mfa, () => relyingParty), repos });
-  const advances = config.environment === 'sandbox' && clock.kind === 'test' ? new ClockAdvances(clock as TestClock) : undefined;
+  // One clock across the instances of the store: this one joins at the shared time before any module schedules.
+  const advances =
+    config.environment === 'sandbox' && sharedClock !== undefined
+      ? await sharedClock.join(store, instance, logger).catch(async (error: unknown) => {
+          await instance.close();
+          store.close();
+          throw error;
+        })
+      : undefined;
   if (config.environment === 'sandbox') {
     mountSandboxKeyRoutes(api, openapi, access);
     mountSandboxClockRoutes(api, openapi, {
