@@ -44,6 +44,8 @@ export interface ApiInfo {
   apiKeys: string[];
   /** Where the service keeps its store: the SQLite file, or the Postgres database (URL without its password). */
   store?: { kind: 'sqlite' | 'postgres'; location: string };
+  /** Service processes behind `url` (`sandbox up --instances N`); absent means one. */
+  instances?: number;
 }
 
 export interface SandboxManifest {

@@ -81,6 +81,9 @@ export function formatSandboxSummary(
       ['Dashboard', `${manifest.api.url}/`],
       ['Workspace', manifest.api.workspaceId],
       ...(manifest.api.store === undefined ? [] : [['Store', `${manifest.api.store.kind} ${manifest.api.store.location}`]]),
+      ...(manifest.api.instances === undefined
+        ? []
+        : [['Instances', `${manifest.api.instances} service processes behind ${manifest.api.url}`]]),
       ...manifest.api.apiKeys.map((key, i) => [i === 0 ? 'API key' : '', key]),
     ]);
   }

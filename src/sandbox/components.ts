@@ -32,6 +32,7 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
           ...(options.port === undefined ? {} : { port: options.port }),
           ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
           databaseUrl: () => database.url,
+          ...(options.instances === undefined ? {} : { instances: options.instances }),
         }),
       ),
     ),

@@ -27,4 +27,6 @@ export interface SandboxRunOptions {
   database?: 'sqlite' | 'postgres';
   /** `--database-url` (or DATABASE_URL): the service's store in this Postgres database. */
   databaseUrl?: string;
+  /** `--instances N`: service processes behind the one port (default 1; 2 or more need Postgres). */
+  instances?: number;
 }

@@ -9,6 +9,7 @@ import { createService, type Service } from '../service/app.js';
 import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ServiceModule } from '../service/module.js';
 import { redactUrl } from '../service/store/sql.js';
+import { SandboxError } from '../devnet/errors.js';
 
 /** The service's own files inside the sandbox state folder. */
 export function serviceLayout(stateDir: string) {
@@ -22,7 +23,7 @@ export function serviceLayout(stateDir: string) {
   };
 }
 
-interface SavedAccess {
+export interface SavedAccess {
   workspaceId: string;
   apiKeys: string[];
 }
@@ -58,6 +59,8 @@ export interface SandboxServiceOptions {
   webhookProfile?: ServiceConfig['webhookProfile'];
   /** `postgres://…`: the store in Postgres instead of `<state>/service/service.sqlite`. */
   databaseUrl?: string;
+  /** One of several instances (`--instances`): what to do when the singleton lease is lost (a worker exits). */
+  onSingletonLost?: ServiceConfig['onSingletonLost'];
 }
 
 /**
@@ -81,6 +84,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
     ...(options.devnet === undefined ? {} : { devnet: options.devnet }),
     ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+    ...(options.onSingletonLost === undefined ? {} : { onSingletonLost: options.onSingletonLost }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
   const reusable = (previous?.apiKeys ?? []).filter((key) => {
@@ -123,6 +127,8 @@ export interface ServiceComponentOptions {
   webhookProfile?: ServiceConfig['webhookProfile'];
   /** The Postgres database of the store, once known (a local server starts just before the service). */
   databaseUrl?: () => string | undefined;
+  /** Service processes behind the one port (`--instances`, default 1); 2 or more need Postgres. */
+  instances?: number;
 }
 
 /**
@@ -137,6 +143,29 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
       const layout = serviceLayout(context.layout.root);
       if (context.fresh) rmSync(layout.root, { recursive: true, force: true });
       const databaseUrl = options.databaseUrl?.();
+      if ((options.instances ?? 1) > 1) {
+        if (databaseUrl === undefined)
+          throw new SandboxError('--instances 2 or more needs Postgres: add --database postgres or --database-url.', {
+            code: 'config_invalid',
+          });
+        const { startServiceCluster } = await import('./service-cluster.js');
+        const started = await startServiceCluster({
+          instances: options.instances!,
+          stateDir: context.layout.root,
+          environment: context.manifest.environment,
+          chains: context.manifest.chains,
+          port: options.port,
+          databaseUrl,
+          logLevel: options.logLevel ?? 'info',
+          ...(relayerKeys(context.manifest) === undefined ? {} : { settlement: relayerKeys(context.manifest) }),
+          ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
+          ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          onProgress: context.onProgress,
+        });
+        const store = { kind: 'postgres' as const, location: redactUrl(databaseUrl) };
+        context.onProgress(`settlement service listening on ${started.api.url} (${options.instances} instances)`);
+        return { manifest: { api: { ...started.api, store } }, stop: () => started.stop() };
+      }
       const times = await readChainTime(context.chains);
       const offsetSeconds = Math.max(0, ...times.map((time) => time.offsetSeconds));
       const { service, api } = await startSandboxService({

@@ -22,6 +22,7 @@ interface UpFlags {
   webhookProfile?: string;
   database?: string;
   databaseUrl?: string;
+  instances?: string;
 }
 
 export function register(program: Command): void {
@@ -40,6 +41,10 @@ export function register(program: Command): void {
     .option('--webhook-profile <A|B>', 'webhook retries: A (6 retries up to 31 h, pause) or B (5 attempts, disable)')
     .option('--database <sqlite|postgres>', "the service's store: sqlite (default, a file in the state folder) or postgres")
     .option('--database-url <url>', 'postgres://… database for the store (default: $DATABASE_URL when it is a postgres:// URL)')
+    .option(
+      '--instances <count>',
+      'service processes behind the one port (default 1; 2 or more need --database postgres or --database-url)',
+    )
     .action(action(up));
 }
 
@@ -141,7 +146,20 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.solverMode === undefined ? {} : { solverMode: solverMode(flags.solverMode) }),
     ...(flags.webhookProfile === undefined ? {} : { webhookProfile: webhookProfile(flags.webhookProfile) }),
     ...databaseChoice(flags),
+    ...instancesChoice(flags),
   };
+}
+
+/** `--instances N`: several service processes share one store, so N ≥ 2 needs Postgres (SQLite is one process's file). */
+function instancesChoice(flags: UpFlags): Pick<SandboxRunOptions, 'instances'> {
+  if (flags.instances === undefined) return {};
+  const instances = wholeNumber('--instances', flags.instances, 1, 16);
+  if (instances > 1 && databaseChoice(flags).database !== 'postgres') {
+    throw new ConfigError(
+      `--instances ${instances} needs Postgres: add --database postgres or --database-url (SQLite is one process's file).`,
+    );
+  }
+  return { instances };
 }
 
 /**

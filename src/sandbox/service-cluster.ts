@@ -1,0 +1,174 @@
+import cluster, { type Worker } from 'node:cluster';
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
+import { SandboxError } from '../devnet/errors.js';
+import type { ServiceConfig } from '../service/config.js';
+import { type SavedAccess, serviceLayout } from './service-component.js';
+
+/**
+ * `sandbox up --instances N`: N service processes behind one port, with Node's cluster module (the primary holds
+ * the listening socket and hands connections to the workers in turn; no balancer of ours). The instances share
+ * the Postgres store; which one runs the singleton work is decided there (src/service/cluster). The primary only
+ * starts workers, starts a new one when one dies, and stops them all.
+ */
+export interface WorkerConfig {
+  stateDir: string;
+  environment: Environment | undefined;
+  chains: ChainInfo[];
+  port: number;
+  databaseUrl: string;
+  logFile: string;
+  logLevel: string;
+  previous?: SavedAccess;
+  settlement?: ServiceConfig['settlement'];
+  faucet?: ServiceConfig['faucet'];
+  webhookProfile?: ServiceConfig['webhookProfile'];
+}
+
+export interface InstanceStatus {
+  pid: number;
+  instanceId: string;
+  singleton: boolean;
+}
+
+export type WorkerMessage =
+  | { type: 'ready'; api: ApiInfo; status: InstanceStatus }
+  | { type: 'status'; status: InstanceStatus }
+  | { type: 'failed'; message: string };
+
+export interface ServiceClusterOptions extends Omit<WorkerConfig, 'port' | 'logFile' | 'previous'> {
+  instances: number;
+  /** 0 or undefined: the first worker's free port, shared by the rest. */
+  port?: number | undefined;
+  onProgress?: (message: string) => void;
+}
+
+export interface ServiceCluster {
+  api: ApiInfo;
+  /** The live workers, as they last reported. */
+  instances(): InstanceStatus[];
+  stop(): Promise<void>;
+}
+
+/** A port free on 127.0.0.1 right now (the kernel picks it; the workers bind it a moment later). */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const WORKER_ENTRY = fileURLToPath(new URL('./service-worker.js', import.meta.url));
+/** A worker that does not stop within this is killed. */
+const STOP_TIMEOUT_MS = 10_000;
+
+/** Where the primary writes the instances' pids and which one holds the singleton work (`sandbox status`, tests). */
+export function instancesFile(stateDir: string): string {
+  return join(serviceLayout(stateDir).root, 'instances.json');
+}
+
+export async function startServiceCluster(options: ServiceClusterOptions): Promise<ServiceCluster> {
+  if (!existsSync(WORKER_ENTRY)) {
+    throw new SandboxError(`Service worker ${WORKER_ENTRY} is missing: build with \`npm run build\`.`, { code: 'not_built' });
+  }
+  const layout = serviceLayout(options.stateDir);
+  // Workers must not inherit the CLI's or a test runner's flags (loaders, inspector ports).
+  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], execArgv: [] });
+  const statuses = new Map<Worker, InstanceStatus>();
+  const writeStatus = () =>
+    writeFileSync(instancesFile(options.stateDir), `${JSON.stringify([...statuses.values()], null, 2)}\n`, { mode: 0o600 });
+  let stopping = false;
+  let base: Omit<WorkerConfig, 'logFile'> | undefined;
+  let slot = 0;
+
+  const fork = (config: Omit<WorkerConfig, 'logFile'>): Promise<{ worker: Worker; api: ApiInfo }> => {
+    slot += 1;
+    const logFile = join(layout.root, `service.${slot}.log`);
+    const worker = cluster.fork({ SANDBOX_SERVICE_WORKER: JSON.stringify({ ...config, logFile } satisfies WorkerConfig) });
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (message: WorkerMessage) => {
+        if (message.type === 'failed')
+          reject(new SandboxError(`a service instance failed to start: ${message.message}`, { code: 'service_failed' }));
+        if (message.type === 'ready' || message.type === 'status') {
+          statuses.set(worker, message.status);
+          writeStatus();
+        }
+        if (message.type === 'ready') {
+          ready = true;
+          resolve({ worker, api: message.api });
+        }
+      });
+      worker.once('exit', (code, signal) => {
+        statuses.delete(worker);
+        if (!stopping) writeStatus();
+        if (!ready)
+          reject(
+            new SandboxError(`a service instance exited while starting (${signal ?? `code ${code}`}); see ${logFile}`, {
+              code: 'service_failed',
+            }),
+          );
+        else if (!stopping && base !== undefined) {
+          // A dead instance is replaced; its singleton work was taken over by another instance meanwhile.
+          options.onProgress?.(`service instance ${worker.process.pid} exited (${signal ?? `code ${code}`}); starting another`);
+          fork(base).catch((error: unknown) => options.onProgress?.(`could not replace a service instance: ${(error as Error).message}`));
+        }
+      });
+    });
+  };
+
+  const stop = async (): Promise<void> => {
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            const timer = setTimeout(() => worker.process.kill('SIGKILL'), STOP_TIMEOUT_MS);
+            worker.once('exit', () => {
+              clearTimeout(timer);
+              resolve();
+            });
+            worker.send({ type: 'stop' }, (error) => {
+              if (error) worker.process.kill('SIGTERM');
+            });
+          }),
+      ),
+    );
+    statuses.clear();
+    writeStatus();
+  };
+
+  try {
+    // The first instance alone: it creates the tables and the workspace, and its port is the one all share.
+    const common = {
+      stateDir: options.stateDir,
+      environment: options.environment,
+      chains: options.chains,
+      databaseUrl: options.databaseUrl,
+      logLevel: options.logLevel,
+      ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
+      ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
+      ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+    };
+    // Every worker must ask for the same port number: the primary shares one socket per (address, port) it was
+    // asked for, so a worker asking for 0 and another for the port the first one got would bind twice.
+    const port = options.port !== undefined && options.port !== 0 ? options.port : await freeLoopbackPort();
+    const first = await fork({ ...common, port });
+    base = { ...common, port, previous: { workspaceId: first.api.workspaceId, apiKeys: first.api.apiKeys } };
+    const rest = await Promise.all(Array.from({ length: options.instances - 1 }, () => fork(base!)));
+    options.onProgress?.(`${1 + rest.length} service instances on port ${port}`);
+    return { api: { ...first.api, instances: options.instances }, instances: () => [...statuses.values()], stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
