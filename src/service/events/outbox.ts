@@ -1,7 +1,10 @@
+import type { Logger } from 'pino';
+import type { InstanceBus } from '../cluster/instance-bus.js';
 import type { SqlStatement as Statement } from '../store/sql.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import { newId } from '../store/ids.js';
+import { OutboxTail } from './outbox-tail.js';
 
 /**
  * The outbox: every event the service publishes is first a row written in the same transaction as the state
@@ -102,6 +105,8 @@ export class OutboxRepository {
   private readonly listeners = new Set<CommittedListener>();
   private pending: StoredEvent[] = [];
   private insertStatement: Statement | undefined;
+  /** Set while other instances may share the store: local commits go through it, theirs come from it. */
+  private tail: { tail: OutboxTail<StoredEvent>; holders: number } | undefined;
 
   constructor(private readonly store: Store) {}
 
@@ -160,12 +165,48 @@ export class OutboxRepository {
   flush(): void {
     const ready = this.pending;
     this.pending = [];
-    for (const event of ready) for (const listener of this.listeners) listener(event);
+    if (this.tail !== undefined) this.tail.tail.committedHere(ready);
+    else for (const event of ready) for (const listener of this.listeners) listener(event);
   }
 
+  /**
+   * `listener` hears every committed event once, in seq order: this process's after their commit and, while
+   * `followInstances` holds, other instances' too.
+   */
   onCommitted(listener: CommittedListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * On a store other instances share (a `shared` bus), hands their committed events to this process's listeners
+   * and tells them of ours (see OutboxTail). Each module that listens holds it while it runs; the tail runs while
+   * anyone holds it. A lone instance (SoloBus) changes nothing.
+   */
+  followInstances(bus: InstanceBus, options: { logger: Logger; pollMs?: number }): () => void {
+    if (!bus.shared) return () => undefined;
+    if (this.tail === undefined) {
+      const tail = new OutboxTail<StoredEvent>({
+        bus,
+        log: this,
+        listeners: () => this.listeners,
+        logger: options.logger,
+        ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      });
+      tail.start();
+      this.tail = { tail, holders: 0 };
+    }
+    const held = this.tail;
+    held.holders += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      held.holders -= 1;
+      if (held.holders > 0 || this.tail !== held) return;
+      held.tail.stop();
+      this.tail = undefined;
+    };
   }
 
   /** Events after `seq` in order (catch-up after a restart or a reconnect). */

@@ -27,6 +27,11 @@ export interface DispatcherOptions {
   concurrency: number;
   /** Where people re-enable an endpoint (named in the notification). */
   apiBase(): string;
+  /**
+   * Tells the instance that runs dispatch (the singleton holder) that messages were queued here: on the other
+   * instances of a store the dispatcher answers requests (test sends) but never runs the schedule.
+   */
+  wakeHolder?(): void;
 }
 
 /**
@@ -47,6 +52,7 @@ export class DeliveryDispatcher {
   private readonly endpointTail = new Map<string, Promise<unknown>>();
   private readonly abort = new AbortController();
   private job: ScheduledJob | undefined;
+  private running = false;
   private stopped = false;
 
   constructor(private readonly options: DispatcherOptions) {}
@@ -56,6 +62,7 @@ export class DeliveryDispatcher {
   }
 
   start(): void {
+    this.running = true;
     const released = this.options.messages.releaseInFlight();
     if (released > 0) this.options.logger.warn({ released }, 'webhook attempts interrupted by a stop are sent again');
     this.arm();
@@ -73,7 +80,12 @@ export class DeliveryDispatcher {
   /** Puts the clock job at the earliest due attempt (call after anything that queues or re-times messages). */
   arm(): void {
     // With every slot busy, the next finishing attempt re-arms (a job now would only find no free slot).
-    if (this.stopped || this.inFlight.size >= this.options.concurrency) return;
+    if (this.stopped) return;
+    if (!this.running) {
+      this.options.wakeHolder?.();
+      return;
+    }
+    if (this.inFlight.size >= this.options.concurrency) return;
     const due = this.options.messages.earliestDue();
     if (due === undefined) {
       if (this.job !== undefined) this.options.clock.cancel(this.job);

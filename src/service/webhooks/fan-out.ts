@@ -12,6 +12,10 @@ import { totalAttempts } from './schedule.js';
  * Turns committed outbox events into webhook messages: one per active endpoint of the event's workspace whose
  * patterns match its type. A cursor (last fanned-out seq) is kept with the messages, so events committed while
  * the service was down, or whose notification was lost, are picked up from the table at start.
+ *
+ * It runs on the instance holding the singleton work and hears every instance's events (the outbox follows the
+ * others). An instance that takes over starts from the cursor, and a message is unique per (endpoint, event), so
+ * an event fanned out by the old holder after the cursor was read is not queued twice.
  */
 export class WebhookFanOut {
   private unsubscribe: (() => void) | undefined;
@@ -30,6 +34,8 @@ export class WebhookFanOut {
 
   /** Events heard since the last fan-out: a commit publishes its events one by one, they are fanned out together. */
   private batch: StoredEvent[] = [];
+  /** A fan-out failed: the next one starts from the cursor, so the failed events are not skipped by later ones. */
+  private behind = false;
 
   start(): void {
     this.catchUp();
@@ -52,9 +58,13 @@ export class WebhookFanOut {
     if (events.length === 0) return;
     this.batch = [];
     try {
-      this.fanOut(events);
+      // The cursor is at or before these events' seqs: catching up covers them.
+      if (this.behind) this.catchUp();
+      else this.fanOut(events);
+      this.behind = false;
     } catch (error) {
-      // Never break the publisher's request; the cursor lets the next start pick the events up.
+      // Never break the publisher's request; the cursor lets the next fan-out (or start) pick the events up.
+      this.behind = true;
       this.deps.logger.error({ err: error, eventIds: events.map((e) => e.envelope.id) }, 'webhook fan-out failed');
     }
   }

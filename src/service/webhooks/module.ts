@@ -26,6 +26,9 @@ export interface WebhooksModuleOptions {
 
 const SWEEP_INTERVAL_MS = 3_600_000;
 
+/** Bus topic: an instance that does not dispatch queued messages (a replay, an enable); the holder looks. */
+const MESSAGES_QUEUED_TOPIC = 'webhooks.queued';
+
 /**
  * Signed webhooks with at-least-once delivery: endpoints and their routes, fan-out from the outbox, the retry
  * schedule on the service clock, pause/disable with a mailbox notification, 7-day replay, and the sandbox mailbox.
@@ -40,6 +43,7 @@ export class WebhooksModule implements ServiceModule {
   private _mailbox: Mailbox | undefined;
   private _messages: WebhookMessageRepository | undefined;
   private sweep: ScheduledJob | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
   private context: ServiceContext | undefined;
   private apiBase = '';
 
@@ -73,6 +77,7 @@ export class WebhooksModule implements ServiceModule {
       logger: logger.child({ module: 'webhooks' }),
       concurrency: this.options.concurrency ?? 64,
       apiBase: () => this.apiBase,
+      wakeHolder: () => context.instance.bus.publish(MESSAGES_QUEUED_TOPIC, {}),
     });
     const outbox = this.options.evidence.outbox;
     this.apiBase = config.publicUrl ?? '';
@@ -98,8 +103,19 @@ export class WebhooksModule implements ServiceModule {
     this.apiBase = context.config.publicUrl ?? context.url;
   }
 
-  /** Fan-out into deliveries and their dispatch run once, on the instance holding the singleton work. */
+  /**
+   * Fan-out into deliveries and their dispatch run once, on the instance holding the singleton work. Fan-out hears
+   * the events of every instance; one that takes over resumes from the fan-out cursor.
+   */
   startSingleton(context: RunningContext): void {
+    const { bus } = context.instance;
+    const outbox = this.options.evidence.outbox;
+    this.unsubscribe.push(
+      outbox.followInstances(bus, { logger: context.logger }),
+      bus.subscribe(MESSAGES_QUEUED_TOPIC, () => this.dispatcher.arm()),
+      // Messages queued elsewhere while the bus was away are found by looking.
+      bus.onReconnect(() => this.dispatcher.arm()),
+    );
     this.dispatcher.start();
     this.fanOut!.start();
     const sweep = () => {
@@ -112,6 +128,7 @@ export class WebhooksModule implements ServiceModule {
   }
 
   async stop(): Promise<void> {
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     this.fanOut?.stop();
     if (this.sweep !== undefined) this.context?.clock.cancel(this.sweep);
     await this._dispatcher?.stop();

@@ -300,7 +300,8 @@ export class TakerStreamSession {
 
   /**
    * Events after the cursor among the workspace's last N, oldest first, then live. Everything here runs
-   * synchronously, so no event can commit between the read and the live subscription taking over.
+   * synchronously, so no event of this process can commit between the read and the live subscription taking over;
+   * another instance's event read here reaches `deliverEvent` later, at or below `replayedUpTo`, and is skipped.
    */
   private replay(workspaceId: string, cursor: StoredEvent): void {
     const window = this.deps.outbox.recentForWorkspace(workspaceId, this.deps.settings.replayWindow);

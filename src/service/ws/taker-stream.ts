@@ -24,8 +24,9 @@ export interface TakerStreamModuleOptions {
 }
 
 /**
- * `/api/v1/ws`: the taker's real-time stream (best effort, sub-second). Committed outbox events fan out to the
- * authenticated connections of their workspace whose topics or channels match; prices come from the PriceFeed.
+ * `/api/v1/ws`: the taker's real-time stream (best effort, sub-second). Committed outbox events, whichever
+ * instance of the store committed them, fan out to the authenticated connections of their workspace whose topics
+ * or channels match; prices come from the PriceFeed.
  */
 export class TakerStreamModule implements ServiceModule {
   readonly name = 'taker-stream';
@@ -77,8 +78,11 @@ export class TakerStreamModule implements ServiceModule {
 
   start(context: RunningContext): void {
     this.docBase = context.config.publicUrl ?? context.url;
+    const { outbox } = this.options.evidence;
     this.unsubscribe.push(
-      this.options.evidence.outbox.onCommitted((event) => this.fanOutEvent(event)),
+      outbox.onCommitted((event) => this.fanOutEvent(event)),
+      // Clients connected here hear the events committed on the other instances of the store too.
+      outbox.followInstances(context.instance.bus, { logger: context.logger }),
       this.options.prices.subscribe((update) => this.fanOutPrice(update)),
     );
   }
