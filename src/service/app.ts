@@ -32,7 +32,7 @@ import { HealthProbe } from './http/health.js';
 import { idempotency } from './http/idempotency.js';
 import { OpenApiRegistry } from './api/openapi.js';
 import { mountPlatformRoutes } from './http/platform-routes.js';
-import { CredentialRateLimiter, rateLimit } from './http/rate-limit.js';
+import { CredentialRateLimiter, RateLimitBuckets, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
 import type { RunningContext, ServiceContext, ServiceModule } from './module.js';
@@ -226,10 +226,16 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   let requestGate: RequestHandler | undefined;
   app.use((req, res, next) => (requestGate === undefined ? next() : requestGate(req, res, next)));
   app.use(authenticate(authenticator));
+  // On Postgres every instance counts in one table of the store's schema, created before the service answers.
+  const rateLimits = await RateLimitBuckets.open(store.postgres, logger).catch(async (error: unknown) => {
+    await instance.close();
+    store.close();
+    throw error;
+  });
   app.use(
     rateLimit({
-      credential: new CredentialRateLimiter(config.rateLimit.credential, 'credential'),
-      anonymous: new CredentialRateLimiter(config.rateLimit.anonymous, 'anonymous'),
+      credential: new CredentialRateLimiter(config.rateLimit.credential, 'credential', rateLimits),
+      anonymous: new CredentialRateLimiter(config.rateLimit.anonymous, 'anonymous', rateLimits),
     }),
   );
   app.use(
@@ -243,7 +249,12 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   );
   app.get('/docs/errors', errorDocsPage);
 
-  const idempotencyMiddleware = idempotency({ repository: repos.idempotency, clock, ttlMs: config.idempotencyTtlMs });
+  const idempotencyMiddleware = idempotency({
+    repository: repos.idempotency,
+    clock,
+    ttlMs: config.idempotencyTtlMs,
+    instanceId: instance.id,
+  });
   const routes = (options: { base?: string; errorFormat?: ErrorFormat } = {}): ApiRouter => {
     const router = new ApiRouter({
       base: options.base ?? API_BASE,
@@ -392,6 +403,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await instance.close();
+    await rateLimits.close();
     store.close();
     closeLog();
   };

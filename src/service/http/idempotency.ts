@@ -12,6 +12,11 @@ export interface IdempotencyOptions {
   clock: Clock;
   /** How long a first response is kept and replayed (24 h by the spec), by the service clock. */
   ttlMs: number;
+  /**
+   * This service instance: its claims name it, so that another instance starting on the same store releases only
+   * the claims of instances that are gone, never those of requests still executing elsewhere.
+   */
+  instanceId: string;
 }
 
 /**
@@ -72,6 +77,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   const { repository, clock } = options;
   // Built once at start-up, before the server listens: no request of this process can hold a claim yet.
   repository.releaseAbandoned();
+  const { instanceId } = options;
   return (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('Idempotency-Key');
     if (key === undefined) {
@@ -91,7 +97,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     const now = clock.now();
     res.setHeader('Idempotency-Key', key);
 
-    if (!repository.claim(owner, keyHash, fingerprint, now, now + options.ttlMs)) {
+    if (!repository.claim(owner, keyHash, fingerprint, now, now + options.ttlMs, instanceId)) {
       const record = repository.get(owner, keyHash, now);
       if (record === undefined) {
         // Expired between claim and read; a retry will claim it.

@@ -58,8 +58,11 @@ export class IdempotencyRepository {
     };
   }
 
-  /** Claims (owner, key) for a request about to execute; false when someone holds it already. */
-  claim(owner: string, keyHash: Buffer, fingerprint: Buffer, now: number, expiresAt: number): boolean {
+  /**
+   * Claims (owner, key) for a request about to execute; false when someone holds it already. `claimedBy` is the
+   * service instance executing it (see releaseAbandoned).
+   */
+  claim(owner: string, keyHash: Buffer, fingerprint: Buffer, now: number, expiresAt: number, claimedBy: string | null = null): boolean {
     return this.store.transaction(() => {
       this.store.db
         .prepare('DELETE FROM idempotency_records WHERE owner = ? AND key_hash = ? AND expires_at <= ?')
@@ -67,10 +70,10 @@ export class IdempotencyRepository {
       return (
         this.store.db
           .prepare(
-            `INSERT INTO idempotency_records (owner, key_hash, fingerprint, state, created_at, expires_at)
-             VALUES (?, ?, ?, 'in_flight', ?, ?) ON CONFLICT DO NOTHING`,
+            `INSERT INTO idempotency_records (owner, key_hash, fingerprint, state, created_at, expires_at, claimed_by)
+             VALUES (?, ?, ?, 'in_flight', ?, ?, ?) ON CONFLICT DO NOTHING`,
           )
-          .run(owner, keyHash, fingerprint, now, expiresAt).changes === 1
+          .run(owner, keyHash, fingerprint, now, expiresAt, claimedBy).changes === 1
       );
     });
   }
@@ -90,12 +93,27 @@ export class IdempotencyRepository {
   }
 
   /**
-   * Drops every in-flight claim. Called once when the service starts: a claim still in flight then belongs to a
-   * process that died mid-request (a crash, SIGKILL), which will never complete or release it; left alone, the key
-   * would answer 409 `idempotency_key_in_use` until it expires, 24 h later. Completed responses are kept.
+   * Drops the in-flight claims of instances that no longer run. Called once when an instance starts: such a claim
+   * belongs to a process that died mid-request (a crash, SIGKILL), which will never complete or release it; left
+   * alone, the key would answer 409 `idempotency_key_in_use` until it expires, 24 h later. Completed responses are
+   * kept.
+   *
+   * On SQLite the starting process is the only one, so every claim in flight is abandoned. On Postgres the other
+   * instances may be executing requests right now: an instance runs while its bus or lease session is connected
+   * (both carry its id in `application_name`), and Postgres ends those sessions when the process dies. A claim
+   * without a claimer was written before claims named one.
    */
   releaseAbandoned(): number {
-    return this.store.db.prepare(`DELETE FROM idempotency_records WHERE state = 'in_flight'`).run().changes;
+    if (this.store.dialect === 'sqlite') {
+      return this.store.db.prepare(`DELETE FROM idempotency_records WHERE state = 'in_flight'`).run().changes;
+    }
+    return this.store.db
+      .prepare(
+        `DELETE FROM idempotency_records WHERE state = 'in_flight' AND (claimed_by IS NULL OR NOT EXISTS (
+           SELECT 1 FROM pg_stat_activity
+           WHERE application_name IN ('settlement-sandbox bus ' || claimed_by, 'settlement-sandbox lease ' || claimed_by)))`,
+      )
+      .run().changes;
   }
 
   deleteExpired(now: number): number {

@@ -104,5 +104,11 @@ export const platformMigrations: MigrationSet = {
           );
         `),
     },
+    {
+      // Which service instance executes an in-flight request, so that a starting instance releases only the claims
+      // of instances that are gone (several instances share a Postgres store).
+      name: '004_idempotency_claimed_by',
+      up: (db) => db.exec('ALTER TABLE idempotency_records ADD COLUMN claimed_by TEXT;'),
+    },
   ],
 };

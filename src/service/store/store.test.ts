@@ -35,6 +35,7 @@ describe('Store', () => {
       'platform/001_workspaces_and_keys',
       'platform/002_wallet_users_and_sessions',
       'platform/003_idempotency_and_secrets',
+      'platform/004_idempotency_claimed_by',
       'notes/001_notes',
     ]);
     first.db.prepare('INSERT INTO notes (text) VALUES (?)').run('kept');
