@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
 import { SandboxError } from '../devnet/errors.js';
 import type { ServiceConfig } from '../service/config.js';
-import { type SavedAccess, serviceLayout } from './service-component.js';
+import { type SavedAccess, serviceLayout } from './service-layout.js';
 
 /**
  * `sandbox up --instances N`: N service processes behind one port, with Node's cluster module (the primary holds

@@ -10,33 +10,9 @@ import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ServiceModule } from '../service/module.js';
 import { redactUrl } from '../service/store/sql.js';
 import { SandboxError } from '../devnet/errors.js';
+import { readSavedAccess, type SavedAccess, serviceLayout } from './service-layout.js';
 
-/** The service's own files inside the sandbox state folder. */
-export function serviceLayout(stateDir: string) {
-  const root = join(stateDir, 'service');
-  return {
-    root,
-    store: join(root, 'service.sqlite'),
-    log: join(root, 'service.log'),
-    /** Workspace id and API keys handed out by `sandbox up`, reused on the next start (mode 0600). */
-    access: join(root, 'access.json'),
-  };
-}
-
-export interface SavedAccess {
-  workspaceId: string;
-  apiKeys: string[];
-}
-
-function readSavedAccess(path: string): SavedAccess | undefined {
-  if (!existsSync(path)) return undefined;
-  try {
-    const saved = JSON.parse(readFileSync(path, 'utf8')) as SavedAccess;
-    return typeof saved.workspaceId === 'string' && Array.isArray(saved.apiKeys) ? saved : undefined;
-  } catch {
-    return undefined;
-  }
-}
+export { serviceLayout } from './service-layout.js';
 
 export interface SandboxServiceOptions {
   stateDir: string;

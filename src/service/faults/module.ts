@@ -47,6 +47,7 @@ export class FaultsModule implements ServiceModule {
     if (context.config.environment !== 'sandbox') return;
     const { evidence, settlement, orders, auction } = this.options;
     const board = new FaultSwitchboard({
+      shared: context.instance.bus.shared,
       store: context.store,
       clock: context.clock,
       ledger: evidence.ledger,

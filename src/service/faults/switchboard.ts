@@ -38,6 +38,8 @@ export interface FaultSwitchboardDeps {
   orders(): OrderRepository | undefined;
   /** Wakes every relayer, so a released or due relay is sent now. */
   kickRelays(): void;
+  /** Other instances share the store (and may fire or clear switches). */
+  shared?: boolean;
 }
 
 const STAGE: Record<RelayAction | 'release' | 'solver' | 'reorg' | 'oracle', Stage> = {
@@ -422,7 +424,9 @@ export class FaultSwitchboard {
 
   /** Switches that can still fire at `now`, oldest first (the oldest matching switch wins). */
   private liveAt(now: number): FaultSwitch[] {
-    this.cache ??= this.repository.listed();
+    // With several instances another one may have fired or cleared a switch since: while any is set, the store
+    // decides (reading it costs nothing next to what a fault does); with none set, a set elsewhere is announced.
+    if (this.cache === undefined || (this.deps.shared === true && this.cache.length > 0)) this.cache = this.repository.listed();
     return this.cache.filter(
       (fault) => (fault.remaining === null || fault.remaining > 0) && (fault.expiresAt === null || fault.expiresAt > now),
     );

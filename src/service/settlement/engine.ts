@@ -8,8 +8,8 @@ import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './ch
 import { type SettlementChain, settlementChains } from './chains.js';
 import { type RelayRecord, RelayRepository, type RelayRequest } from './relay-repository.js';
 import type { InstanceBus } from '../cluster/instance-bus.js';
-import { AccountRelayer, type AfterCommit, type RelayGateDecision, type RelayOutcome } from './relayer.js';
-import { RELAYS_QUEUED, RemoteRelayer, type Relayer } from './remote-relayer.js';
+import { AccountRelayer, type AfterCommit, type Relayer, type RelayGateDecision, type RelayOutcome } from './relayer.js';
+import { RELAYS_QUEUED, RemoteRelayer } from './remote-relayer.js';
 import { DEFAULT_GAS, type GasLimits, type SettlementSettings } from './settings.js';
 import { ChainWatcher } from './watchers.js';
 

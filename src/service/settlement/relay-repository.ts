@@ -181,6 +181,15 @@ export class RelayRepository {
     );
   }
 
+  /**
+   * A broadcast of a recorded transaction failed without a decision (the chain did not answer): noted on the relay
+   * while it stays `sent` and is retried. An instance waiting for this relay's outcome answers "not decided" then,
+   * as the sending instance itself does.
+   */
+  markUndecided(id: number, error: string, at: number): void {
+    this.sql("UPDATE relays SET error = ?, updated_at = ? WHERE id = ? AND status = 'sent'").run(error, at, id);
+  }
+
   /** The outcome; `signed` records the transaction of an intent that was not recorded before it was sent. */
   markOutcome(
     id: number,

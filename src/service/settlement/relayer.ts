@@ -4,13 +4,27 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { Clock } from '../../clock/index.js';
 import type { SettlementChain } from './chains.js';
 import type { RelayRecord, RelayRepository, RelayRequest, SignedRelay } from './relay-repository.js';
-import type { Relayer } from './remote-relayer.js';
 
 /** What became of a relayed transaction. */
 export interface RelayOutcome {
   status: 'mined' | 'reverted' | 'dropped';
   blockNumber?: number;
   error?: string;
+}
+
+/** What callers of the engine's relayers use: the account, "send what is queued", and "send this one now". */
+export interface Relayer {
+  readonly address: Address;
+  readonly chainId: number;
+  kick(): void;
+  /**
+   * Records `request` through `record` (in the caller's transaction) and sends it, answering its outcome (undefined
+   * when it was not decided in time: it is still sent, and its outcome reaches the listeners later).
+   */
+  relayNow<T>(
+    request: RelayRequest,
+    record: (signed: SignedRelay | undefined) => T,
+  ): Promise<{ value: T; outcome: RelayOutcome | undefined }>;
 }
 
 /** Work to run once the transaction that asked for it has committed (sends, notifications, timers). */
@@ -228,6 +242,11 @@ export class AccountRelayer implements Relayer {
         this.deps.logger.warn({ relay: stored.id, kind: stored.kind, nonce: relay.nonce }, 'relay nonce taken; resending');
       } else {
         this.deps.logger.warn({ err: error, relay: stored.id, kind: stored.kind }, 'relay broadcast failed; retrying');
+      }
+      if (DURABLE_KINDS.has(relay.kind)) {
+        this.deps.commit(() =>
+          this.deps.relays.markUndecided(stored.id, `broadcast failed, retrying: ${message}`.slice(0, 300), this.deps.clock.now()),
+        );
       }
       this.scheduleRetry();
       return undefined;

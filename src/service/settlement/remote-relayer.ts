@@ -1,22 +1,7 @@
 import type { Address } from 'viem';
 import type { InstanceBus } from '../cluster/instance-bus.js';
 import type { RelayRepository, RelayRequest, SignedRelay } from './relay-repository.js';
-import type { RelayOutcome } from './relayer.js';
-
-/** What callers of the engine's relayers use: the account, "send what is queued", and "send this one now". */
-export interface Relayer {
-  readonly address: Address;
-  readonly chainId: number;
-  kick(): void;
-  /**
-   * Records `request` through `record` (in the caller's transaction) and sends it, answering its outcome (undefined
-   * when it was not decided in time: it is still sent, and its outcome reaches the listeners later).
-   */
-  relayNow<T>(
-    request: RelayRequest,
-    record: (signed: SignedRelay | undefined) => T,
-  ): Promise<{ value: T; outcome: RelayOutcome | undefined }>;
-}
+import type { Relayer, RelayOutcome } from './relayer.js';
 
 /** The bus topic that wakes the singleton holder's relayers. */
 export const RELAYS_QUEUED = 'relays.queued';
@@ -60,6 +45,8 @@ export class RemoteRelayer implements Relayer {
         if (relay.error !== null) outcome.error = relay.error;
         return { value, outcome };
       }
+      // The holder's broadcast failed undecided (it retries): answer as the holder answers its own callers.
+      if (relay !== undefined && relay.status === 'sent' && relay.error !== null) return { value, outcome: undefined };
       if (Date.now() >= deadline) return { value, outcome: undefined };
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
