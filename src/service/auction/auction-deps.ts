@@ -35,12 +35,18 @@ export interface AuctionSettings {
   midPrice: (corridor: Corridor) => MidPrice;
 }
 
-/** How RFQs reach solvers (the solver stream implements it). */
+/**
+ * How RFQs reach solvers: the solver stream of this process, or, with several instances on one store, the solver
+ * network (solver-network.ts) that also reaches the solvers connected to the other instances.
+ */
 export interface SolverChannel {
   /** Solvers invited to an RFQ on `corridorId` now: registered for it, connected, subscribed to `rfq.created`. */
   eligibleSolvers(corridorId: string): Set<string>;
-  /** Sends `message` to the subscribed connections of `solverIds`; returns the solvers it reached. */
-  broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown): Set<string>;
+  /**
+   * Sends `message` (the `rfq.created` envelope of `rfqId`) to the subscribed connections of `solverIds`; returns
+   * the solvers it reached (a solver on another instance counts as reached once the message is on its way there).
+   */
+  broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown, rfqId: string): Set<string>;
 }
 
 export interface Evidence {

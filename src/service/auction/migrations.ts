@@ -102,5 +102,23 @@ export const auctionMigrations: MigrationSet = {
           );
         `),
     },
+    {
+      // Which solver stream connections each service instance holds (several instances on one Postgres store):
+      // RFQs and order messages are routed to the instance holding a solver's connection. Rows of instances whose
+      // bus session is gone are ignored and pruned (solver-presence.ts).
+      name: '002_solver_presence',
+      up: (db) =>
+        db.exec(`
+          CREATE TABLE solver_presence (
+            instance_id TEXT NOT NULL,
+            connection_id TEXT NOT NULL,
+            solver_id TEXT NOT NULL,
+            rfq_corridors TEXT NOT NULL,
+            connected_at INTEGER NOT NULL,
+            PRIMARY KEY (instance_id, connection_id)
+          );
+          CREATE INDEX solver_presence_by_solver ON solver_presence (solver_id);
+        `),
+    },
   ],
 };

@@ -15,7 +15,9 @@ import { QuoteRequestResolver } from './quote-request.js';
 import { type AuctionSettings, type Evidence, QuoteService } from './quote-service.js';
 import { RfqRepository } from './rfq-repository.js';
 import { mountAuctionRoutes } from './routes.js';
+import { SolverNetwork } from './solver-network.js';
 import { SolverPerformance } from './solver-performance.js';
+import { SolverPresenceRepository } from './solver-presence.js';
 import { SolverRegistry } from './solver-registry.js';
 import { SolverRepository } from './solver-repository.js';
 import type { NonceSource, QuoteBook, SolverKeyResolver, SolverNotifier, SolverOrderMessage } from './types.js';
@@ -75,6 +77,9 @@ export class AuctionModule implements ServiceModule {
         quotes: QuoteService;
         registry: SolverRegistry;
         stream: SolverStream;
+        /** The solvers of every instance on a shared store, or this process's stream alone. */
+        solvers: SolverStream | SolverNetwork;
+        network: SolverNetwork | undefined;
         performance: SolverPerformance;
       }
     | undefined;
@@ -106,12 +111,12 @@ export class AuctionModule implements ServiceModule {
    */
   readonly notifier: SolverNotifier = {
     notify: (solverId: string, message: SolverOrderMessage): number => {
-      const { quotes, stream } = this.ready();
+      const { quotes, solvers } = this.ready();
       if (message.type === 'order.attested') quotes.recordOutcome(message.orderId, 'filled');
       else if (message.type === 'order.refunded') quotes.recordOutcome(message.orderId, 'failed');
-      return stream.notify(solverId, message);
+      return solvers.notify(solverId, message);
     },
-    offer: (message) => this.ready().stream.offer(message),
+    offer: (message) => this.ready().solvers.offer(message),
   };
 
   useNonceSource(source: NonceSource): void {
@@ -140,9 +145,9 @@ export class AuctionModule implements ServiceModule {
     return this.ready().performance.fillRate(solverId);
   }
 
-  /** Live solver stream connections of a solver. */
+  /** Live solver stream connections of a solver, on every instance of the store. */
   connectionCount(solverId: string): number {
-    return this.ready().stream.connectionCount(solverId);
+    return this.ready().solvers.connectionCount(solverId);
   }
 
   setup(context: ServiceContext): void {
@@ -172,30 +177,44 @@ export class AuctionModule implements ServiceModule {
     });
     quotes.useNonceSource(this.nonceSource);
     if (this.solverFilter !== undefined) quotes.useSolverFilter(this.solverFilter);
+    // Several instances on one store: RFQs, answers and solver messages cross instances over the bus.
+    const network = context.instance.bus.shared
+      ? new SolverNetwork({
+          bus: context.instance.bus,
+          presence: new SolverPresenceRepository(store),
+          auctioneer,
+          clock,
+          logger: context.logger.child({ component: 'solver-network' }),
+          windowMs: this.settings.windowMs,
+        })
+      : undefined;
     const stream = new SolverStream({
       clock,
       logger: context.logger.child({ component: 'solver-stream' }),
       environment: config.environment,
       authenticate: (token, solverId) => registry.authenticateStream(token, solverId),
-      intake: {
+      intake: network ?? {
         submitQuote: (solverId, input, receivedAt) => auctioneer.submitQuote(solverId, input, receivedAt),
         decline: (solverId, rfqId, reason, receivedAt) => auctioneer.decline(solverId, rfqId, reason, receivedAt),
         malformedQuote: (solverId, rfqId, reason) => auctioneer.recordMalformed(solverId, rfqId, reason),
         solverGone: (solverId) => auctioneer.solverGone(solverId),
       },
+      presence: network?.presence,
       ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),
     });
-    quotes.useChannel(stream);
+    network?.attach(stream);
+    const reach = network ?? stream;
+    quotes.useChannel(reach);
     stream.attach(context.upgrades);
     context.corridors.setSolverCount((corridorId) => registry.corridorCount(corridorId));
-    this.parts = { quotes, registry, stream, performance };
+    this.parts = { quotes, registry, stream, solvers: reach, network, performance };
 
     mountAuctionRoutes(context.routes(), context.openapi, {
       quotes,
       registry,
       solvers,
       statistics: new SolverStatistics(rfqs, performance),
-      connections: (solverId) => stream.connectionCount(solverId),
+      connections: (solverId) => reach.connectionCount(solverId),
       solverStreamUrl: () => this._solverStreamUrl,
       fillRate: (solverId) => performance.fillRate(solverId),
       now: () => clock.now(),
@@ -205,6 +224,7 @@ export class AuctionModule implements ServiceModule {
   }
 
   start(context: RunningContext): void {
+    this.ready().network?.start();
     const base = (context.config.publicUrl ?? context.url).replace(/^http/, 'ws');
     this._solverStreamUrl = `${base}/ws/v1/solver/stream`;
   }
@@ -219,6 +239,7 @@ export class AuctionModule implements ServiceModule {
     if (parts === undefined) return;
     await parts.quotes.stop();
     parts.stream.close();
+    parts.network?.stop();
   }
 
   /** The solver stream's address, once the service listens. */

@@ -57,7 +57,7 @@ export class QuoteService implements QuoteBook {
     if (channel === undefined || eligible.size === 0 || this.stopped) throw noSolvers(request, 'No solver is connected for');
     const { rfq, envelope } = this.rounds.open(request, context, eligible);
     const startedAt = performance.now();
-    const reached = channel.broadcast(eligible, rfq.corridor, envelope);
+    const reached = channel.broadcast(eligible, rfq.corridor, envelope, rfq.id);
     const running = this.deps.auctioneer.open(this.rounds.terms(rfq), reached, this.deps.settings.windowMs, startedAt);
     this.inFlight.add(running);
     let outcome: AuctionOutcome;

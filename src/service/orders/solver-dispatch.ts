@@ -9,7 +9,8 @@ const MAX_ATTEMPTS = 130;
  * Tells the winning solver about its order on the solver stream. The stream is best effort: when no connection
  * of the solver takes a message (it is reconnecting, or the service just restarted), the message is retried on a
  * wall-time backoff (transport, not business time). A newer message about the same order replaces an older one.
- * Solvers de-duplicate by (orderId, type).
+ * Solvers de-duplicate by (orderId, type). With several instances on one store the notifier also reaches the
+ * solver's connections on the other instances (the auction's solver network), and counts them as delivered.
  */
 export class SolverDispatch {
   private notifier: SolverNotifier | undefined;

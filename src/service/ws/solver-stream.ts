@@ -53,14 +53,29 @@ export const DEFAULT_SOLVER_STREAM_SETTINGS: SolverStreamSettings = {
   authTimeoutMs: 10_000,
 };
 
-/** What the stream needs from the auction. */
+/**
+ * What the stream needs from the auction. An answer may come later (a promise) when the RFQ runs on another service
+ * instance: the quote travels there and its verdict back.
+ */
 export interface QuoteIntake {
-  submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number): QuoteAnswer;
-  decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number): DeclineAnswer;
+  submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number): QuoteAnswer | Promise<QuoteAnswer>;
+  decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number): DeclineAnswer | Promise<DeclineAnswer>;
   /** A quote that failed validation, for the RFQ view's record. */
   malformedQuote(solverId: string, rfqId: string, reason: string): void;
   /** The solver has no connection left that receives RFQs. */
   solverGone(solverId: string): void;
+}
+
+/**
+ * Told about this process's authenticated connections, so other service instances on the same store can route RFQs
+ * and order messages here (the auction's solver network keeps them in the store).
+ */
+export interface SolverPresenceObserver {
+  /** Authenticated; `rfqCorridors`: the corridors it receives RFQs on (none before it subscribes). */
+  connected(connectionId: string, solverId: string, rfqCorridors: readonly string[]): void;
+  /** A subscribe or unsubscribe changed the corridors it receives RFQs on. */
+  changed(connectionId: string, rfqCorridors: readonly string[]): void;
+  closed(connectionId: string): void;
 }
 
 export interface SolverStreamDeps {
@@ -69,6 +84,7 @@ export interface SolverStreamDeps {
   environment: Environment;
   authenticate(token: string, solverId: string | undefined): Promise<SolverIdentity>;
   intake: QuoteIntake;
+  presence?: SolverPresenceObserver | undefined;
   settings?: Partial<SolverStreamSettings>;
 }
 
@@ -84,14 +100,31 @@ class SolverConnection {
   authJob: ScheduledJob | undefined;
   authenticating = false;
   closed = false;
+  /** Answers still coming back from another instance: later answers wait, so they reach the solver in order. */
+  answers: Promise<void> | undefined;
 
-  constructor(readonly ws: WebSocket) {}
+  constructor(
+    readonly ws: WebSocket,
+    /** Unique within this process (presence rows are keyed by instance id and this). */
+    readonly id: string,
+  ) {}
+
+  get subscribedToRfqs(): boolean {
+    return [...this.channels].some((pattern) => channelMatches(pattern, RFQ_EVENT));
+  }
 
   receivesRfqs(corridorId: string): boolean {
     if (this.closed || this.identity === undefined) return false;
-    if (![...this.channels].some((pattern) => channelMatches(pattern, RFQ_EVENT))) return false;
+    if (!this.subscribedToRfqs) return false;
     if (!this.identity.corridors.includes(corridorId)) return false;
     return this.corridors === undefined || this.corridors.has(corridorId);
+  }
+
+  /** The corridors this connection receives RFQs on. */
+  rfqCorridors(): string[] {
+    if (this.identity === undefined || !this.subscribedToRfqs) return [];
+    const narrowed = this.corridors;
+    return this.identity.corridors.filter((corridor) => narrowed === undefined || narrowed.has(corridor));
   }
 }
 
@@ -101,6 +134,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
   private readonly connections = new Set<SolverConnection>();
   private readonly bySolver = new Map<string, Set<SolverConnection>>();
+  private connectionSequence = 0;
 
   constructor(private readonly deps: SolverStreamDeps) {
     this.settings = { ...DEFAULT_SOLVER_STREAM_SETTINGS, ...deps.settings };
@@ -128,7 +162,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     return solvers;
   }
 
-  broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown): Set<string> {
+  broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown, _rfqId?: string): Set<string> {
     const text = JSON.stringify(message);
     const reached = new Set<string>();
     for (const solverId of solverIds) {
@@ -170,6 +204,11 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     return this.bySolver.get(solverId)?.size ?? 0;
   }
 
+  /** Whether a live connection of the solver receives RFQs (on any corridor). */
+  listening(solverId: string): boolean {
+    return [...(this.bySolver.get(solverId) ?? [])].some((c) => !c.closed && c.identity !== undefined && c.subscribedToRfqs);
+  }
+
   /** Closes every connection (service stop). */
   close(): void {
     for (const connection of [...this.connections]) this._close(connection, SolverCloseCode.goingAway, 'the service is stopping');
@@ -179,7 +218,8 @@ export class SolverStream implements SolverChannel, SolverNotifier {
   // Connections --------------------------------------------------------------------------------------------------
 
   private accept(ws: WebSocket, req: IncomingMessage): void {
-    const connection = new SolverConnection(ws);
+    this.connectionSequence += 1;
+    const connection = new SolverConnection(ws, `c${this.connectionSequence}`);
     this.connections.add(connection);
     ws.on('message', (data, isBinary) => this.onMessage(connection, data, isBinary, performance.now()));
     ws.on('close', () => this.onClose(connection));
@@ -248,6 +288,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
       this.bySolver.set(identity.solverId, connections);
     }
     connections.add(connection);
+    this.tellPresence((presence) => presence.connected(connection.id, identity.solverId, connection.rfqCorridors()));
     sendJson(connection.ws, {
       type: 'auth.ok',
       environment: this.deps.environment,
@@ -299,6 +340,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
           return;
         }
         for (const channel of unsubscribe.data.channels) connection.channels.delete(channel);
+        this.tellPresence((presence) => presence.changed(connection.id, connection.rfqCorridors()));
         sendJson(connection.ws, { type: 'unsubscribe.ok', channels: [...connection.channels] });
         this.checkGone(identity.solverId);
         return;
@@ -310,7 +352,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
           const rfqId = typeof message.rfqId === 'string' ? message.rfqId : null;
           const reason = `${issue?.path.join('.') || 'quote'}: ${issue?.message ?? 'invalid'}`;
           if (rfqId !== null) this.deps.intake.malformedQuote(identity.solverId, rfqId, reason);
-          sendJson(connection.ws, {
+          this.answer(connection, {
             type: 'quote.rejected',
             rfqId,
             code: 'malformed',
@@ -319,7 +361,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
           });
           return;
         }
-        sendJson(connection.ws, this.deps.intake.submitQuote(identity.solverId, quote.data, receivedAt));
+        this.answer(connection, this.deps.intake.submitQuote(identity.solverId, quote.data, receivedAt));
         return;
       }
       case 'decline': {
@@ -328,7 +370,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
           this.invalid(connection, decline.error);
           return;
         }
-        sendJson(connection.ws, this.deps.intake.decline(identity.solverId, decline.data.rfqId, decline.data.reason, receivedAt));
+        this.answer(connection, this.deps.intake.decline(identity.solverId, decline.data.rfqId, decline.data.reason, receivedAt));
         return;
       }
       default:
@@ -360,6 +402,8 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     }
     for (const channel of channels) connection.channels.add(channel);
     if (corridors !== undefined) connection.corridors = new Set(corridors);
+    // Before subscribe.ok: once the solver hears it, every instance of the store counts this connection.
+    this.tellPresence((presence) => presence.changed(connection.id, connection.rfqCorridors()));
     sendJson(connection.ws, {
       type: 'subscribe.ok',
       channels: [...connection.channels],
@@ -370,11 +414,41 @@ export class SolverStream implements SolverChannel, SolverNotifier {
 
   /** Tells the auction to stop waiting for a solver once none of its connections receives RFQs any more. */
   private checkGone(solverId: string): void {
-    const connections = this.bySolver.get(solverId);
-    const stillListening = [...(connections ?? [])].some(
-      (c) => !c.closed && c.identity !== undefined && [...c.channels].some((p) => channelMatches(p, RFQ_EVENT)),
-    );
-    if (!stillListening) this.deps.intake.solverGone(solverId);
+    if (!this.listening(solverId)) this.deps.intake.solverGone(solverId);
+  }
+
+  /**
+   * Sends the auction's verdict on a quote or decline, now or when it comes back from another instance. Verdicts go
+   * out in the order the solver sent its answers (clients pair them by order).
+   */
+  private answer(connection: SolverConnection, answer: JsonObject | Promise<JsonObject>): void {
+    if (!(answer instanceof Promise) && connection.answers === undefined) {
+      sendJson(connection.ws, answer);
+      return;
+    }
+    const queued: Promise<void> = (connection.answers ?? Promise.resolve())
+      .then(() => answer)
+      .then(
+        (verdict) => {
+          if (!connection.closed) sendJson(connection.ws, verdict);
+        },
+        (error: unknown) => this.deps.logger.error({ err: error }, 'solver stream: an answer failed'),
+      )
+      .finally(() => {
+        if (connection.answers === queued) connection.answers = undefined;
+      });
+    connection.answers = queued;
+  }
+
+  /** Presence is bookkeeping for other instances: its failure must not break this connection. */
+  private tellPresence(tell: (presence: SolverPresenceObserver) => void): void {
+    const presence = this.deps.presence;
+    if (presence === undefined) return;
+    try {
+      tell(presence);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'solver stream: presence not recorded');
+    }
   }
 
   private error(connection: SolverConnection, code: string, message: string, param?: string): void {
@@ -411,6 +485,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     const connections = this.bySolver.get(solverId);
     connections?.delete(connection);
     if (connections?.size === 0) this.bySolver.delete(solverId);
+    this.tellPresence((presence) => presence.closed(connection.id));
     this.checkGone(solverId);
   }
 }
