@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -127,6 +127,10 @@ describe('sandbox up --database postgres', () => {
       [['--database-url', 'http://127.0.0.1/x'], /--database-url: "http:\/\/127\.0\.0\.1\/x" is not a postgres/],
       [['--database', 'sqlite', '--database-url', 'postgres://a@127.0.0.1/b'], /--database sqlite and --database-url: use one of them/],
       [['--fresh', '--database-url', 'postgres://a@127.0.0.1/b'], /--fresh with a Postgres URL/],
+      [['--instances', '2'], /--instances 2 needs Postgres: add --database postgres or --database-url/],
+      [['--instances', '2', '--database', 'sqlite'], /--instances 2 needs Postgres/],
+      [['--instances', '0', '--database', 'postgres'], /--instances: "0" must be a whole number from 1 to 16/],
+      [['--instances', 'two', '--database', 'postgres'], /--instances: "two" must be a whole number/],
     ];
     for (const [flags, message] of cases) {
       const result = await runCli(['up', '--detach', '--state-dir', dir, ...flags]);
@@ -134,4 +138,40 @@ describe('sandbox up --database postgres', () => {
       expect(result.stderr).toMatch(message);
     }
   });
+
+  it('--instances 2: two service processes behind one port; the holder of the singleton work SIGKILLed, the other takes it over and a new worker joins', async () => {
+    const dir = stateDir('instances');
+    const manifest = await up(dir, ['--database', 'postgres', '--instances', '2']);
+    expect(manifest.api?.instances).toBe(2);
+    const instancesFile = join(dir, 'service', 'instances.json');
+    const read = () => JSON.parse(readFileSync(instancesFile, 'utf8')) as Array<{ pid: number; instanceId: string; singleton: boolean }>;
+    const before = read();
+    expect(before).toHaveLength(2);
+    expect(before.filter((instance) => instance.singleton)).toHaveLength(1);
+    // Both answer on the one port: connections go to the workers in turn, and each names itself in Postgres.
+    const names = await psql(
+      manifest.api!.store!.location.replace(':***', ''),
+      "SELECT count(DISTINCT application_name) FROM pg_stat_activity WHERE application_name LIKE 'settlement-sandbox bus %'",
+    );
+    expect(Number(names)).toBe(2);
+    for (let i = 0; i < 4; i++) expect((await api(manifest, 'GET', '/api/v1/corridors')).status).toBe(200);
+
+    const holder = before.find((instance) => instance.singleton)!;
+    const other = before.find((instance) => !instance.singleton)!;
+    process.kill(holder.pid, 'SIGKILL');
+    const started = Date.now();
+    let after = read();
+    while (Date.now() - started < 10_000 && !(after.length === 2 && after.some((i) => i.pid === other.pid && i.singleton))) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      after = read();
+    }
+    expect(after.find((instance) => instance.pid === other.pid)?.singleton).toBe(true);
+    expect(after).toHaveLength(2);
+    expect(after.some((instance) => instance.pid === holder.pid)).toBe(false);
+    expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
+    // The service kept answering through it.
+    expect((await api(manifest, 'GET', '/api/v1/corridors')).status).toBe(200);
+    expect((await runCli(['down', '--state-dir', dir])).code).toBe(0);
+    for (const instance of after) expect(() => process.kill(instance.pid, 0)).toThrow();
+  }, 120_000);
 });

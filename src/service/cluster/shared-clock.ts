@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ChainTime, TestClock } from '../../clock/index.js';
-import { type AdvanceOperation, type AdvanceStatus, ClockAdvances } from '../http/clock-advances.js';
+import { type AdvanceOperation, type AdvanceStatus, ClockAdvances } from '../clock-advances.js';
 import { newId } from '../store/ids.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';

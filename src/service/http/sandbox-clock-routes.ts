@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type AdvanceResult, parseDuration, type ChainTime, type Clock, type TestClock } from '../../clock/index.js';
-import { ADVANCE_ANSWER_WITHIN_MS, type AdvanceOperation, ClockAdvances } from './clock-advances.js';
+import { ADVANCE_ANSWER_WITHIN_MS, type AdvanceOperation, ClockAdvances } from '../clock-advances.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import type { ApiRouter } from './api-router.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';

@@ -1,5 +1,5 @@
-import type { AdvanceResult, TestClock } from '../../clock/index.js';
-import { newId } from '../store/ids.js';
+import type { AdvanceResult, TestClock } from '../clock/index.js';
+import { newId } from './store/ids.js';
 
 /** How long `POST /sandbox/clock/advance` waits for an advance before it answers 202 with the advance's id. */
 export const ADVANCE_ANSWER_WITHIN_MS = 10_000;
