@@ -18,6 +18,7 @@
  * - ledgerVerifies: `sandbox ledger verify` on the store afterwards.
  */
 import { join } from 'node:path';
+import { verifyLedgerDatabase, verifyLedgerFile } from '../src/cli/commands/ledger.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../src/solvers/index.js';
 import { ServiceChild } from './service-child.js';
 import { BlockRecorder } from './support/block-recorder.js';
@@ -40,9 +41,16 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   const problems: string[] = [];
   const notes: string[] = [];
   // Debug level: the secret scan reads every line the service can write, errors with their causes included.
-  const service = new ServiceChild({ sandboxDir: sandbox.stateDir, dir: options.dir, logLevel: 'debug' });
+  const failover = options.failover;
+  const service = new ServiceChild({
+    sandboxDir: sandbox.stateDir,
+    dir: options.dir,
+    logLevel: 'debug',
+    ...(failover === undefined ? {} : { databaseUrl: failover.databaseUrl, instances: failover.instances }),
+  });
   const storePath = join(options.dir, 'service', 'service.sqlite');
-  const store = new StoreReader(storePath);
+  const store = new StoreReader(failover === undefined ? storePath : { url: failover.databaseUrl });
+  const takeovers: number[] = [];
   const receiver = new WebhookReceiver();
   const recorder = new BlockRecorder(manifest.chains, [
     ...manifest.accounts.serviceRelayer.map((a) => a.address),
@@ -63,8 +71,14 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   /** Kill and start again, one at a time; the clock offset of the webhook receiver follows the new process. */
   const restart = (why: string) => {
     restarting ??= (async () => {
-      log(`  ✗ SIGKILL (${why})`);
-      await service.restart();
+      if (failover !== undefined) {
+        const took = await service.killSingletonHolder();
+        takeovers.push(took);
+        log(`  ✗ SIGKILL of the singleton holder (${why}); taken over in ${took} ms`);
+      } else {
+        log(`  ✗ SIGKILL (${why})`);
+        await service.restart();
+      }
       await syncReceiverClock();
     })().finally(() => {
       restarting = undefined;
@@ -147,6 +161,8 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     reorgsSet: () => reorgs,
     reorgsFired: () => reorgsFired,
     syncReceiverClock,
+    verifyLedger: () => (failover === undefined ? verifyLedgerFile(storePath) : verifyLedgerDatabase(failover.databaseUrl)),
+    takeovers: () => takeovers,
     get webhookSince() {
       return webhookSince;
     },

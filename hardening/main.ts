@@ -4,7 +4,7 @@
  * second service process with the reference solvers. `runHardening` returns every figure; the headline ones are
  * flat at the top of the report.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Address } from 'viem';
@@ -20,9 +20,10 @@ import { ServiceChild } from './service-child.js';
 import { type Secret, scanFiles, storeFiles } from './support/secrets.js';
 import { sleep } from './support/wire.js';
 import { type TamperFigures, runTamperCampaign } from './tamper.js';
+import { startScratchPostgres } from '../src/service/store/postgres/local-server.js';
 
-export type Campaign = 'crash' | 'fuzz' | 'load' | 'tamper' | 'chain';
-export const CAMPAIGNS: readonly Campaign[] = ['crash', 'tamper', 'fuzz', 'load', 'chain'];
+export type Campaign = 'crash' | 'fuzz' | 'load' | 'tamper' | 'chain' | 'failover';
+export const CAMPAIGNS: readonly Campaign[] = ['crash', 'tamper', 'fuzz', 'load', 'chain', 'failover'];
 
 export interface HardenOptions {
   quick: boolean;
@@ -81,6 +82,8 @@ export interface HardenReport extends HeadlineFigures {
   };
   /** The chain campaign: the crash campaign's lifecycles with `chain.rpc-drop` fault switches instead of kills. */
   chain?: Omit<CrashFigures, 'results'>;
+  /** The failover campaign: the lifecycles on two service instances, the singleton holder SIGKILLed instead. */
+  failover?: Omit<CrashFigures, 'results'>;
   tamper?: TamperFigures;
   fuzz?: FuzzFigures;
   load?: LoadFigures;
@@ -240,6 +243,47 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         `  chain: ${chain.lifecycles} lifecycles (${chain.settled} settled, ${chain.refunded} refunded), ${chain.rpcFaultsSet} fault switches, ` +
           `${chain.rpcFaultsFired} JSON-RPC calls dropped, ${chain.reorgsFired}/${chain.reorgsSet} fills reorganised away, ${chain.halts} destination halts; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
           `undelivered ${chain.undelivered}/${chain.webhookEvents}, ledger ${chain.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
+      );
+    }
+
+    if (campaigns.includes('failover')) {
+      log('failover campaign (two service instances on Postgres; the holder of the singleton work SIGKILLed)');
+      // Chains and a Postgres server of its own: a new store must not meet Permit2 nonces spent by another campaign.
+      const failoverSandbox = await startSandbox({ stateDir: join(dir, 'failover-sandbox'), persist: false });
+      const postgres = await startScratchPostgres({ prefix: 'harden-failover-' }).catch(async (error: unknown) => {
+        await failoverSandbox.stop();
+        throw error;
+      });
+      const failover = await runCrashCampaign({
+        sandbox: failoverSandbox,
+        dir: join(dir, 'failover'),
+        lifecycles: options.quick ? 6 : 20,
+        seed: options.seed + 2,
+        killShare: 0.7,
+        failover: { databaseUrl: postgres.url, instances: 2 },
+        onSecret: (kind, value) => secrets.push({ kind, value, stored: kind === 'webhook signing key' }),
+        log,
+      }).finally(async () => {
+        await failoverSandbox.stop();
+        await postgres.stop();
+      });
+      logs.push(
+        ...[1, 2, 3, 4, 5, 6, 7, 8].map((n) => join(dir, 'failover', 'service', `service.${n}.log`)).filter((file) => existsSync(file)),
+      );
+      const { results: _results, ...figures } = failover;
+      report.failover = figures;
+      report.lost += failover.lost;
+      report.stuck += failover.stuck;
+      report.duplicateRelays += failover.duplicateRelays;
+      report.undelivered += failover.undelivered;
+      report.duplicateTerminalEvents += failover.duplicateTerminalEvents;
+      report.ledgerVerifies = report.ledgerVerifies && failover.ledgerVerifies;
+      report.crashes += failover.crashes;
+      const slowest = failover.takeoverMs.length === 0 ? 0 : Math.max(...failover.takeoverMs);
+      log(
+        `  failover: ${failover.lifecycles} lifecycles (${failover.settled} settled, ${failover.refunded} refunded), ${failover.kills} SIGKILLs of the singleton holder, ` +
+          `take-over within ${slowest} ms at most; lost ${failover.lost}, stuck ${failover.stuck}, duplicate deposit relays ${failover.duplicateRelays}, ` +
+          `undelivered ${failover.undelivered}/${failover.webhookEvents}, ledger ${failover.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
       );
     }
 

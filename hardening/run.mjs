@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run harden [-- --quick] [-- --json] [-- --seed=n] [-- --only=crash,tamper,fuzz,load,chain] [-- --keep]`
+// `npm run harden [-- --quick] [-- --json] [-- --seed=n] [-- --only=crash,tamper,fuzz,load,chain,failover] [-- --keep]`
 // Runs the hardening campaigns (hardening/main.ts, TypeScript run in place through ts-hooks.mjs), prints the
 // figures — one JSON object on stdout with --json, a table otherwise; progress goes to stderr — writes
 // reports/harden.json, and exits 1 when a figure misses its goal.
@@ -16,7 +16,7 @@ const known = new Set(['quick', 'json', 'keep', 'seed', 'only', 'help']);
 const unknown = args.filter((a) => !known.has(a.replace(/^--/, '').split('=')[0]));
 if (flag('help') || unknown.length > 0) {
   if (unknown.length > 0) process.stderr.write(`unknown option(s): ${unknown.join(' ')}\n`);
-  process.stderr.write('usage: npm run harden -- [--quick] [--json] [--seed=n] [--only=crash,tamper,fuzz,load,chain] [--keep]\n');
+  process.stderr.write('usage: npm run harden -- [--quick] [--json] [--seed=n] [--only=crash,tamper,fuzz,load,chain,failover] [--keep]\n');
   process.exit(unknown.length > 0 ? 2 : 0);
 }
 

@@ -4,6 +4,8 @@
  * from crashes (anything else).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ChildMessage, ParentMessage } from './service-process.js';
 
@@ -26,6 +28,17 @@ export interface ServiceChildOptions {
   /** 0 picks a free port on the first start; later starts reuse the port (solvers reconnect to it). */
   port?: number;
   logLevel?: string;
+  /** The store in this Postgres database instead of the SQLite file. */
+  databaseUrl?: string;
+  /** Service processes behind the port (needs `databaseUrl`): this child is then their cluster primary. */
+  instances?: number;
+}
+
+/** One worker of a cluster child, as `<dir>/service/instances.json` lists it. */
+export interface InstanceEntry {
+  pid: number;
+  instanceId: string;
+  singleton: boolean;
 }
 
 export interface ChildExit {
@@ -83,6 +96,8 @@ export class ServiceChild {
       this.options.dir,
     ];
     args.push('--port', String(this.port), '--log-level', this.options.logLevel ?? 'info');
+    if (this.options.databaseUrl !== undefined) args.push('--database-url', this.options.databaseUrl);
+    if (this.options.instances !== undefined) args.push('--instances', String(this.options.instances));
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
     this.child = child;
     this.expectingExit = false;
@@ -128,6 +143,37 @@ export class ServiceChild {
     this.kills += 1;
     child.kill('SIGKILL');
     await this.exited;
+  }
+
+  /** The cluster's workers as the primary last wrote them. */
+  instances(): InstanceEntry[] {
+    try {
+      return JSON.parse(readFileSync(join(this.options.dir, 'service', 'instances.json'), 'utf8')) as InstanceEntry[];
+    } catch {
+      return [];
+    }
+  }
+
+  /**
+   * A cluster child: SIGKILLs the worker holding the singleton work, and waits until another worker holds it and the
+   * primary has replaced the dead one. Resolves with how long the take-over took (ms from the kill).
+   */
+  async killSingletonHolder(timeoutMs = 15_000): Promise<number> {
+    const holder = this.instances().find((instance) => instance.singleton);
+    if (holder === undefined) throw new Error('no instance holds the singleton work');
+    const count = this.options.instances ?? 1;
+    this.kills += 1;
+    const killedAt = Date.now();
+    process.kill(holder.pid, 'SIGKILL');
+    let tookOverAt: number | undefined;
+    while (Date.now() - killedAt < timeoutMs) {
+      const now = this.instances();
+      if (tookOverAt === undefined && now.some((instance) => instance.singleton && instance.pid !== holder.pid)) tookOverAt = Date.now();
+      if (tookOverAt !== undefined && now.length === count && !now.some((instance) => instance.pid === holder.pid))
+        return tookOverAt - killedAt;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`no take-over within ${timeoutMs} ms of killing instance ${holder.pid}: ${JSON.stringify(this.instances())}`);
   }
 
   async restart(): Promise<ServiceApi> {

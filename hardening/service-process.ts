@@ -5,11 +5,16 @@
  *
  *   node --import ./hardening/ts-register.mjs hardening/service-process.ts \
  *     --sandbox <state folder with sandbox.json> --dir <folder for service/service.sqlite> [--port n] [--log-level l]
+ *     [--database-url postgres://… [--instances n]]
+ *
+ * With `--instances n` this process is the cluster primary of `sandbox up --instances n`, and its workers run the
+ * sources through the same TypeScript loader.
  *
  * Talks to its parent over the IPC channel: `{type: 'ready', api, pid}` once listening; answers `{type: 'memory'}`
  * with the heap after a full GC (started with --expose-gc); `{type: 'stop'}` stops cleanly. It exits when the
  * parent goes away, so a dead campaign leaves no service behind.
  */
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readManifest } from '../src/devnet/manifest-file.js';
 import { createRpcClient } from '../src/devnet/rpc.js';
@@ -29,6 +34,8 @@ const { values } = parseArgs({
     dir: { type: 'string' },
     port: { type: 'string', default: '0' },
     'log-level': { type: 'string', default: 'info' },
+    'database-url': { type: 'string' },
+    instances: { type: 'string', default: '1' },
   },
 });
 if (values.sandbox === undefined || values.dir === undefined) {
@@ -53,7 +60,17 @@ const chains: SandboxChain[] = manifest.chains.map((info) => ({
   rpc: createRpcClient(info.rpcUrl),
 }));
 
-const component = settlementServiceComponent({ port: Number(values.port), logLevel: values['log-level'] });
+const databaseUrl = values['database-url'];
+const component = settlementServiceComponent({
+  port: Number(values.port),
+  logLevel: values['log-level'],
+  ...(databaseUrl === undefined ? {} : { databaseUrl: () => databaseUrl }),
+  instances: Number(values.instances),
+  workerEntry: {
+    path: fileURLToPath(new URL('../src/sandbox/service-worker.ts', import.meta.url)),
+    execArgv: ['--enable-source-maps', '--import', fileURLToPath(new URL('./ts-register.mjs', import.meta.url))],
+  },
+});
 const running = await component.start({
   manifest,
   chains,

@@ -1,5 +1,4 @@
 import { type Address, createPublicClient, type Hex, http } from 'viem';
-import { verifyLedgerFile } from '../../src/cli/commands/ledger.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
 import type { CrashHarness } from './harness.js';
 import { ESCROW_STATUS, ESCROW_STATUS_ABI, type CrashFigures, type LifecycleResult, TERMINAL } from './plan.js';
@@ -98,7 +97,7 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     if (group[0]!.kind === 'openFor') h.problems.push(line);
     else h.notes.push(`${line} (repeatable by design)`);
   }
-  const ledger = await verifyLedgerFile(h.storePath);
+  const ledger = await h.verifyLedger();
   if (!ledger.ok) h.problems.push(`ledger broken at #${ledger.brokenAt}: ${ledger.reason}`);
   for (const result of results) if (result.error !== undefined) h.problems.push(`#${result.plan.index}: ${result.error}`);
 
@@ -129,6 +128,7 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     webhookRejected: h.receiver.rejected.length,
     ledgerVerifies: ledger.ok,
     ledgerEntries: ledger.entries,
+    takeoverMs: h.takeovers(),
     missedBlocks: h.recorder.missedBlocks,
     wallMs: Date.now() - h.started,
     results,

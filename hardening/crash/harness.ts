@@ -41,6 +41,10 @@ export interface CrashHarness {
   reorgsFired(): number;
   rpcFaultsFired(): number;
   syncReceiverClock(): Promise<void>;
+  /** Recomputes the evidence ledger from the store (the SQLite file or the Postgres database). */
+  verifyLedger(): Promise<{ ok: boolean; entries: number; brokenAt?: number; reason?: string }>;
+  /** The failover campaign's take-over times so far. */
+  takeovers(): number[];
   /** Outbox position from which the webhook must receive every event. */
   readonly webhookSince: number;
 }

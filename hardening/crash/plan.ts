@@ -54,6 +54,12 @@ export interface CrashOptions {
    * fault switch instead (the chain campaign): the service's JSON-RPC calls to one chain fail for a few calls.
    */
   faults?: 'kill' | 'rpc';
+  /**
+   * The failover campaign: the service is `instances` processes on this Postgres database (a cluster, as
+   * `sandbox up --instances` runs it), and each planned kill is a SIGKILL of the instance holding the singleton work;
+   * another takes it over and the cluster starts a new worker.
+   */
+  failover?: { databaseUrl: string; instances: number };
   /** Told every secret the campaign handles (keys, webhook signing key), for the log and store scans. */
   onSecret?: (kind: string, value: string) => void;
   log?: (line: string) => void;
@@ -91,6 +97,8 @@ export interface CrashFigures {
   webhookRejected: number;
   ledgerVerifies: boolean;
   ledgerEntries: number;
+  /** The failover campaign: ms from each SIGKILL of the singleton holder until another instance held the work. */
+  takeoverMs: number[];
   missedBlocks: number;
   wallMs: number;
   results: LifecycleResult[];

@@ -1,8 +1,16 @@
 /**
- * Read-only looks into a service's SQLite store (WAL lets a reader work beside the running service). The
- * campaigns judge the service by what it committed, so they read the tables directly: orders, events, ledger.
+ * Read-only looks into a service's store (WAL lets a reader work beside the running service; on Postgres a
+ * connection of our own). The campaigns judge the service by what it committed, so they read the tables directly:
+ * orders, events, ledger.
  */
 import Database from 'better-sqlite3';
+import { PostgresDatabase } from '../../src/service/store/postgres/database.js';
+import { SyncPostgresConnection } from '../../src/service/store/postgres/sync-connection.js';
+
+/** What the reader needs of either store: prepared statements with `all` and `get`. */
+interface Readable {
+  prepare(sql: string): { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown };
+}
 
 export interface StoredOrder {
   id: string;
@@ -17,10 +25,19 @@ export interface StoredOrder {
 }
 
 export class StoreReader {
-  constructor(private readonly path: string) {}
+  /** A SQLite file path, or a Postgres store (`{ url }`). */
+  constructor(private readonly source: string | { url: string }) {}
 
-  private open<T>(read: (db: Database.Database) => T): T {
-    const db = new Database(this.path, { readonly: true, fileMustExist: true });
+  private open<T>(read: (db: Readable) => T): T {
+    if (typeof this.source !== 'string') {
+      const db = new PostgresDatabase(new SyncPostgresConnection({ url: this.source.url, timeoutMs: 10_000 }), false);
+      try {
+        return read(db);
+      } finally {
+        db.close();
+      }
+    }
+    const db = new Database(this.source, { readonly: true, fileMustExist: true });
     try {
       db.pragma('busy_timeout = 5000');
       return read(db);
@@ -60,7 +77,7 @@ export class StoreReader {
     return this.open(
       (db) =>
         db
-          .prepare('SELECT id, type, order_id AS orderId FROM events WHERE workspace_id = ? AND created_at >= ? ORDER BY seq')
+          .prepare('SELECT id, type, order_id AS "orderId" FROM events WHERE workspace_id = ? AND created_at >= ? ORDER BY seq')
           .all(workspaceId, since) as Array<{ id: string; type: string; orderId: string | null }>,
     );
   }
@@ -69,7 +86,7 @@ export class StoreReader {
     return this.open((db) => {
       const rows = db
         .prepare(
-          `SELECT order_id AS orderId, COUNT(*) AS n FROM events
+          `SELECT order_id AS "orderId", COUNT(*) AS n FROM events
            WHERE order_id IS NOT NULL AND type IN ('order.settled', 'order.failed') GROUP BY order_id`,
         )
         .all() as Array<{ orderId: string; n: number }>;
@@ -80,7 +97,7 @@ export class StoreReader {
   /** Ledger transitions into a terminal status, per order. */
   terminalTransitionCounts(): Map<string, number> {
     return this.open((db) => {
-      const rows = db.prepare(`SELECT trade_id AS orderId, payload FROM ledger_entries WHERE type = 'order.transition'`).all() as Array<{
+      const rows = db.prepare(`SELECT trade_id AS "orderId", payload FROM ledger_entries WHERE type = 'order.transition'`).all() as Array<{
         orderId: string;
         payload: string;
       }>;

@@ -39,8 +39,16 @@ export type WorkerMessage =
   | { type: 'status'; status: InstanceStatus }
   | { type: 'failed'; message: string };
 
+/** The worker's program: the built service-worker.js beside this file, unless a harness runs the sources. */
+export interface WorkerEntry {
+  path: string;
+  /** Node flags for the workers (a TypeScript loader when `path` is a .ts file). */
+  execArgv: string[];
+}
+
 export interface ServiceClusterOptions extends Omit<WorkerConfig, 'port' | 'logFile' | 'previous'> {
   instances: number;
+  workerEntry?: WorkerEntry | undefined;
   /** 0 or undefined: the first worker's free port, shared by the rest. */
   port?: number | undefined;
   onProgress?: (message: string) => void;
@@ -75,12 +83,13 @@ export function instancesFile(stateDir: string): string {
 }
 
 export async function startServiceCluster(options: ServiceClusterOptions): Promise<ServiceCluster> {
-  if (!existsSync(WORKER_ENTRY)) {
-    throw new SandboxError(`Service worker ${WORKER_ENTRY} is missing: build with \`npm run build\`.`, { code: 'not_built' });
+  const entry = options.workerEntry ?? { path: WORKER_ENTRY, execArgv: [] };
+  if (!existsSync(entry.path)) {
+    throw new SandboxError(`Service worker ${entry.path} is missing: build with \`npm run build\`.`, { code: 'not_built' });
   }
   const layout = serviceLayout(options.stateDir);
-  // Workers must not inherit the CLI's or a test runner's flags (loaders, inspector ports).
-  cluster.setupPrimary({ exec: WORKER_ENTRY, args: [], execArgv: [] });
+  // Workers must not inherit the CLI's or a test runner's flags (loaders, inspector ports): only the entry's own.
+  cluster.setupPrimary({ exec: entry.path, args: [], execArgv: entry.execArgv });
   const statuses = new Map<Worker, InstanceStatus>();
   const writeStatus = () =>
     writeFileSync(instancesFile(options.stateDir), `${JSON.stringify([...statuses.values()], null, 2)}\n`, { mode: 0o600 });

@@ -10,6 +10,7 @@ import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ServiceModule } from '../service/module.js';
 import { redactUrl } from '../service/store/sql.js';
 import { SandboxError } from '../devnet/errors.js';
+import type { WorkerEntry } from './service-cluster.js';
 import { readSavedAccess, type SavedAccess, serviceLayout } from './service-layout.js';
 
 export { serviceLayout } from './service-layout.js';
@@ -105,6 +106,8 @@ export interface ServiceComponentOptions {
   databaseUrl?: () => string | undefined;
   /** Service processes behind the one port (`--instances`, default 1); 2 or more need Postgres. */
   instances?: number;
+  /** The cluster workers' program, when not the built one (the hardening campaigns run the sources). */
+  workerEntry?: WorkerEntry;
 }
 
 /**
@@ -137,6 +140,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
           ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
           ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
           onProgress: context.onProgress,
+          workerEntry: options.workerEntry,
         });
         const store = { kind: 'postgres' as const, location: redactUrl(databaseUrl) };
         context.onProgress(`settlement service listening on ${started.api.url} (${options.instances} instances)`);
