@@ -7,7 +7,7 @@ import { runHardening } from './main.js';
  * silently ran nothing cannot pass.
  */
 describe('hardening campaigns (quick)', () => {
-  it('crash, tamper, fuzz, load and chain meet their goals', async () => {
+  it('crash, tamper, fuzz, load, chain and failover meet their goals', async () => {
     const report = await runHardening({ quick: true, seed: 1, log: (line) => process.env.HARDEN_LOG && process.stderr.write(`${line}\n`) });
     const details = JSON.stringify(
       {
@@ -64,6 +64,16 @@ describe('hardening campaigns (quick)', () => {
     // Lifecycle #5 meets a halted destination chain and still settles.
     expect(report.chain!.halts).toBe(1);
     expect([report.chain!.lost, report.chain!.stuck, report.chain!.duplicateRelays, report.chain!.undelivered]).toEqual([0, 0, 0, 0]);
+    // The failover campaign: two instances of a cluster on Postgres, the holder of the singleton work SIGKILLed.
+    expect(report.failover!.lifecycles).toBe(6);
+    expect(report.failover!.settled + report.failover!.refunded).toBe(6);
+    expect(report.failover!.kills).toBeGreaterThanOrEqual(1);
+    expect(report.failover!.takeoverMs).toHaveLength(report.failover!.kills);
+    for (const took of report.failover!.takeoverMs) expect(took).toBeLessThan(5_000);
+    expect(report.failover!.relaysByKind.openFor).toBeGreaterThanOrEqual(3);
+    expect([report.failover!.lost, report.failover!.stuck, report.failover!.duplicateRelays, report.failover!.undelivered]).toEqual([
+      0, 0, 0, 0,
+    ]);
     expect(report.tamperMutations).toBeGreaterThan(300);
     expect(report.fuzzRequests).toBe(1_000);
     expect(report.fuzz!.routes).toBeGreaterThan(30);

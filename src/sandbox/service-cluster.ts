@@ -1,5 +1,5 @@
 import cluster, { type Worker } from 'node:cluster';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,7 @@ export async function startServiceCluster(options: ServiceClusterOptions): Promi
     throw new SandboxError(`Service worker ${entry.path} is missing: build with \`npm run build\`.`, { code: 'not_built' });
   }
   const layout = serviceLayout(options.stateDir);
+  mkdirSync(layout.root, { recursive: true });
   // Workers must not inherit the CLI's or a test runner's flags (loaders, inspector ports): only the entry's own.
   cluster.setupPrimary({ exec: entry.path, args: [], execArgv: entry.execArgv });
   const statuses = new Map<Worker, InstanceStatus>();

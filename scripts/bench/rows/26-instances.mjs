@@ -1,0 +1,125 @@
+// POST /quotes throughput with 1 and with 2 service instances behind one port (the product's cluster primary,
+// dist/src/sandbox/service-cluster.js, as `sandbox up --instances N` runs it) on one local Postgres, and the same
+// single process on SQLite, in one run: the 3 reference solvers answering at once connect through the shared port
+// (so each auction usually crosses instances), IN_FLIGHT requests at a time. The floor is the single instance on
+// Postgres (the issue's goal: 2 instances ≥ 1.5× one).
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT, tempDir } from '../lib.mjs';
+import { chains, QUOTE_BODY, startInstantSolvers } from './20-auction.mjs';
+
+export const name = 'instances';
+export const description = 'POST /quotes throughput: SQLite, 1 and 2 instances on Postgres behind one port';
+
+const REQUESTS = Number(process.env.BENCH_INSTANCES_REQUESTS ?? 600);
+const IN_FLIGHT = 16;
+const WARM_UP = 60;
+
+const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
+
+async function measure(api) {
+  const quote = async () => {
+    const response = await fetch(`${api.url}/api/v1/quotes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.apiKeys[0]}`, 'content-type': 'application/json' },
+      body: QUOTE_BODY,
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
+  };
+  const burst = async (count) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < count) {
+          next += 1;
+          await quote();
+        }
+      }),
+    );
+    return performance.now() - started;
+  };
+  await burst(WARM_UP);
+  return (REQUESTS / (await burst(REQUESTS))) * 1_000;
+}
+
+async function cluster(instances, databaseUrl, { createSchema }) {
+  const { startServiceCluster } = await load('src/sandbox/service-cluster.js');
+  const folder = tempDir('bench-instances-');
+  // A database per measurement: the instances share it, the next measurement starts empty.
+  const database = `bench_${instances}_${Date.now()}`;
+  await createSchema(database);
+  const url = databaseUrl.replace(/\/[^/]+$/, `/${database}`);
+  const started = await startServiceCluster({
+    instances,
+    stateDir: folder.dir,
+    environment: 'sandbox',
+    chains: chains(),
+    databaseUrl: url,
+    logLevel: 'silent',
+    workerEntry: { path: join(ROOT, 'scripts/bench/instance-worker.mjs'), execArgv: [] },
+  });
+  let solvers;
+  try {
+    solvers = await startInstantSolvers(started.api, { workspaceId: started.api.workspaceId, apiKey: started.api.apiKeys[0] }, folder.dir);
+    // Every solver is known to every instance before the first request (presence is in the store).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return await measure(started.api);
+  } finally {
+    await solvers?.stop();
+    await started.stop();
+    folder.remove();
+  }
+}
+
+async function sqlite() {
+  const { createService } = await load('src/service/app.js');
+  const { TestClock } = await load('src/clock/index.js');
+  const folder = tempDir('bench-instances-sqlite-');
+  const service = await createService({
+    environment: 'sandbox',
+    chains: chains(),
+    storePath: join(folder.dir, 'service.sqlite'),
+    clock: new TestClock({ ticking: true }),
+    logger: { level: 'silent' },
+    rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
+  });
+  let solvers;
+  try {
+    const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
+    solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
+    return await measure({ url: service.url, apiKeys: [apiKey] });
+  } finally {
+    await solvers?.stop();
+    await service.stop();
+    folder.remove();
+  }
+}
+
+export async function run() {
+  const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
+  const { default: pg } = await import('pg');
+  const server = await startScratchPostgres({ prefix: 'bench-instances-pg-', ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
+  const createSchema = async (database) => {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    await client.query(`CREATE DATABASE ${database}`);
+    await client.end();
+  };
+  try {
+    const onSqlite = await sqlite();
+    const one = await cluster(1, server.url, { createSchema });
+    const two = await cluster(2, server.url, { createSchema });
+    return [
+      {
+        benchmark: 'POST /quotes throughput, 2 service instances on Postgres',
+        result: `${two.toFixed(0)} quotes/s vs 1 instance ${one.toFixed(0)} quotes/s (×${(two / one).toFixed(2)}); SQLite ${onSqlite.toFixed(0)} quotes/s`,
+        detail: `same run, ${REQUESTS} requests, ${IN_FLIGHT} in flight; instances behind one port (Node cluster), local Postgres (default durability); 3 reference solvers through the same port`,
+        values: { twoInstances: two, oneInstance: one, sqlite: onSqlite, ratio: two / one, requests: REQUESTS, inFlight: IN_FLIGHT },
+      },
+    ];
+  } finally {
+    await server.stop();
+  }
+}
