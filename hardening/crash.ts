@@ -51,6 +51,17 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   const storePath = join(options.dir, 'service', 'service.sqlite');
   const store = new StoreReader(failover === undefined ? storePath : { url: failover.databaseUrl });
   const takeovers: number[] = [];
+  // The idempotency probe (failover): the first answer to one keyed request, replayed after every take-over.
+  const probe = { first: undefined as WireAnswer | undefined, key: '', body: {} as Record<string, unknown>, replays: 0, mismatches: 0 };
+  const replayProbe = async (why: string) => {
+    if (probe.first === undefined) return;
+    const again = await call('POST', '/api/v1/quotes', probe.body, { 'Idempotency-Key': probe.key });
+    probe.replays += 1;
+    if (again.status !== probe.first.status || again.text !== probe.first.text) {
+      probe.mismatches += 1;
+      problems.push(`idempotent replay after ${why} differs: ${again.status} ${again.text.slice(0, 200)}`);
+    }
+  };
   const receiver = new WebhookReceiver();
   const recorder = new BlockRecorder(manifest.chains, [
     ...manifest.accounts.serviceRelayer.map((a) => a.address),
@@ -75,6 +86,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
         const took = await service.killSingletonHolder();
         takeovers.push(took);
         log(`  ✗ SIGKILL of the singleton holder (${why}); taken over in ${took} ms`);
+        await replayProbe(why);
       } else {
         log(`  ✗ SIGKILL (${why})`);
         await service.restart();
@@ -163,6 +175,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     syncReceiverClock,
     verifyLedger: () => (failover === undefined ? verifyLedgerFile(storePath) : verifyLedgerDatabase(failover.databaseUrl)),
     takeovers: () => takeovers,
+    idempotency: () => ({ replays: probe.replays, mismatches: probe.mismatches }),
     get webhookSince() {
       return webhookSince;
     },
@@ -192,6 +205,26 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     webhookSince = store.webhookCreatedAt(webhook.webhookId);
     await recorder.start();
     solvers = await startReferenceSolvers({ manifest: { ...manifest, api: service.api }, count: 3 });
+
+    if (failover !== undefined) {
+      const [alpha, beta] = manifest.chains;
+      const usdc = (chain: typeof alpha) => chain!.tokens.find((token) => token.symbol === 'USDC')!.address;
+      probe.body = {
+        originChainId: alpha!.chainId,
+        destinationChainId: beta!.chainId,
+        inputToken: usdc(alpha),
+        outputToken: usdc(beta),
+        inputAmount: '10400000000',
+      };
+      for (let attempt = 0; attempt < 50 && probe.first?.status !== 200; attempt++) {
+        // The solvers may still be connecting: an answer without quotes is kept for its key, so try a new key.
+        if (attempt > 0) await sleep(100);
+        probe.key = `failover-probe-${attempt}`;
+        probe.first = await call('POST', '/api/v1/quotes', probe.body, { 'Idempotency-Key': probe.key });
+      }
+      if (probe.first?.status !== 200)
+        problems.push(`idempotency probe: the first keyed quote answered ${probe.first?.status} ${probe.first?.text}`);
+    }
 
     const plans = planLifecycles(options.lifecycles, options.seed, options.killShare ?? 0.7, options.faults === 'rpc');
     const results: LifecycleResult[] = [];

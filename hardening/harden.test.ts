@@ -71,6 +71,9 @@ describe('hardening campaigns (quick)', () => {
     expect(report.failover!.takeoverMs).toHaveLength(report.failover!.kills);
     for (const took of report.failover!.takeoverMs) expect(took).toBeLessThan(5_000);
     expect(report.failover!.relaysByKind.openFor).toBeGreaterThanOrEqual(3);
+    // A keyed request replayed after every take-over answers the first answer, whichever instance takes it.
+    expect(report.failover!.idempotencyReplays).toBe(report.failover!.kills);
+    expect(report.failover!.idempotencyMismatches).toBe(0);
     expect([report.failover!.lost, report.failover!.stuck, report.failover!.duplicateRelays, report.failover!.undelivered]).toEqual([
       0, 0, 0, 0,
     ]);

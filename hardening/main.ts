@@ -282,7 +282,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       const slowest = failover.takeoverMs.length === 0 ? 0 : Math.max(...failover.takeoverMs);
       log(
         `  failover: ${failover.lifecycles} lifecycles (${failover.settled} settled, ${failover.refunded} refunded), ${failover.kills} SIGKILLs of the singleton holder, ` +
-          `take-over within ${slowest} ms at most; lost ${failover.lost}, stuck ${failover.stuck}, duplicate deposit relays ${failover.duplicateRelays}, ` +
+          `take-over within ${slowest} ms at most, idempotent replays ${failover.idempotencyReplays - failover.idempotencyMismatches}/${failover.idempotencyReplays} identical; lost ${failover.lost}, stuck ${failover.stuck}, duplicate deposit relays ${failover.duplicateRelays}, ` +
           `undelivered ${failover.undelivered}/${failover.webhookEvents}, ledger ${failover.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
       );
     }

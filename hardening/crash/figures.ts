@@ -129,6 +129,8 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     ledgerVerifies: ledger.ok,
     ledgerEntries: ledger.entries,
     takeoverMs: h.takeovers(),
+    idempotencyReplays: h.idempotency().replays,
+    idempotencyMismatches: h.idempotency().mismatches,
     missedBlocks: h.recorder.missedBlocks,
     wallMs: Date.now() - h.started,
     results,

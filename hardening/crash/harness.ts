@@ -45,6 +45,8 @@ export interface CrashHarness {
   verifyLedger(): Promise<{ ok: boolean; entries: number; brokenAt?: number; reason?: string }>;
   /** The failover campaign's take-over times so far. */
   takeovers(): number[];
+  /** The failover campaign's idempotency probe: replays sent, and answers that differed from the first. */
+  idempotency(): { replays: number; mismatches: number };
   /** Outbox position from which the webhook must receive every event. */
   readonly webhookSince: number;
 }

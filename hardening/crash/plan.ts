@@ -99,6 +99,12 @@ export interface CrashFigures {
   ledgerEntries: number;
   /** The failover campaign: ms from each SIGKILL of the singleton holder until another instance held the work. */
   takeoverMs: number[];
+  /**
+   * The failover campaign: one `POST /quotes` with an Idempotency-Key, sent again after every take-over (through the
+   * one port, so to either instance); each answer must be the first one, byte for byte.
+   */
+  idempotencyReplays: number;
+  idempotencyMismatches: number;
   missedBlocks: number;
   wallMs: number;
   results: LifecycleResult[];
