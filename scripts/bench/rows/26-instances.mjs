@@ -115,7 +115,7 @@ export async function run() {
       {
         benchmark: 'POST /quotes throughput, 2 service instances on Postgres',
         result: `${two.toFixed(0)} quotes/s vs 1 instance ${one.toFixed(0)} quotes/s (×${(two / one).toFixed(2)}); SQLite ${onSqlite.toFixed(0)} quotes/s`,
-        detail: `same run, ${REQUESTS} requests, ${IN_FLIGHT} in flight; instances behind one port (Node cluster), local Postgres (default durability); 3 reference solvers through the same port`,
+        detail: `same run, ${REQUESTS} requests, ${IN_FLIGHT} in flight; instances behind one port (Node cluster), local Postgres (default durability); 3 reference solvers through the same port; goal 2 instances ≥ 1.5× one ${two / one >= 1.5 ? 'met' : 'MISSED'}`,
         values: { twoInstances: two, oneInstance: one, sqlite: onSqlite, ratio: two / one, requests: REQUESTS, inFlight: IN_FLIGHT },
       },
     ];

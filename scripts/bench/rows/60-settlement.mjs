@@ -6,6 +6,9 @@
 // replaces them with a minimal solver that sends like the floor does, to show the service's own share.
 // The service runs on this thread; its clients (takers, solvers) on a worker thread, as other processes would.
 // Row 3 runs row 1 again with the service's store on a local Postgres (one instance), against its own floor.
+// Rows 4 and 5 run it through the product's cluster primary (`sandbox up --instances N`) on Postgres, with 1 and
+// with 2 instances behind one port; the solvers and takers reach the instances through that port, and settled
+// orders are read from the store (the service runs in other processes).
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -124,6 +127,10 @@ export async function run() {
   }
   let clock;
   let service;
+  /** The service clock's now (in-process: its clock; a cluster: asked over HTTP). */
+  let serviceNow = async () => clock.now();
+  /** The store the breakdown reads: the in-process service's, or a connection of our own to a cluster's database. */
+  let storeDb = () => service.store.db;
   let workspaceId;
   let apiKey;
   let forward = () => undefined;
@@ -131,7 +138,7 @@ export async function run() {
 
   /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
   async function throughService(solverKind) {
-    const since = clock.now();
+    const since = await serviceNow();
     const worker = new Worker(join(ROOT, 'scripts/bench/settlement-clients.mjs'), {
       workerData: {
         root: ROOT,
@@ -236,7 +243,7 @@ export async function run() {
    */
   function breakdown(since) {
     // The service's own store (SQLite or Postgres), read while it runs.
-    const db = service.store.db;
+    const db = storeDb();
     {
       const rows = db
         .prepare(
@@ -294,6 +301,62 @@ export async function run() {
       },
     });
   };
+  /**
+   * The service as `sandbox up --instances N` runs it (the product's cluster primary and workers, from dist/), on a
+   * fresh database of `server`. Settled orders are read from that database and forwarded to the clients' thread.
+   */
+  async function startCluster(instances, server) {
+    const { startServiceCluster } = await load('src/sandbox/service-cluster.js');
+    const { PostgresDatabase } = await load('src/service/store/postgres/database.js');
+    const { SyncPostgresConnection } = await load('src/service/store/postgres/sync-connection.js');
+    const { default: pg } = await import('pg');
+    const database = `lifecycles_${instances}_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${database}`);
+    await admin.end();
+    const url = server.url.replace(/\/[^/]+$/, `/${database}`);
+    const state = tempDir('bench-settlement-cluster-');
+    const started = await startServiceCluster({
+      instances,
+      stateDir: state.dir,
+      environment: 'sandbox',
+      chains: manifest.chains,
+      databaseUrl: url,
+      logLevel: 'silent',
+      settlement: {
+        serviceRelayer: { privateKey: manifest.accounts.serviceRelayer[0].privateKey },
+        oracleRelayer: { privateKey: manifest.accounts.oracleRelayer[0].privateKey },
+      },
+    });
+    const db = new PostgresDatabase(new SyncPostgresConnection({ url }), false);
+    const seen = new Set();
+    const poll = setInterval(() => {
+      for (const { id } of db.prepare("SELECT id FROM orders WHERE status = 'Claimed'").all()) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        forward(id);
+      }
+    }, 10);
+    const api = started.api;
+    service = { url: api.url, wsUrl: api.wsUrl, stop: async () => undefined };
+    ({ workspaceId } = api);
+    apiKey = api.apiKeys[0];
+    storeDb = () => db;
+    serviceNow = async () => {
+      const answer = await fetch(`${api.url}/api/v1/sandbox/clock`, { headers: { authorization: `Bearer ${apiKey}` } });
+      return (await answer.json()).nowMs;
+    };
+    return {
+      stop: async () => {
+        clearInterval(poll);
+        await started.stop();
+        db.close();
+        state.remove();
+      },
+    };
+  }
+
   let postgres;
   try {
     const reference = await throughService('reference');
@@ -315,6 +378,35 @@ export async function run() {
       await floor(onPostgres.winners),
       '3 reference solvers, store on a local Postgres (one instance)',
     );
+    // The winning solvers have paid out about 1,000 fills by now: mint them more on the destination chain.
+    const betaMinter = new SerialSender(manifest.accounts.deployer[0].privateKey, beta.chainId, beta.rpcUrl);
+    const fundSolvers = async () => {
+      for (const solver of manifest.accounts.solvers) {
+        const mint = encodeFunctionData({
+          abi: TOKEN_ABI,
+          functionName: 'mint',
+          args: [solver.address, AMOUNT * BigInt(4 * (ORDERS + WARM_UP))],
+        });
+        if ((await betaMinter.send(usdc(beta), mint, 200_000n)).status !== 'success') throw new Error('solver mint reverted');
+      }
+    };
+    for (const instances of [1, 2]) {
+      takers = await fundTakers();
+      await fundSolvers();
+      const cluster = await startCluster(instances, postgres);
+      let through;
+      try {
+        through = await throughService('reference');
+      } finally {
+        await cluster.stop();
+      }
+      report(
+        `settled lifecycles/s, ${instances} service instance${instances === 1 ? '' : 's'} on Postgres (cluster), reference solvers`,
+        through,
+        await floor(through.winners),
+        `3 reference solvers, ${instances} instance${instances === 1 ? '' : 's'} behind one port (sandbox up --instances ${instances}), local Postgres`,
+      );
+    }
     return rows;
   } finally {
     await service.stop();
