@@ -66,6 +66,8 @@ export const deferredPausedProvider = defineScenario({
   title: 'Deferred rail: a paused liquidity provider is not invited to deferred RFQs; direct RFQs go on; resumed, it is again',
   tags: ['deferred', 'admin', 'solver'],
   actors: { takers: ['alice'] },
+  // It pauses one of the runner's own reference solvers by id: a target's solvers are not the runner's to know.
+  requires: { scriptableSolvers: true },
   steps: [
     check('pause the first reference solver', async (context) => {
       const solverId = context.solvers[0]!.solverId;
