@@ -155,6 +155,14 @@ describe('sandbox up --database postgres', () => {
     );
     expect(Number(names)).toBe(2);
     for (let i = 0; i < 4; i++) expect((await api(manifest, 'GET', '/api/v1/corridors')).status).toBe(200);
+    // `sandbox status` names the instances and the holder of the singleton work.
+    const status = await runCli(['status', '--json', '--state-dir', dir]);
+    expect(status.code, status.stderr).toBe(0);
+    const reported = (JSON.parse(status.stdout) as { instances: Array<{ pid: number; singleton: boolean }> }).instances;
+    expect(reported.map((instance) => instance.pid).sort()).toEqual(before.map((instance) => instance.pid).sort());
+    expect(reported.filter((instance) => instance.singleton)).toHaveLength(1);
+    const text = await runCli(['status', '--state-dir', dir]);
+    expect(text.stdout).toMatch(/Service instances \(2\): pid \d+.*\(singleton work\)/);
 
     const holder = before.find((instance) => instance.singleton)!;
     const other = before.find((instance) => !instance.singleton)!;

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
 import { sandboxStatus } from '../../sandbox/daemon.js';
+import { instancesFile, type InstanceStatus } from '../../sandbox/service-cluster.js';
 import { stateLayout } from '../../devnet/state-dir.js';
 import { action, dim, green, red, table, type GlobalOptions, type Output } from '../output.js';
 
@@ -17,6 +19,8 @@ async function status(output: Output, globals: GlobalOptions): Promise<void> {
   const healthy = report.running && report.chains.length > 0 && report.chains.every((c) => c.answering);
   if (!healthy) process.exitCode = 1;
   const { manifest, ...rest } = report;
+  // `sandbox up --instances N`: which service processes run, and which one holds the singleton work.
+  const instances = report.running && manifest?.api?.instances !== undefined ? readInstances(layout.root) : undefined;
   output.result(
     () => {
       if (!report.running) {
@@ -32,8 +36,22 @@ async function status(output: Output, globals: GlobalOptions): Promise<void> {
         c.rpcUrl,
         c.answering ? green(`block ${c.blockNumber}`) : red(`not answering: ${c.error ?? '?'}`),
       ]);
-      return `Sandbox running (pid ${report.pid}, since ${report.startedAt}), state ${report.stateDir}\n${table(rows)}`;
+      const service =
+        instances === undefined
+          ? ''
+          : `\nService instances (${instances.length}): ${instances
+              .map((instance) => `pid ${instance.pid}${instance.singleton ? ' (singleton work)' : ''}`)
+              .join(', ')}`;
+      return `Sandbox running (pid ${report.pid}, since ${report.startedAt}), state ${report.stateDir}\n${table(rows)}${service}`;
     },
-    { ...rest, healthy, manifestPath: manifest ? layout.manifest : undefined },
+    { ...rest, healthy, manifestPath: manifest ? layout.manifest : undefined, ...(instances === undefined ? {} : { instances }) },
   );
+}
+
+function readInstances(stateDir: string): InstanceStatus[] {
+  try {
+    return JSON.parse(readFileSync(instancesFile(stateDir), 'utf8')) as InstanceStatus[];
+  } catch {
+    return [];
+  }
 }
