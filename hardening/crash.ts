@@ -29,7 +29,9 @@ import { send, sleep, type WireAnswer } from './support/wire.js';
 import { drain, figures } from './crash/figures.js';
 import type { CrashHarness } from './crash/harness.js';
 import { runLifecycle } from './crash/lifecycle.js';
-import { type CrashFigures, type CrashOptions, type LifecycleResult, planLifecycles } from './crash/plan.js';
+import { type CrashFigures, type CrashOptions, type LifecyclePlan, type LifecycleResult, planLifecycles } from './crash/plan.js';
+import { addFundedTakers } from './support/extra-takers.js';
+import { SeededRandom } from './support/random.js';
 
 export * from './crash/plan.js';
 
@@ -51,6 +53,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
   const storePath = join(options.dir, 'service', 'service.sqlite');
   const store = new StoreReader(failover === undefined ? storePath : { url: failover.databaseUrl });
   const takeovers: number[] = [];
+  const burst = { inFlight: 0, kills: 0 };
   // The idempotency probe (failover): the first answer to one keyed request, replayed after every take-over.
   const probe = { first: undefined as WireAnswer | undefined, key: '', body: {} as Record<string, unknown>, replays: 0, mismatches: 0 };
   const replayProbe = async (why: string) => {
@@ -176,6 +179,7 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
     verifyLedger: () => (failover === undefined ? verifyLedgerFile(storePath) : verifyLedgerDatabase(failover.databaseUrl)),
     takeovers: () => takeovers,
     idempotency: () => ({ replays: probe.replays, mismatches: probe.mismatches }),
+    burst: () => burst,
     get webhookSince() {
       return webhookSince;
     },
@@ -235,6 +239,40 @@ export async function runCrashCampaign(options: CrashOptions): Promise<CrashFigu
         `  #${plan.index} ${plan.lockType}/${plan.rail}/${plan.outcome}${plan.kill ? ` kill@${plan.kill.at}+${plan.kill.delayMs}ms` : ''}: ` +
           `${plan.reorg ? '(fill reorganised away) ' : ''}${plan.halt ? '(destination halted) ' : ''}${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
       );
+    }
+
+    // The failover burst: many lifecycles in flight together (settling escrow orders: no clock moves, no solver
+    // behaviour changes between them), and the holder of the singleton work SIGKILLed at seeded moments among them.
+    const inFlight = failover?.inFlight ?? 0;
+    if (inFlight > 0) {
+      const random = new SeededRandom(options.seed + 7);
+      // A taker each: a taker's nonces rise order by order, so two of its orders in flight would refuse each other.
+      const burstTakers = await addFundedTakers(manifest, inFlight);
+      const burstPlans: LifecyclePlan[] = Array.from({ length: inFlight }, (_, i) => ({
+        index: plans.length + i,
+        lockType: i % 2 === 0 ? 'Permit2Escrow' : 'EIP3009Escrow',
+        rail: i % 3 === 0 ? 'compliant' : 'direct',
+        outcome: 'settle',
+        origin: (i % 2) as 0 | 1,
+        taker: burstTakers[i]!,
+      }));
+      const kills = (async () => {
+        for (let k = 0; k < (failover?.inFlightKills ?? 1); k++) {
+          await sleep(random.int(100, 600));
+          await restart(`${inFlight} lifecycles in flight, kill ${k + 1}`);
+          burst.kills += 1;
+        }
+      })();
+      log(`  ${inFlight} lifecycles at once:`);
+      const settled = await Promise.all(burstPlans.map((plan) => runLifecycle(h, plan)));
+      await kills;
+      burst.inFlight = inFlight;
+      for (const result of settled) {
+        results.push(result);
+        log(
+          `  #${result.plan.index} ${result.plan.lockType}/${result.plan.rail} (in flight): ${result.finalStatus ?? result.error ?? '?'} (${result.wallMs} ms)`,
+        );
+      }
     }
 
     // Drain: every order ends, late retries of webhooks go out, then the service stops cleanly.

@@ -65,8 +65,12 @@ describe('hardening campaigns (quick)', () => {
     expect(report.chain!.halts).toBe(1);
     expect([report.chain!.lost, report.chain!.stuck, report.chain!.duplicateRelays, report.chain!.undelivered]).toEqual([0, 0, 0, 0]);
     // The failover campaign: two instances of a cluster on Postgres, the holder of the singleton work SIGKILLed.
-    expect(report.failover!.lifecycles).toBe(6);
-    expect(report.failover!.settled + report.failover!.refunded).toBe(6);
+    // Six one at a time, then six at once with the holder killed among them.
+    expect(report.failover!.lifecycles).toBe(12);
+    expect(report.failover!.settled + report.failover!.refunded).toBe(12);
+    expect([report.failover!.inFlight, report.failover!.inFlightKills]).toEqual([6, 1]);
+    expect(report.failover!.problems).toEqual([]);
+    expect(report.failover!.outcomeMismatches).toBe(0);
     expect(report.failover!.kills).toBeGreaterThanOrEqual(1);
     expect(report.failover!.takeoverMs).toHaveLength(report.failover!.kills);
     for (const took of report.failover!.takeoverMs) expect(took).toBeLessThan(5_000);

@@ -260,7 +260,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
         lifecycles: options.quick ? 6 : 20,
         seed: options.seed + 2,
         killShare: 0.7,
-        failover: { databaseUrl: postgres.url, instances: 2 },
+        failover: { databaseUrl: postgres.url, instances: 2, inFlight: options.quick ? 6 : 20, inFlightKills: options.quick ? 1 : 3 },
         onSecret: (kind, value) => secrets.push({ kind, value, stored: kind === 'webhook signing key' }),
         log,
       }).finally(async () => {
@@ -281,7 +281,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       report.crashes += failover.crashes;
       const slowest = failover.takeoverMs.length === 0 ? 0 : Math.max(...failover.takeoverMs);
       log(
-        `  failover: ${failover.lifecycles} lifecycles (${failover.settled} settled, ${failover.refunded} refunded), ${failover.kills} SIGKILLs of the singleton holder, ` +
+        `  failover: ${failover.lifecycles} lifecycles (${failover.settled} settled, ${failover.refunded} refunded; ${failover.inFlight} of them in flight at once, with ${failover.inFlightKills} kills among them), ${failover.kills} SIGKILLs of the singleton holder, ` +
           `take-over within ${slowest} ms at most, idempotent replays ${failover.idempotencyReplays - failover.idempotencyMismatches}/${failover.idempotencyReplays} identical; lost ${failover.lost}, stuck ${failover.stuck}, duplicate deposit relays ${failover.duplicateRelays}, ` +
           `undelivered ${failover.undelivered}/${failover.webhookEvents}, ledger ${failover.ledgerVerifies ? 'verifies' : 'BROKEN'}`,
       );

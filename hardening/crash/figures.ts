@@ -131,6 +131,8 @@ export async function figures(h: CrashHarness, results: LifecycleResult[]): Prom
     takeoverMs: h.takeovers(),
     idempotencyReplays: h.idempotency().replays,
     idempotencyMismatches: h.idempotency().mismatches,
+    inFlight: h.burst().inFlight,
+    inFlightKills: h.burst().kills,
     missedBlocks: h.recorder.missedBlocks,
     wallMs: Date.now() - h.started,
     results,

@@ -47,6 +47,8 @@ export interface CrashHarness {
   takeovers(): number[];
   /** The failover campaign's idempotency probe: replays sent, and answers that differed from the first. */
   idempotency(): { replays: number; mismatches: number };
+  /** The failover campaign's burst: lifecycles run at once, and kills that landed among them. */
+  burst(): { inFlight: number; kills: number };
   /** Outbox position from which the webhook must receive every event. */
   readonly webhookSince: number;
 }

@@ -194,7 +194,12 @@ async function advanceClockPast(h: CrashHarness, expires: number): Promise<void>
   const now = Math.floor((clock.json as { nowMs: number }).nowMs / 1_000);
   const seconds = Math.max(0, expires + 2 - now);
   if (seconds > 0) {
-    const answer = await h.call('POST', '/api/v1/sandbox/clock/advance', { seconds });
+    // A 503 while the singleton work changes hands (several instances) says "retry": a client does.
+    let answer = await h.call('POST', '/api/v1/sandbox/clock/advance', { seconds });
+    for (let attempt = 0; answer.status === 503 && attempt < 20; attempt++) {
+      await sleep(250);
+      answer = await h.call('POST', '/api/v1/sandbox/clock/advance', { seconds });
+    }
     if (answer.status !== 200) h.problems.push(`clock advance answered ${answer.status}: ${answer.text}`);
   }
   await h.syncReceiverClock();

@@ -59,7 +59,14 @@ export interface CrashOptions {
    * `sandbox up --instances` runs it), and each planned kill is a SIGKILL of the instance holding the singleton work;
    * another takes it over and the cluster starts a new worker.
    */
-  failover?: { databaseUrl: string; instances: number };
+  failover?: {
+    databaseUrl: string;
+    instances: number;
+    /** After the lifecycles one at a time: this many at once (settling escrow orders), the holder killed meanwhile. */
+    inFlight?: number;
+    /** How many SIGKILLs of the holder land while those are in flight (seeded moments). */
+    inFlightKills?: number;
+  };
   /** Told every secret the campaign handles (keys, webhook signing key), for the log and store scans. */
   onSecret?: (kind: string, value: string) => void;
   log?: (line: string) => void;
@@ -105,6 +112,9 @@ export interface CrashFigures {
    */
   idempotencyReplays: number;
   idempotencyMismatches: number;
+  /** The failover campaign's burst: lifecycles that were in flight together, and the kills that landed among them. */
+  inFlight: number;
+  inFlightKills: number;
   missedBlocks: number;
   wallMs: number;
   results: LifecycleResult[];
