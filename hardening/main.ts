@@ -109,6 +109,17 @@ export const GOALS: ReadonlyArray<[keyof HeadlineFigures, (value: number | boole
   ['secretsInStore', (v) => v === 0, '0'],
 ];
 
+/** A lifecycle campaign after the crash campaign (chain, failover): its figures count towards the same goals. */
+function addLifecycleFigures(report: HardenReport, figures: CrashFigures): void {
+  report.lost += figures.lost;
+  report.stuck += figures.stuck;
+  report.duplicateRelays += figures.duplicateRelays;
+  report.undelivered += figures.undelivered;
+  report.duplicateTerminalEvents += figures.duplicateTerminalEvents;
+  report.ledgerVerifies = report.ledgerVerifies && figures.ledgerVerifies;
+  report.crashes += figures.crashes;
+}
+
 export async function runHardening(options: HardenOptions): Promise<HardenReport> {
   const log = options.log ?? (() => undefined);
   const campaigns = CAMPAIGNS.filter((c) => options.campaigns === undefined || options.campaigns.includes(c));
@@ -231,14 +242,8 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       stores.push(...storeFiles(join(dir, 'chain', 'service', 'service.sqlite')));
       const { results: _results, ...figures } = chain;
       report.chain = figures;
-      // The headline figures hold for both campaigns.
-      report.lost += chain.lost;
-      report.stuck += chain.stuck;
-      report.duplicateRelays += chain.duplicateRelays;
-      report.undelivered += chain.undelivered;
-      report.duplicateTerminalEvents += chain.duplicateTerminalEvents;
-      report.ledgerVerifies = report.ledgerVerifies && chain.ledgerVerifies;
-      report.crashes += chain.crashes;
+      // The headline figures hold for every lifecycle campaign.
+      addLifecycleFigures(report, chain);
       log(
         `  chain: ${chain.lifecycles} lifecycles (${chain.settled} settled, ${chain.refunded} refunded), ${chain.rpcFaultsSet} fault switches, ` +
           `${chain.rpcFaultsFired} JSON-RPC calls dropped, ${chain.reorgsFired}/${chain.reorgsSet} fills reorganised away, ${chain.halts} destination halts; lost ${chain.lost}, stuck ${chain.stuck}, duplicate deposit relays ${chain.duplicateRelays}, ` +
@@ -272,13 +277,7 @@ export async function runHardening(options: HardenOptions): Promise<HardenReport
       );
       const { results: _results, ...figures } = failover;
       report.failover = figures;
-      report.lost += failover.lost;
-      report.stuck += failover.stuck;
-      report.duplicateRelays += failover.duplicateRelays;
-      report.undelivered += failover.undelivered;
-      report.duplicateTerminalEvents += failover.duplicateTerminalEvents;
-      report.ledgerVerifies = report.ledgerVerifies && failover.ledgerVerifies;
-      report.crashes += failover.crashes;
+      addLifecycleFigures(report, failover);
       const slowest = failover.takeoverMs.length === 0 ? 0 : Math.max(...failover.takeoverMs);
       log(
         `  failover: ${failover.lifecycles} lifecycles (${failover.settled} settled, ${failover.refunded} refunded; ${failover.inFlight} of them in flight at once, with ${failover.inFlightKills} kills among them), ${failover.kills} SIGKILLs of the singleton holder, ` +

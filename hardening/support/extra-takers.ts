@@ -4,21 +4,10 @@
  */
 import { encodeFunctionData, erc20Abi, maxUint256, type Address } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { TestStablecoinArtifact } from '../../src/contracts/artifacts/index.js';
 import type { AccountInfo, SandboxManifest } from '../../src/contracts/deployment.js';
 import { SerialSender } from '../../test/support/settlement/serial-sender.js';
 
-const MINT_ABI = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3' as Address;
 const USDC_EACH = 1_000_000_000_000n;
 
@@ -36,7 +25,7 @@ export async function addFundedTakers(manifest: SandboxManifest, count: number):
       const usdc = chain.tokens.find((token) => token.symbol === 'USDC')!.address as Address;
       const minted = await minter.send(
         usdc,
-        encodeFunctionData({ abi: MINT_ABI, functionName: 'mint', args: [address, USDC_EACH] }),
+        encodeFunctionData({ abi: TestStablecoinArtifact.abi, functionName: 'mint', args: [address, USDC_EACH] }),
         200_000n,
       );
       if (minted.status !== 'success') throw new Error(`minting USDC for an extra taker reverted on ${chain.name}`);

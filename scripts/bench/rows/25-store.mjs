@@ -16,6 +16,37 @@ const WARM_UP = 50;
 
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
+/**
+ * `POST /quotes` per second against `api` (the workspace's first key): `warmUp` requests, then `requests` timed,
+ * `inFlight` at a time. Every answer must be a 200 with quotes.
+ */
+export async function quotesPerSecond(api, { requests, inFlight, warmUp }) {
+  const quote = async () => {
+    const response = await fetch(`${api.url}/api/v1/quotes`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${api.apiKeys[0]}`, 'content-type': 'application/json' },
+      body: QUOTE_BODY,
+    });
+    const text = await response.text();
+    if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
+  };
+  const burst = async (count) => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: inFlight }, async () => {
+        while (next < count) {
+          next += 1;
+          await quote();
+        }
+      }),
+    );
+    return performance.now() - started;
+  };
+  await burst(warmUp);
+  return (requests / (await burst(requests))) * 1_000;
+}
+
 async function throughput(store) {
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
@@ -34,31 +65,7 @@ async function throughput(store) {
   try {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
     solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
-    const quote = async () => {
-      const response = await fetch(`${service.url}/api/v1/quotes`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
-        body: QUOTE_BODY,
-      });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
-    };
-    const burst = async (count) => {
-      let next = 0;
-      const started = performance.now();
-      await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
-          while (next < count) {
-            next += 1;
-            await quote();
-          }
-        }),
-      );
-      return performance.now() - started;
-    };
-    await burst(WARM_UP);
-    const ms = await burst(REQUESTS);
-    return (REQUESTS / ms) * 1_000;
+    return await quotesPerSecond({ url: service.url, apiKeys: [apiKey] }, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
   } finally {
     await solvers?.stop();
     await service.stop();

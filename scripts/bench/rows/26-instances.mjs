@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../lib.mjs';
-import { chains, QUOTE_BODY, startInstantSolvers } from './20-auction.mjs';
+import { chains, startInstantSolvers } from './20-auction.mjs';
+import { quotesPerSecond } from './25-store.mjs';
 
 export const name = 'instances';
 export const description = 'POST /quotes throughput: SQLite, 1 and 2 instances on Postgres behind one port';
@@ -17,32 +18,7 @@ const WARM_UP = 60;
 
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
-async function measure(api) {
-  const quote = async () => {
-    const response = await fetch(`${api.url}/api/v1/quotes`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${api.apiKeys[0]}`, 'content-type': 'application/json' },
-      body: QUOTE_BODY,
-    });
-    const text = await response.text();
-    if (response.status !== 200) throw new Error(`POST /quotes answered ${response.status}: ${text}`);
-  };
-  const burst = async (count) => {
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < count) {
-          next += 1;
-          await quote();
-        }
-      }),
-    );
-    return performance.now() - started;
-  };
-  await burst(WARM_UP);
-  return (REQUESTS / (await burst(REQUESTS))) * 1_000;
-}
+const measure = (api) => quotesPerSecond(api, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
 
 async function cluster(instances, databaseUrl, { createSchema }) {
   const { startServiceCluster } = await load('src/sandbox/service-cluster.js');
