@@ -6,6 +6,7 @@ import type { Corridor } from '../corridors/schemas.js';
  */
 import type { PriceUpdate } from '../events/price-feed.js';
 import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
+import { SharedConnectionCount } from '../ws/connection-limit.js';
 import { SolverStream, type SolverStreamSettings } from '../ws/solver-stream.js';
 import { Auctioneer } from './auctioneer.js';
 import { SolverStatistics } from './leaderboard.js';
@@ -200,6 +201,9 @@ export class AuctionModule implements ServiceModule {
         solverGone: (solverId) => auctioneer.solverGone(solverId),
       },
       presence: network?.presence,
+      connectionCount: context.instance.bus.shared
+        ? new SharedConnectionCount(context.store, context.instance.id, 'solver', () => clock.now())
+        : undefined,
       ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),
     });
     network?.attach(stream);

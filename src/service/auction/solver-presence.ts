@@ -9,10 +9,8 @@
  * src/service/cluster/instance-bus.ts). Postgres ends a dead process's sessions, so its solvers stop counting
  * without a heartbeat of ours; `pruneDead` removes the rows. Postgres only: never built on SQLite (one instance).
  */
+import { BUS_APPLICATION_NAME } from '../cluster/instance-bus.js';
 import type { Store } from '../store/store.js';
-
-/** The instance bus's session name, followed by the instance id. */
-const BUS_APPLICATION_NAME = 'settlement-sandbox bus ';
 
 /** `p` is a solver_presence row of a live instance. */
 const LIVE = `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${BUS_APPLICATION_NAME}' || p.instance_id)`;

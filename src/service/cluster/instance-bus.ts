@@ -29,6 +29,12 @@ export interface InstanceBus {
 
 export type BusHandler = (payload: unknown, from: string) => void;
 
+/**
+ * The bus's session name in `pg_stat_activity`, followed by the instance id: while it is there the instance lives
+ * (presence of solvers, WebSocket caps and idempotency claims of other instances are judged by it).
+ */
+export const BUS_APPLICATION_NAME = 'settlement-sandbox bus ';
+
 /** Postgres's NOTIFY payload limit is 8,000 bytes; the envelope takes the rest. */
 export const MAX_BUS_PAYLOAD_BYTES = 7_900;
 
@@ -141,7 +147,7 @@ export class PostgresBus implements InstanceBus {
   }
 
   private async open(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.location.url, application_name: `settlement-sandbox bus ${this.instanceId}` });
+    const client = new pg.Client({ connectionString: this.location.url, application_name: `${BUS_APPLICATION_NAME}${this.instanceId}` });
     client.on('notification', (message) => {
       if (message.channel === this.channel && message.payload !== undefined) this.deliver(message.payload);
     });

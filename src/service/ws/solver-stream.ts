@@ -14,7 +14,7 @@ import type { SolverChannel } from '../auction/quote-service.js';
 import { SolverAuthError, type SolverIdentity } from '../auction/solver-registry.js';
 import type { SolverNotifier, SolverOrderMessage } from '../auction/types.js';
 import type { UpgradeRouter } from '../http/upgrade.js';
-import { ConnectionLimit } from './connection-limit.js';
+import { ConnectionLimit, type SharedConnectionCount } from './connection-limit.js';
 import { ClockHeartbeat, DEFAULT_PING_INTERVAL_MS } from './heartbeat.js';
 import {
   closeSocket,
@@ -86,6 +86,8 @@ export interface SolverStreamDeps {
   intake: QuoteIntake;
   presence?: SolverPresenceObserver | undefined;
   settings?: Partial<SolverStreamSettings>;
+  /** Several instances on one store: the per-key cap counts the connections of all of them. */
+  connectionCount?: SharedConnectionCount | undefined;
 }
 
 const RFQ_EVENT = 'rfq.created';
@@ -138,7 +140,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
 
   constructor(private readonly deps: SolverStreamDeps) {
     this.settings = { ...DEFAULT_SOLVER_STREAM_SETTINGS, ...deps.settings };
-    this.limit = new ConnectionLimit(this.settings.maxConnectionsPerKey);
+    this.limit = new ConnectionLimit(this.settings.maxConnectionsPerKey, deps.connectionCount);
   }
 
   attach(upgrades: UpgradeRouter): void {

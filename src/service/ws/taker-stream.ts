@@ -4,7 +4,7 @@ import type { PriceFeed, PriceUpdate } from '../events/price-feed.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
-import { ConnectionLimit } from './connection-limit.js';
+import { ConnectionLimit, SharedConnectionCount, wsConnectionMigrations } from './connection-limit.js';
 import { CloseCode } from './taker-stream-messages.js';
 import { DEFAULT_TAKER_STREAM_SETTINGS, TakerStreamSession, type SessionDeps, type TakerStreamSettings } from './taker-stream-session.js';
 
@@ -30,6 +30,9 @@ export interface TakerStreamModuleOptions {
  */
 export class TakerStreamModule implements ServiceModule {
   readonly name = 'taker-stream';
+  /** The WebSocket connection rows of several instances (both streams' caps count them). */
+  readonly migrations = wsConnectionMigrations;
+  private sharedCount: SharedConnectionCount | undefined;
   readonly settings: TakerStreamSettings;
   private readonly sessions = new Set<TakerStreamSession>();
   private readonly byWorkspace = new Map<string, Set<TakerStreamSession>>();
@@ -43,6 +46,10 @@ export class TakerStreamModule implements ServiceModule {
   }
 
   setup(context: ServiceContext): void {
+    // Several instances on one store: a key's cap counts its connections on all of them.
+    if (context.instance.bus.shared) {
+      this.sharedCount = new SharedConnectionCount(context.store, context.instance.id, 'taker', () => context.clock.now());
+    }
     const server = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
     this.server = server;
     const outbox: OutboxRepository = this.options.evidence.outbox;
@@ -51,7 +58,7 @@ export class TakerStreamModule implements ServiceModule {
       settings: this.settings,
       environment: context.config.environment,
       authenticate: (token) => context.authenticator.fromToken(token),
-      limit: new ConnectionLimit(this.settings.maxConnectionsPerKey),
+      limit: new ConnectionLimit(this.settings.maxConnectionsPerKey, this.sharedCount),
       outbox,
       prices: this.options.prices,
       directory: {
@@ -77,6 +84,7 @@ export class TakerStreamModule implements ServiceModule {
   }
 
   start(context: RunningContext): void {
+    this.sharedCount?.pruneDead();
     this.docBase = context.config.publicUrl ?? context.url;
     const { outbox } = this.options.evidence;
     this.unsubscribe.push(
