@@ -161,6 +161,8 @@ export class AuctionModule implements ServiceModule {
       corridors: context.corridors,
       authenticator: context.authenticator,
       solverKeys: this.solverKeys,
+      // Several instances: solvers registered through another one count here within a quarter second.
+      recountAfterMs: context.instance.bus.shared ? 250 : undefined,
     });
     const auctioneer = new Auctioneer(clock, (rfqId) => rfqs.getRfq(rfqId) !== undefined);
     const quotes = new QuoteService({

@@ -50,6 +50,11 @@ export interface SolverRegistryOptions {
   corridors: CorridorCatalogue;
   authenticator: Authenticator;
   solverKeys?: SolverKeyResolver | undefined;
+  /**
+   * Other instances share the store and register solvers too: the per-corridor counts are read from the store again
+   * when older than this many ms of wall time (undefined: this process is the only writer, counting as it goes).
+   */
+  recountAfterMs?: number | undefined;
 }
 
 function hashToken(token: string): Buffer {
@@ -57,7 +62,8 @@ function hashToken(token: string): Buffer {
 }
 
 export class SolverRegistry {
-  private readonly corridorCounts = new Map<string, number>();
+  private corridorCounts = new Map<string, number>();
+  private countedAt = Date.now();
   private solverKeys: SolverKeyResolver | undefined;
 
   constructor(
@@ -133,6 +139,12 @@ export class SolverRegistry {
 
   /** Solvers registered for a corridor (the corridor's `solverCount`). */
   corridorCount(corridorId: string): number {
+    const recount = this.options.recountAfterMs;
+    if (recount !== undefined && Date.now() - this.countedAt > recount) {
+      this.corridorCounts = new Map();
+      for (const solver of this.repo.all()) this.count(solver.corridors);
+      this.countedAt = Date.now();
+    }
     return this.corridorCounts.get(corridorId) ?? 0;
   }
 

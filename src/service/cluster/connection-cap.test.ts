@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { type SharedDatabase, sharedDatabase } from '../../../test/support/service/instances.js';
+import { ALPHA_BETA_USDC, auctionChains } from '../../../test/support/auction.js';
 import { startTestService, type TestService } from '../../../test/support/service/service.js';
 
 /**
@@ -20,7 +21,7 @@ afterEach(async () => {
 });
 
 async function instance(): Promise<TestService> {
-  const service = await startTestService({ databaseUrl: db!.url, databaseSchema: db!.schema, leasePollMs: 100 });
+  const service = await startTestService({ chains: auctionChains(), databaseUrl: db!.url, databaseSchema: db!.schema, leasePollMs: 100 });
   running.push(service);
   return service;
 }
@@ -39,7 +40,7 @@ async function connect(
   return { first, socket };
 }
 
-describe('the WebSocket cap across instances', () => {
+describe('WebSocket caps and corridor counts across instances', () => {
   it('five connections of one key over two instances: the sixth is refused on either, a freed slot is usable on the other', async () => {
     db = await sharedDatabase();
     const a = await instance();
@@ -75,5 +76,21 @@ describe('the WebSocket cap across instances', () => {
     await a.service.instance.bus.close();
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await connect(b, a.apiKey)).first.type).toBe('auth.ok');
+  });
+
+  it("a corridor's solverCount counts solvers registered through the other instance", async () => {
+    db = await sharedDatabase();
+    const a = await instance();
+    const b = await instance();
+    const count = async (service: TestService) =>
+      ((await service.request('GET', '/api/v1/corridors')).body.corridors as Array<{ id: string; solverCount: number }>).find(
+        (corridor) => corridor.id === ALPHA_BETA_USDC,
+      )!.solverCount;
+    expect(await count(b)).toBe(0);
+    const registered = await a.request('POST', '/api/v1/solvers/register', { body: { name: 'Acme MM', corridors: [ALPHA_BETA_USDC] } });
+    expect(registered.status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await count(b)).toBe(1);
+    expect(await count(a)).toBe(1);
   });
 });
