@@ -1,15 +1,15 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalPostgres, startScratchPostgres } from '../store/postgres/local-server.js';
+import { findPostgresBinaries, type LocalPostgres, startScratchPostgres } from '../store/postgres/local-server.js';
 import { PostgresBus } from './instance-bus.js';
 import { SingletonLease } from './singleton-lease.js';
 
 /**
  * The two Postgres mechanisms the service instances of one store coordinate through, against a real server: the
  * instance bus (LISTEN/NOTIFY) and the singleton lease (a session advisory lock). The lease is also taken from
- * outside, by a plain `pg` script in another process that computes the lock key itself, and that process is
+ * outside, by Postgres's own client (psql) in another process, which computes the lock key itself, and that process is
  * SIGKILLed, as a dead instance would be.
  */
 let server: LocalPostgres;
@@ -120,20 +120,11 @@ describe('singleton lease', () => {
   });
 
   it('a SIGKILLed holder in another process: the waiting instance takes over within 5 s', async () => {
-    const pgPath = createRequire(import.meta.url).resolve('pg');
-    // The holder is plain `pg` computing the key itself: namespace 0x5a4d, the schema's hashtext xor 2.
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const pg = require(${JSON.stringify(pgPath)});
-         const c = new pg.Client({ connectionString: process.argv[1] });
-         c.connect().then(() => c.query("SELECT pg_advisory_lock(23117, hashtext('one') # 2)")).then(() => console.log('held'));
-         setInterval(() => {}, 1000);`,
-        server.url,
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    // The holder is Postgres's own client (psql over libpq, not the `pg` the service uses), computing the key
+    // itself from the documented formula: namespace 0x5a4d (23117), the schema's hashtext xor 2.
+    // Its session then sits idle, as an instance holding the lease does, until the process is killed.
+    const holder = spawn(join(findPostgresBinaries(), 'psql'), [server.url, '-X', '-A', '-t'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    holder.stdin.write("SELECT pg_advisory_lock(23117, hashtext('one') # 2);\nSELECT 'held';\n");
     closers.push(async () => void holder.kill('SIGKILL'));
     let output = '';
     holder.stdout.on('data', (chunk) => (output += String(chunk)));
