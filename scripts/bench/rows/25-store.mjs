@@ -47,7 +47,8 @@ export async function quotesPerSecond(api, { requests, inFlight, warmUp }) {
   return (requests / (await burst(requests))) * 1_000;
 }
 
-async function throughput(store) {
+/** POST /quotes per second of one in-process service, on SQLite (`{}`) or on the Postgres database `store.url`. */
+export async function throughput(store, burst = { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP }) {
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
   const folder = tempDir('bench-store-');
@@ -65,7 +66,7 @@ async function throughput(store) {
   try {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
     solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
-    return await quotesPerSecond({ url: service.url, apiKeys: [apiKey] }, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
+    return await quotesPerSecond({ url: service.url, apiKeys: [apiKey] }, burst);
   } finally {
     await solvers?.stop();
     await service.stop();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../lib.mjs';
 import { chains, startInstantSolvers } from './20-auction.mjs';
-import { quotesPerSecond } from './25-store.mjs';
+import { quotesPerSecond, throughput } from './25-store.mjs';
 
 export const name = 'instances';
 export const description = 'POST /quotes throughput: SQLite, 1 and 2 instances on Postgres behind one port';
@@ -49,30 +49,6 @@ async function cluster(instances, databaseUrl, { createSchema }) {
   }
 }
 
-async function sqlite() {
-  const { createService } = await load('src/service/app.js');
-  const { TestClock } = await load('src/clock/index.js');
-  const folder = tempDir('bench-instances-sqlite-');
-  const service = await createService({
-    environment: 'sandbox',
-    chains: chains(),
-    storePath: join(folder.dir, 'service.sqlite'),
-    clock: new TestClock({ ticking: true }),
-    logger: { level: 'silent' },
-    rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
-  });
-  let solvers;
-  try {
-    const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
-    solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
-    return await measure({ url: service.url, apiKeys: [apiKey] });
-  } finally {
-    await solvers?.stop();
-    await service.stop();
-    folder.remove();
-  }
-}
-
 export async function run() {
   const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
   const { default: pg } = await import('pg');
@@ -84,7 +60,7 @@ export async function run() {
     await client.end();
   };
   try {
-    const onSqlite = await sqlite();
+    const onSqlite = await throughput({}, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     const one = await cluster(1, server.url, { createSchema });
     const two = await cluster(2, server.url, { createSchema });
     return [

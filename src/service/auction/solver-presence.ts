@@ -9,11 +9,11 @@
  * src/service/cluster/instance-bus.ts). Postgres ends a dead process's sessions, so its solvers stop counting
  * without a heartbeat of ours; `pruneDead` removes the rows. Postgres only: never built on SQLite (one instance).
  */
-import { BUS_APPLICATION_NAME } from '../cluster/instance-bus.js';
+import { instanceAlive } from '../cluster/instance-bus.js';
 import type { Store } from '../store/store.js';
 
 /** `p` is a solver_presence row of a live instance. */
-const LIVE = `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${BUS_APPLICATION_NAME}' || p.instance_id)`;
+const LIVE = instanceAlive('p.instance_id');
 
 /** A connection held by another instance that receives RFQs on `rfqCorridors`. */
 export interface RemoteListener {

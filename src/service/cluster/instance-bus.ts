@@ -35,6 +35,11 @@ export type BusHandler = (payload: unknown, from: string) => void;
  */
 export const BUS_APPLICATION_NAME = 'settlement-sandbox bus ';
 
+/** SQL that holds while the instance named by `instanceIdColumn` lives: its bus session is in `pg_stat_activity`. */
+export function instanceAlive(instanceIdColumn: string): string {
+  return `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${BUS_APPLICATION_NAME}' || ${instanceIdColumn})`;
+}
+
 /** Postgres's NOTIFY payload limit is 8,000 bytes; the envelope takes the rest. */
 export const MAX_BUS_PAYLOAD_BYTES = 7_900;
 

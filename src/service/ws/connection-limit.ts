@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { BUS_APPLICATION_NAME } from '../cluster/instance-bus.js';
+import { instanceAlive } from '../cluster/instance-bus.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 
@@ -59,7 +59,7 @@ export const wsConnectionMigrations: MigrationSet = {
 };
 
 /** `c` is a ws_connections row of a live instance: its bus session is still in `pg_stat_activity`. */
-const LIVE = `EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = '${BUS_APPLICATION_NAME}' || c.instance_id)`;
+const LIVE = instanceAlive('c.instance_id');
 
 /**
  * The open connections of every instance of a Postgres store, one row each, so a credential's cap counts them all
