@@ -78,67 +78,73 @@ export class RfqRounds {
       ...(terms.minOutputAmount === undefined ? {} : { minOutputAmount: terms.minOutputAmount.toString() }),
       ...(terms.maxInputAmount === undefined ? {} : { maxInputAmount: terms.maxInputAmount.toString() }),
     };
-    return evidence.outbox.commit(() => {
-      const event = evidence.outbox.append({
-        workspaceId: context.workspaceId,
-        type: 'rfq.created',
-        generation: 'B',
-        rfqId: id,
-        data: { rfq: rfqPayload },
-        at: now,
-      });
-      const rfq: RfqRecord = {
-        id,
-        workspaceId: context.workspaceId,
-        requestId: context.requestId,
-        corridor: request.corridor.id,
-        originChainId: request.originChain.chainId,
-        destinationChainId: request.destinationChain.chainId,
-        inputToken: getAddress(request.inputToken.address),
-        outputToken: getAddress(request.outputToken.address),
-        inputDecimals: request.inputToken.decimals,
-        outputDecimals: request.outputToken.decimals,
-        pair: request.pair,
-        side: request.side,
-        swapType: request.swapType,
-        amount: request.amount,
-        preference: request.preference,
-        lockType: request.lockType,
-        settlementPath: request.settlementPath,
-        user: request.user,
-        attestation: context.attestation,
-        fillDeadline,
-        expires,
-        status: 'collecting',
-        respondBy,
-        quoteExpiresAt: now + settings.quoteTtlMs,
-        eventId: event.envelope.id,
-        createdAt: now,
-        closedAt: null,
-      };
-      rfqs.insertRfq(rfq);
-      evidence.ledger.append({
-        type: 'rfq.created',
-        tradeId: id,
-        recordedAt: isoTime(now),
-        payload: {
-          rfqId: id,
-          requestId: context.requestId,
+    const eventId = newId('evt');
+    return evidence.outbox.commit(
+      () => {
+        const rfq: RfqRecord = {
+          id,
           workspaceId: context.workspaceId,
-          corridor: rfq.corridor,
-          swapType: rfq.swapType,
-          amount: rfq.amount.toString(),
-          preference: rfq.preference,
-          lockType: rfq.lockType,
-          settlementPath: rfq.settlementPath,
-          user: rfq.user,
+          requestId: context.requestId,
+          corridor: request.corridor.id,
+          originChainId: request.originChain.chainId,
+          destinationChainId: request.destinationChain.chainId,
+          inputToken: getAddress(request.inputToken.address),
+          outputToken: getAddress(request.outputToken.address),
+          inputDecimals: request.inputToken.decimals,
+          outputDecimals: request.outputToken.decimals,
+          pair: request.pair,
+          side: request.side,
+          swapType: request.swapType,
+          amount: request.amount,
+          preference: request.preference,
+          lockType: request.lockType,
+          settlementPath: request.settlementPath,
+          user: request.user,
+          attestation: context.attestation,
           fillDeadline,
           expires,
-          invited: [...invited].sort(),
-        },
-      });
-      return { rfq, envelope: event.envelope };
-    });
+          status: 'collecting',
+          respondBy,
+          quoteExpiresAt: now + settings.quoteTtlMs,
+          eventId,
+          createdAt: now,
+          closedAt: null,
+        };
+        // The RFQ's own row first: it is written before the store's write lock, which the event append takes.
+        rfqs.insertRfq(rfq);
+        const event = evidence.outbox.append({
+          id: eventId,
+          workspaceId: context.workspaceId,
+          type: 'rfq.created',
+          generation: 'B',
+          rfqId: id,
+          data: { rfq: rfqPayload },
+          at: now,
+        });
+        evidence.ledger.append({
+          type: 'rfq.created',
+          tradeId: id,
+          recordedAt: isoTime(now),
+          payload: {
+            rfqId: id,
+            requestId: context.requestId,
+            workspaceId: context.workspaceId,
+            corridor: rfq.corridor,
+            swapType: rfq.swapType,
+            amount: rfq.amount.toString(),
+            preference: rfq.preference,
+            lockType: rfq.lockType,
+            settlementPath: rfq.settlementPath,
+            user: rfq.user,
+            fillDeadline,
+            expires,
+            invited: [...invited].sort(),
+          },
+        });
+        return { rfq, envelope: event.envelope };
+      },
+      { writeLock: 'deferred' },
+    );
   }
 
   private limits(swapType: RfqRecord['swapType'], amount: bigint, inputDecimals: number, outputDecimals: number) {
@@ -199,70 +205,76 @@ export class RfqRounds {
       };
     });
     const received = new Map(outcome.quotes.map((quote) => [quote.solverId, quote] as const));
-    const nonce = evidence.outbox.commit(() => {
-      for (const quote of stored) rfqs.insertQuote(quote);
-      for (const solverId of new Set([...received.keys(), ...outcome.declined.keys(), ...outcome.rejected.keys(), ...outcome.silent])) {
-        const quote = received.get(solverId);
-        const declined = outcome.declined.get(solverId);
-        const rejected = outcome.rejected.get(solverId);
-        rfqs.insertInvitation({
-          rfqId: rfq.id,
-          solverId,
-          outcome: quote ? 'quoted' : declined ? 'declined' : rejected ? 'rejected' : 'silent',
-          reason: quote ? null : (declined?.reason ?? (rejected ? `${rejected.code}: ${rejected.reason}` : null)),
-          latencyMs: quote?.latencyMs ?? declined?.latencyMs ?? null,
-        });
-      }
-      rfqs.closeRfq(rfq.id, stored.length > 0 ? 'quoted' : 'no_quotes', now);
-      evidence.ledger.append({
-        type: 'quotes.collected',
-        tradeId: rfq.id,
-        recordedAt: isoTime(now),
-        payload: {
-          rfqId: rfq.id,
-          preference: rfq.preference,
-          quotes: stored.map((quote) => ({
-            quoteId: quote.id,
-            solverId: quote.solverId,
-            rank: quote.rank,
-            inputAmount: quote.inputAmount.toString(),
-            outputAmount: quote.outputAmount.toString(),
-            feeBps: String(quote.feeBps),
-            latencyMs: String(round1(quote.latencyMs)),
-            expiresAt: isoTime(quote.expiresAt),
-          })),
-          declined: [...outcome.declined.keys()].sort(),
-          rejected: [...outcome.rejected.keys()].sort(),
-          silent: [...outcome.silent].sort(),
-          uccpBps: best === undefined ? null : String(stored.find((quote) => quote.bestPrice)!.feeBps),
-        },
-      });
-      for (const quote of stored) {
-        const collected = received.get(quote.solverId)!;
-        evidence.outbox.append({
-          workspaceId,
-          type: 'quote.received',
-          generation: 'B',
-          rfqId: rfq.id,
-          audience: 'taker',
-          data: {
-            quote: {
-              id: quote.id,
-              rfqId: rfq.id,
-              price: priceString(this.trade(rfq, quote)),
+    const nonce = evidence.outbox.commit(
+      () => {
+        for (const quote of stored) rfqs.insertQuote(quote);
+        for (const solverId of new Set([...received.keys(), ...outcome.declined.keys(), ...outcome.rejected.keys(), ...outcome.silent])) {
+          const quote = received.get(solverId);
+          const declined = outcome.declined.get(solverId);
+          const rejected = outcome.rejected.get(solverId);
+          rfqs.insertInvitation({
+            rfqId: rfq.id,
+            solverId,
+            outcome: quote ? 'quoted' : declined ? 'declined' : rejected ? 'rejected' : 'silent',
+            reason: quote ? null : (declined?.reason ?? (rejected ? `${rejected.code}: ${rejected.reason}` : null)),
+            latencyMs: quote?.latencyMs ?? declined?.latencyMs ?? null,
+          });
+        }
+        rfqs.closeRfq(rfq.id, stored.length > 0 ? 'quoted' : 'no_quotes', now);
+        evidence.ledger.append({
+          type: 'quotes.collected',
+          tradeId: rfq.id,
+          recordedAt: isoTime(now),
+          payload: {
+            rfqId: rfq.id,
+            preference: rfq.preference,
+            quotes: stored.map((quote) => ({
+              quoteId: quote.id,
               solverId: quote.solverId,
-              ttl: Math.round(settings.quoteTtlMs / 1000),
-              confidence: collected.confidence,
-              // Lets a taker stream subscription with a `corridors` filter select it.
-              corridor: rfq.corridor,
-            },
+              rank: quote.rank,
+              inputAmount: quote.inputAmount.toString(),
+              outputAmount: quote.outputAmount.toString(),
+              feeBps: String(quote.feeBps),
+              latencyMs: String(round1(quote.latencyMs)),
+              expiresAt: isoTime(quote.expiresAt),
+            })),
+            declined: [...outcome.declined.keys()].sort(),
+            rejected: [...outcome.rejected.keys()].sort(),
+            silent: [...outcome.silent].sort(),
+            uccpBps: best === undefined ? null : String(stored.find((quote) => quote.bestPrice)!.feeBps),
           },
-          at: collected.receivedAt,
         });
-      }
-      // One commit less per quote request than allocating it afterwards: nothing happens in between.
-      return stored.length === 0 || rfq.user === null ? undefined : this.allocateNonce(rfq, rfq.user);
-    });
+        for (const quote of stored) {
+          const collected = received.get(quote.solverId)!;
+          evidence.outbox.append({
+            workspaceId,
+            type: 'quote.received',
+            generation: 'B',
+            rfqId: rfq.id,
+            audience: 'taker',
+            data: {
+              quote: {
+                id: quote.id,
+                rfqId: rfq.id,
+                price: priceString(this.trade(rfq, quote)),
+                solverId: quote.solverId,
+                ttl: Math.round(settings.quoteTtlMs / 1000),
+                confidence: collected.confidence,
+                // Lets a taker stream subscription with a `corridors` filter select it.
+                corridor: rfq.corridor,
+              },
+            },
+            at: collected.receivedAt,
+          });
+        }
+        // One commit less per quote request than allocating it afterwards: nothing happens in between.
+        return stored.length === 0 || rfq.user === null ? undefined : this.allocateNonce(rfq, rfq.user);
+        // The quotes, invitations and the RFQ's close are this auction's own rows (nobody decides on them before this
+        // commits): they are written before the store's write lock, which the ledger append then takes. On Postgres
+        // that lets another instance's transactions run meanwhile; the nonce allocation reads and decides, under it.
+      },
+      { writeLock: 'deferred' },
+    );
     for (const quote of outcome.quotes) track.recordLatency(quote.solverId, quote.latencyMs);
     if (stored.length > 0) {
       this.scheduleExpiry(rfq.id, expiresAt);

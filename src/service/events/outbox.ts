@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { InstanceBus } from '../cluster/instance-bus.js';
-import type { SqlStatement as Statement } from '../store/sql.js';
+import type { SqlStatement as Statement, TransactionOptions } from '../store/sql.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
 import { newId } from '../store/ids.js';
@@ -61,6 +61,8 @@ export interface StoredEvent {
 }
 
 export interface NewEvent {
+  /** The event's `evt_` id, when a row written before it must name it; a new one otherwise. */
+  id?: string;
   workspaceId: string | null;
   type: string;
   generation: EventGeneration;
@@ -115,10 +117,17 @@ export class OutboxRepository {
    * only after `flush()` (called by the owner of the transaction once it committed).
    */
   append(event: NewEvent): StoredEvent {
-    const envelope: EventEnvelope = { type: event.type, id: newId('evt'), timestamp: new Date(event.at).toISOString(), ...event.data };
+    const envelope: EventEnvelope = {
+      type: event.type,
+      id: event.id ?? newId('evt'),
+      timestamp: new Date(event.at).toISOString(),
+      ...event.data,
+    };
     this.insertStatement ??= this.store.db.prepare(
       'INSERT INTO events (id, workspace_id, type, generation, order_id, rfq_id, audience, envelope, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
     );
+    // Seqs are given out at insert; under the write lock, commit order is seq order, which the outbox tail relies on.
+    this.store.holdWriteLock();
     const result = this.insertStatement.run(
       envelope.id,
       event.workspaceId,
@@ -146,13 +155,13 @@ export class OutboxRepository {
 
   /**
    * Runs `fn` in a store transaction and, once it committed, tells subscribers about the events it appended.
-   * A rolled-back transaction publishes nothing.
+   * A rolled-back transaction publishes nothing. `options` as for `Store.transaction`.
    */
-  commit<T>(fn: () => T): T {
+  commit<T>(fn: () => T, options?: TransactionOptions): T {
     const before = this.pending.length;
     let result: T;
     try {
-      result = this.store.transaction(fn);
+      result = this.store.transaction(fn, options);
     } catch (error) {
       this.pending.length = before;
       throw error;

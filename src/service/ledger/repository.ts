@@ -110,6 +110,8 @@ export class LedgerRepository {
    * it records, so the evidence and the change commit together.
    */
   append(record: LedgerRecord): LedgerEntry {
+    // The head must stay the head until this transaction commits: entries are linked in commit order.
+    this.store.holdWriteLock();
     const head = this.statements.headLink.get() as { sequence: number; hash: string } | undefined;
     const entry = sealEntry(record, head);
     this.statements.insert.run(

@@ -28,9 +28,27 @@ export interface SqlDatabase {
   close(): void;
 }
 
-/** A database that runs a synchronous function in one transaction (nested calls become savepoints). */
+/**
+ * When a transaction takes the store's write lock (see `TransactionalDatabase`):
+ * - `start` (the default): before anything else, so its reads decide on a store nobody else writes meanwhile;
+ * - `deferred`: only when it first appends to the evidence ledger or the outbox (`holdWriteLock`), whose order must
+ *   be the commit order. For transactions whose earlier statements only write rows of their own that no other
+ *   transaction reads to decide (an auction's quotes, a fan-out's messages): those statements then run while other
+ *   instances write, instead of queueing behind them.
+ */
+export interface TransactionOptions {
+  writeLock?: 'start' | 'deferred';
+}
+
+/**
+ * A database that runs a synchronous function in one transaction (nested calls become savepoints), holding the
+ * store's one write lock: SQLite's BEGIN IMMEDIATE, or an advisory lock on Postgres. A nested call without
+ * `writeLock: 'deferred'` inside a deferred transaction takes the lock before it runs.
+ */
 export interface TransactionalDatabase extends SqlDatabase {
-  transaction<T>(fn: () => T): T;
+  transaction<T>(fn: () => T, options?: TransactionOptions): T;
+  /** Inside a transaction: takes the write lock now if the transaction does not hold it yet. */
+  holdWriteLock(): void;
 }
 
 /** A Postgres connection URL (`postgres://` or `postgresql://`). */

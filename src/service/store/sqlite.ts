@@ -1,10 +1,10 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { assertSynchronous, type SqlDatabase, type SqlStatement } from './sql.js';
+import { assertSynchronous, type SqlStatement, type TransactionalDatabase, type TransactionOptions } from './sql.js';
 
 /** The embedded store: one SQLite file (WAL) in the state folder, or `:memory:`. */
-export class SqliteDatabase implements SqlDatabase {
+export class SqliteDatabase implements TransactionalDatabase {
   readonly dialect = 'sqlite' as const;
   /** One transaction function for every call: building one per call costs more than a small transaction's SQL. */
   private readonly immediate: (fn: () => unknown) => unknown;
@@ -43,8 +43,13 @@ export class SqliteDatabase implements SqlDatabase {
   }
 
   /** BEGIN IMMEDIATE; nested calls become savepoints. */
-  transaction<T>(fn: () => T): T {
+  /** BEGIN IMMEDIATE: SQLite takes its write lock at the start whatever `options` say (one writer per file). */
+  transaction<T>(fn: () => T, _options?: TransactionOptions): T {
     return this.immediate(fn) as T;
+  }
+
+  holdWriteLock(): void {
+    // Held since BEGIN IMMEDIATE.
   }
 
   get open(): boolean {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
 import { PostgresDatabase } from './postgres/database.js';
 import { SyncPostgresConnection } from './postgres/sync-connection.js';
-import { isPostgresUrl, redactUrl, type SqlDialect, type TransactionalDatabase } from './sql.js';
+import { isPostgresUrl, redactUrl, type SqlDialect, type TransactionalDatabase, type TransactionOptions } from './sql.js';
 
 export { isPostgresUrl } from './sql.js';
 import { SqliteDatabase } from './sqlite.js';
@@ -89,10 +89,19 @@ export class Store {
    * Runs `fn` in one write transaction (BEGIN IMMEDIATE on SQLite; on Postgres a transaction holding the store's
    * write lock): a state change, its ledger entry and its outbox events commit together or not at all. Nested
    * calls become savepoints. `fn` must be synchronous: awaiting inside would let other requests interleave with an
-   * open transaction.
+   * open transaction. `options.writeLock: 'deferred'` (Postgres only) defers the write lock to the first ledger or
+   * outbox append; see TransactionOptions for when that is right.
    */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn);
+  transaction<T>(fn: () => T, options?: TransactionOptions): T {
+    return this.db.transaction(fn, options);
+  }
+
+  /**
+   * Called by the appenders whose order must be the commit order (the evidence ledger, the outbox) before they
+   * read their head: a transaction that deferred the write lock takes it here.
+   */
+  holdWriteLock(): void {
+    this.db.holdWriteLock();
   }
 
   /** True when the database answers a trivial query. */

@@ -84,38 +84,44 @@ export class WebhookFanOut {
     const { store, endpoints, messages, clock, dispatcher } = this.deps;
     const maxAttempts = totalAttempts(dispatcher.profile);
     let queued = 0;
-    store.transaction(() => {
-      const byWorkspace = new Map<string, Array<{ id: string; createdAt: number; patterns: EventPatternSet }>>();
-      for (const event of events) {
-        if (event.workspaceId !== null) {
-          let targets = byWorkspace.get(event.workspaceId);
-          if (targets === undefined) {
-            targets = endpoints
-              .active(event.workspaceId)
-              .map((endpoint) => ({ id: endpoint.id, createdAt: endpoint.createdAt, patterns: new EventPatternSet(endpoint.events) }));
-            byWorkspace.set(event.workspaceId, targets);
-          }
-          const body = JSON.stringify(event.envelope);
-          for (const target of targets) {
-            // An endpoint receives what happened after it was registered; older events are for replay.
-            if (event.createdAt < target.createdAt || !target.patterns.matches(event.envelope.type)) continue;
-            const inserted = messages.insert({
-              id: newId('msg'),
-              webhookId: target.id,
-              eventId: event.envelope.id,
-              eventType: event.envelope.type,
-              body,
-              origin: 'event',
-              maxAttempts,
-              nextAttemptAt: clock.now(),
-              createdAt: clock.now(),
-            });
-            if (inserted) queued += 1;
+    store.transaction(
+      () => {
+        const byWorkspace = new Map<string, Array<{ id: string; createdAt: number; patterns: EventPatternSet }>>();
+        for (const event of events) {
+          if (event.workspaceId !== null) {
+            let targets = byWorkspace.get(event.workspaceId);
+            if (targets === undefined) {
+              targets = endpoints
+                .active(event.workspaceId)
+                .map((endpoint) => ({ id: endpoint.id, createdAt: endpoint.createdAt, patterns: new EventPatternSet(endpoint.events) }));
+              byWorkspace.set(event.workspaceId, targets);
+            }
+            const body = JSON.stringify(event.envelope);
+            for (const target of targets) {
+              // An endpoint receives what happened after it was registered; older events are for replay.
+              if (event.createdAt < target.createdAt || !target.patterns.matches(event.envelope.type)) continue;
+              const inserted = messages.insert({
+                id: newId('msg'),
+                webhookId: target.id,
+                eventId: event.envelope.id,
+                eventType: event.envelope.type,
+                body,
+                origin: 'event',
+                maxAttempts,
+                nextAttemptAt: clock.now(),
+                createdAt: clock.now(),
+              });
+              if (inserted) queued += 1;
+            }
           }
         }
-        messages.advanceFanOutCursor(event.seq);
-      }
-    });
+        // Once per batch: the events come in seq order.
+        messages.advanceFanOutCursor(events[events.length - 1]!.seq);
+        // Messages are unique per (endpoint, event) and the cursor only moves forward, so this transaction decides
+        // nothing another one could change: it need not wait for the store's write lock (Postgres).
+      },
+      { writeLock: 'deferred' },
+    );
     if (queued > 0) dispatcher.arm();
   }
 }

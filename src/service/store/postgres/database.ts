@@ -1,4 +1,4 @@
-import { assertSynchronous, type SqlDatabase, type SqlRunResult, type SqlStatement } from '../sql.js';
+import { assertSynchronous, type SqlRunResult, type SqlStatement, type TransactionalDatabase, type TransactionOptions } from '../sql.js';
 import { translateQuery, translateSchema } from './dialect.js';
 import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
 
@@ -7,6 +7,10 @@ import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
  * one database run one at a time, as SQLite's BEGIN IMMEDIATE runs them. The repositories read, decide and write
  * inside one transaction; serialising them is what keeps those decisions right when several instances share the
  * database, without re-proving each one under Postgres's weaker default isolation.
+ *
+ * A transaction opened with `writeLock: 'deferred'` takes it only at its first ledger or outbox append: sequence
+ * numbers and hash links are still given out in commit order, while its own rows are written beside other
+ * instances' transactions (see TransactionOptions).
  */
 export const STORE_LOCK = { namespace: 0x5a4d, writes: 1 } as const;
 
@@ -77,11 +81,13 @@ class PostgresStatement implements SqlStatement {
   }
 }
 
-export class PostgresDatabase implements SqlDatabase {
+export class PostgresDatabase implements TransactionalDatabase {
   readonly dialect = 'postgres' as const;
   private readonly statements = new Map<string, PostgresStatement>();
   private identities: Map<string, string> | undefined;
   private depth = 0;
+  /** The transaction level (1 = the outermost) that holds the store's write lock; undefined while none does. */
+  private lockLevel: number | undefined;
 
   constructor(
     readonly connection: SyncPostgresConnection,
@@ -108,16 +114,26 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   /** Runs `fn` in one transaction holding the store's write lock; nested calls become savepoints. */
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, options?: TransactionOptions): T {
+    const deferred = options?.writeLock === 'deferred';
     const savepoint = `sp${this.depth}`;
-    this.connection.query(this.depth === 0 ? `BEGIN; ${TAKE_STORE_LOCK}` : `SAVEPOINT ${savepoint}`);
+    if (this.depth === 0) {
+      this.connection.query(deferred ? 'BEGIN' : `BEGIN; ${TAKE_STORE_LOCK}`);
+      this.lockLevel = deferred ? undefined : 1;
+    } else {
+      if (!deferred) this.holdWriteLock();
+      this.connection.query(`SAVEPOINT ${savepoint}`);
+    }
     this.depth += 1;
+    const level = this.depth;
     let result: T;
     try {
       result = fn();
       assertSynchronous(result);
     } catch (error) {
       this.depth -= 1;
+      // A lock taken inside a savepoint that is rolled back is released with it (Postgres's rule for every lock).
+      if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = undefined;
       try {
         this.connection.query(this.depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
       } catch {
@@ -126,8 +142,16 @@ export class PostgresDatabase implements SqlDatabase {
       throw error;
     }
     this.depth -= 1;
+    // Released savepoint: its locks now belong to the enclosing level.
+    if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = this.depth === 0 ? undefined : this.depth;
     this.connection.query(this.depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
     return result;
+  }
+
+  holdWriteLock(): void {
+    if (this.depth === 0 || this.lockLevel !== undefined) return;
+    this.connection.query(TAKE_STORE_LOCK);
+    this.lockLevel = this.depth;
   }
 
   get open(): boolean {
