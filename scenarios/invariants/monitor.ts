@@ -62,6 +62,10 @@ export class InvariantMonitor {
     this.checks += 1;
     await this.observer.sync();
     const violations: InvariantViolation[] = [];
+    if (this.observer.escrowViolations().length > 0 || this.observer.fillViolations().length > 0) {
+      // One pass may have read logs and balances across a reorganisation; a real violation survives a whole re-read.
+      await this.observer.reread();
+    }
     for (const message of this.observer.escrowViolations()) violations.push({ invariant: 'escrow-accounting', message });
     for (const message of this.observer.fillViolations()) violations.push({ invariant: 'single-fill', message });
     for (const [orderId, message] of this.observer.unfilledPayouts()) {

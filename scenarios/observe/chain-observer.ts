@@ -126,6 +126,17 @@ export class ChainObserver {
     return this.syncing;
   }
 
+  /**
+   * Reads every chain again from the start. Logs and balances are separate reads of a live chain, so one pass can
+   * mix two states of it (a reorganisation between the reads); a violation seen in one pass is confirmed by a
+   * second, whole pass before it is reported.
+   */
+  async reread(): Promise<void> {
+    await this.syncing?.catch(() => undefined);
+    this.forget();
+    await this.sync();
+  }
+
   private async reorganised(chain: WatchedChain): Promise<boolean> {
     if (chain.cursorHash === undefined) return false;
     const block = await chainClient(chain.info)
@@ -137,6 +148,8 @@ export class ChainObserver {
   }
 
   private forget(): void {
+    // Everything here is derived from the logs, which are read again.
+    this.problems.length = 0;
     this.facts.clear();
     this.fills.clear();
     this.blockTimes.clear();
