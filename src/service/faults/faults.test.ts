@@ -395,6 +395,30 @@ describe('fault switches: chains', () => {
     expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body.fired).toBe(1);
   }, 60_000);
 
+  it('a reorg that mines the fill again in a new block keeps the order Filled (re-observed, no reorged stage) and it settles once', async () => {
+    const hold = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
+    expect(hold.status).toBe(201);
+    const { orderId } = await order(2);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    const fillTx = (await h.rest.getOrder(orderId)).destinationTxHash as `0x${string}`;
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    const before = await destination.getTransactionReceipt({ hash: fillTx });
+    const raw = await destination.request({ method: 'eth_getRawTransactionByHash', params: [fillTx] } as never);
+    const head = await destination.getBlockNumber();
+    // The blocks from the fill's on are replaced, and the fill is mined again in the first new one.
+    await destination.request({ method: 'anvil_reorg', params: [Number(head - before.blockNumber + 1n), [[raw, 0]]] } as never);
+    const after = await destination.getTransactionReceipt({ hash: fillTx });
+    expect(after.blockHash).not.toBe(before.blockHash);
+    await h.settlement().engine!.idle();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await h.settlement().engine!.idle();
+    expect((await h.rest.getOrder(orderId)).status).toBe('Filled');
+    expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'filled', 'fault.held']);
+    await call('POST', '/api/v1/sandbox/relays/release', { orderId });
+    await waitForStatus(h.rest, orderId, 'Claimed');
+    expect(ledgerTypes(orderId).filter((type) => type === 'order.transition')).toHaveLength(3);
+  }, 60_000);
+
   it('a reorg done outside the service (anvil_reorg) that takes a processed fill away sends the order back to Deposited; it refunds at expiry', async () => {
     // The attestation is held so the fill is processed but not carried to the origin chain yet.
     const hold = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
