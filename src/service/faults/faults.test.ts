@@ -395,20 +395,35 @@ describe('fault switches: chains', () => {
     expect((await call('GET', `/api/v1/sandbox/faults/${set.body.id}`)).body.fired).toBe(1);
   }, 60_000);
 
-  it('a reorg that mines the fill again in a new block keeps the order Filled (re-observed, no reorged stage) and it settles once', async () => {
+  it('a reorg that mines the fill again at another time keeps the order Filled (no reorged stage), proves the fill as it is now, and settles once', async () => {
     const hold = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count: 1 });
     expect(hold.status).toBe(201);
+    // anvil gives the blocks a reorg mines the time of the block they fork from. The replaced blocks start 5 s after
+    // that one, so the fill mined again carries an earlier time: the fill the chain records is not the one first seen,
+    // and a proof of the first one would prove nothing.
+    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
+    await destination.request({ method: 'evm_mine', params: [] } as never);
+    await destination.request({ method: 'evm_increaseTime', params: [5] } as never);
+    await destination.request({ method: 'evm_mine', params: [] } as never);
+    const from = await destination.getBlockNumber({ cacheTime: 0 });
     const { orderId } = await order(2);
     await waitForStatus(h.rest, orderId, 'Filled');
     const fillTx = (await h.rest.getOrder(orderId)).destinationTxHash as `0x${string}`;
-    const destination = createPublicClient({ transport: http(beta().rpcUrl) });
     const before = await destination.getTransactionReceipt({ hash: fillTx });
-    const raw = await destination.request({ method: 'eth_getRawTransactionByHash', params: [fillTx] } as never);
-    const head = await destination.getBlockNumber();
-    // The blocks from the fill's on are replaced, and the fill is mined again in the first new one.
-    await destination.request({ method: 'anvil_reorg', params: [Number(head - before.blockNumber + 1n), [[raw, 0]]] } as never);
+    const firstTime = (await destination.getBlock({ blockHash: before.blockHash })).timestamp;
+    const head = await destination.getBlockNumber({ cacheTime: 0 });
+    // Every transaction of the replaced blocks is mined again, in order, in the first new block.
+    const again: [unknown, number][] = [];
+    for (let n = from; n <= head; n++) {
+      const block = await destination.getBlock({ blockNumber: n });
+      for (const hash of block.transactions)
+        again.push([await destination.request({ method: 'eth_getRawTransactionByHash', params: [hash] } as never), 0]);
+    }
+    await destination.request({ method: 'anvil_reorg', params: [Number(head - from + 1n), again] } as never);
     const after = await destination.getTransactionReceipt({ hash: fillTx });
+    expect(after.status).toBe('success');
     expect(after.blockHash).not.toBe(before.blockHash);
+    expect((await destination.getBlock({ blockHash: after.blockHash })).timestamp).toBeLessThan(firstTime);
     await h.settlement().engine!.idle();
     await new Promise((resolve) => setTimeout(resolve, 300));
     await h.settlement().engine!.idle();
@@ -416,6 +431,12 @@ describe('fault switches: chains', () => {
     expect(await timeline(orderId)).toEqual(['rfq', 'deposited', 'filled', 'fault.held']);
     await call('POST', '/api/v1/sandbox/relays/release', { orderId });
     await waitForStatus(h.rest, orderId, 'Claimed');
+    // The held leg was rebuilt for the fill as mined again, so it landed at once: no proof of the vanished fill sent.
+    const legs = h
+      .settlement()
+      .engine!.relays.forOrder(orderId)
+      .filter((relay) => relay.kind === 'oracle.submit');
+    expect(legs.map((relay) => relay.status)).toEqual(['mined']);
     expect(ledgerTypes(orderId).filter((type) => type === 'order.transition')).toHaveLength(3);
   }, 60_000);
 

@@ -115,7 +115,10 @@ export class OrderLifecycle implements SettlementListener {
       }
       effects.push(...this.reconciliation.rewind(order, removed, at));
       const current = this.deps.orders.get(order.id);
-      if (vanished.size > 0 && current !== undefined) effects.push(...this.reconcile(current, at));
+      if (current === undefined || TERMINAL.has(current.status)) continue;
+      this.reconciliation.refreshQueuedLegs(current, at);
+      // The order asks again for what the facts it has now still need (a leg that vanished, a fill mined again).
+      effects.push(...this.reconcile(current, at));
     }
     return effects;
   }

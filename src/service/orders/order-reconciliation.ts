@@ -4,7 +4,7 @@ import type { Keeper } from '../settlement/keeper.js';
 import type { AfterCommit } from '../settlement/relayer.js';
 import { fillPayload, oracleReceiveCalldata, oracleSubmitCalldata } from '../settlement/transactions.js';
 import type { LifecycleDeps } from './lifecycle-deps.js';
-import { attestedMessage, fillViews } from './order-fills.js';
+import { attestedMessage, type FillView, fillViews } from './order-fills.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
 import { type OrderRecord, type OrderStatus, TERMINAL } from './order-repository.js';
 import type { OrderTransitions } from './order-transitions.js';
@@ -91,31 +91,57 @@ export class OrderReconciliation {
 
     const relays = this.deps.engine.relays.forOrder(order.id);
     for (const view of fills) {
-      const output = outputs[view.index]!;
       const kind = !view.proven ? 'oracle.submit' : view.attested === undefined ? 'oracle.receive' : undefined;
       if (kind === undefined) continue;
-      // One relay per leg and output; a reverted one is tried again, a few times.
+      // One relay per leg and output; one that reverted or never landed (dropped) is tried again, a few times.
       const earlier = relays.filter(
         (r) => r.kind === kind && (r.key === `${order.id}:${view.index}` || r.key.startsWith(`${order.id}:${view.index}#`)),
       );
-      if (earlier.some((r) => r.status !== 'reverted') || earlier.length >= ORACLE_ATTEMPTS) continue;
+      if (earlier.some((r) => r.status !== 'reverted' && r.status !== 'dropped') || earlier.length >= ORACLE_ATTEMPTS) continue;
       const key = earlier.length === 0 ? `${order.id}:${view.index}` : `${order.id}:${view.index}#${earlier.length}`;
-      const call =
-        kind === 'oracle.submit'
-          ? oracleSubmitCalldata(output, view.payload)
-          : oracleReceiveCalldata(
-              order.standardOrder.inputOracle,
-              output,
-              // The sandbox's oracle.wrong-amount fault: the same fill, 1 % short (a record no escrow can pay against).
-              this.deps.engine.oraclePayload(order, view.payload, () =>
-                fillPayload(view.fill, order.onchainOrderId, { ...output, amount: (output.amount * 99n) / 100n }),
-              ),
-            );
+      const call = this.legCall(order, view, kind);
+      const output = outputs[view.index]!;
       const chainId = kind === 'oracle.submit' ? Number(output.chainId) : order.originChainId;
       const gas = kind === 'oracle.submit' ? this.deps.engine.gas.oracleSubmit : this.deps.engine.gas.oracleReceive;
       effects.push(this.deps.engine.enqueue({ kind, key, orderId: order.id, chainId, ...call, gas }, 'oracle').send);
     }
     return effects;
+  }
+
+  /** The transaction of one oracle leg for one output's fill: the proof names that fill exactly (its block time too). */
+  private legCall(order: OrderRecord, view: FillView, kind: 'oracle.submit' | 'oracle.receive') {
+    const output = order.standardOrder.outputs[view.index]!;
+    return kind === 'oracle.submit'
+      ? oracleSubmitCalldata(output, view.payload)
+      : oracleReceiveCalldata(
+          order.standardOrder.inputOracle,
+          output,
+          // The sandbox's oracle.wrong-amount fault: the same fill, 1 % short (a record no escrow can pay against).
+          this.deps.engine.oraclePayload(order, view.payload, () =>
+            fillPayload(view.fill, order.onchainOrderId, { ...output, amount: (output.amount * 99n) / 100n }),
+          ),
+        );
+  }
+
+  /**
+   * Oracle legs still queued (held by a fault switch, or waiting for their turn) carry a proof of the fill as it was
+   * when they were asked for. After a reorg moved that fill (mined again, in another block or at another time) the
+   * proof is rebuilt from the fill the chain has now; when the fill is gone, the leg is dropped (it never landed).
+   */
+  refreshQueuedLegs(order: OrderRecord, at: number): void {
+    const { relays, facts } = this.deps.engine;
+    const fills = fillViews(order, facts.forOrder(order.onchainOrderId));
+    for (const relay of relays.forOrder(order.id)) {
+      if (relay.status !== 'queued' || (relay.kind !== 'oracle.submit' && relay.kind !== 'oracle.receive')) continue;
+      const index = Number(relay.key.slice(order.id.length + 1).split('#')[0]);
+      const view = fills.find((f) => f.index === index);
+      if (view === undefined) {
+        relays.markOutcome(relay.id, 'dropped', at, { error: 'the fill it proves was reorganised away' });
+        continue;
+      }
+      const { data } = this.legCall(order, view, relay.kind);
+      if (data.toLowerCase() !== relay.data.toLowerCase()) relays.replaceData(relay.id, data, at);
+    }
   }
 
   /**

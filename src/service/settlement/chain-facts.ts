@@ -167,6 +167,20 @@ interface FactRow {
 
 const BIGINT_TAG = 'bigint:';
 
+/** A fact's stored payload (everything beside its key columns), as `processed_logs.data` holds it. */
+function encodeData(fact: ChainFact): string {
+  const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId, ...data } = fact;
+  return JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_TAG}${v}` : v));
+}
+
+/**
+ * Whether two facts of the same log say the same: a transaction mined again by a reorg keeps its hash and log index
+ * but may land in another block with other data (a fill records its block's time, which its attestation proves).
+ */
+export function sameFact(a: ChainFact, b: ChainFact): boolean {
+  return a.blockNumber === b.blockNumber && a.kind === b.kind && encodeData(a) === encodeData(b);
+}
+
 export class ChainFactRepository {
   private readonly statements: Statements;
 
@@ -180,8 +194,8 @@ export class ChainFactRepository {
 
   /** Records a fact; false when this log was processed before (the caller then does nothing). */
   insert(fact: ChainFact, at: number): boolean {
-    const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId, ...data } = fact;
-    const encoded = JSON.stringify(data, (_k, v: unknown) => (typeof v === 'bigint' ? `${BIGINT_TAG}${v}` : v));
+    const { chainId, txHash, logIndex, blockNumber, address, kind, onchainOrderId } = fact;
+    const encoded = encodeData(fact);
     const result = this.sql(
       `INSERT INTO processed_logs (chain_id, tx_hash, log_index, block_number, address, kind, onchain_order_id, data, processed_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,

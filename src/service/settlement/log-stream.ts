@@ -236,12 +236,18 @@ export class LogStream {
       this.keepHead(number, head.hash);
       return;
     }
+    // The fork is the highest block whose kept hash the chain still has. A height without a kept hash proves
+    // nothing (its head may not have been heard): the walk goes on below it, down to the oldest kept height.
+    const oldest = Math.min(number, ...this.heads.keys());
     let fork = number - 1;
-    while (this.heads.has(fork)) {
-      const block = (await this.options.client.request({ method: 'eth_getBlockByNumber', params: [toHex(fork), false] })) as {
-        hash: Hex;
-      } | null;
-      if (block !== null && block.hash === this.heads.get(fork)) break;
+    while (fork >= oldest) {
+      const kept = this.heads.get(fork);
+      if (kept !== undefined) {
+        const block = (await this.options.client.request({ method: 'eth_getBlockByNumber', params: [toHex(fork), false] })) as {
+          hash: Hex;
+        } | null;
+        if (block !== null && block.hash === kept) break;
+      }
       fork -= 1;
     }
     for (const kept of [...this.heads.keys()]) if (kept > fork) this.heads.delete(kept);

@@ -190,6 +190,14 @@ export class RelayRepository {
     this.sql("UPDATE relays SET error = ?, updated_at = ? WHERE id = ? AND status = 'sent'").run(error, at, id);
   }
 
+  /**
+   * New calldata for a relay not sent yet (an oracle leg whose fill a reorg moved: its proof must name the fill the
+   * chain has now). A relay already sent keeps what it sent.
+   */
+  replaceData(id: number, data: Hex, at: number): boolean {
+    return this.sql("UPDATE relays SET data = ?, updated_at = ? WHERE id = ? AND status = 'queued'").run(data, at, id).changes > 0;
+  }
+
   /** The outcome; `signed` records the transaction of an intent that was not recorded before it was sent. */
   markOutcome(
     id: number,

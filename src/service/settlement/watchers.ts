@@ -1,7 +1,14 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../../clock/index.js';
 import type { SettlementChain } from './chains.js';
-import { type ChainCursorRepository, type ChainFact, type ChainFactRepository, decodeFact, watchedAddresses } from './chain-facts.js';
+import {
+  type ChainCursorRepository,
+  type ChainFact,
+  type ChainFactRepository,
+  decodeFact,
+  sameFact,
+  watchedAddresses,
+} from './chain-facts.js';
 import { LogStream, type RpcLog } from './log-stream.js';
 import type { AfterCommit } from './relayer.js';
 
@@ -26,6 +33,11 @@ export interface WatcherDeps {
 const CURSOR_STRIDE = 64;
 /** How many recent receipt transactions to remember (their logs arrive again through the subscription). */
 const INGESTED_MEMORY = 4_096;
+
+/** What a log is about, whatever block and index it has: its transaction, emitter, kind and order. */
+function identity(fact: ChainFact): string {
+  return `${fact.txHash.toLowerCase()}:${fact.address.toLowerCase()}:${fact.kind}:${fact.onchainOrderId.toLowerCase()}`;
+}
 
 export class ChainWatcher {
   private stream: LogStream | undefined;
@@ -102,20 +114,45 @@ export class ChainWatcher {
             ],
           })) as unknown as RpcLog[])
         : [];
-    const kept = new Set(
-      logs.filter((log) => log.removed !== true).map((log) => `${log.transactionHash.toLowerCase()}:${Number(log.logIndex)}`),
-    );
+    // The chain's facts now, by what identifies one across a re-mining: its transaction, emitter, kind and order (a
+    // log's index counts within its block, so the same log mined again with other transactions gets another one).
+    const current = new Map<string, ChainFact[]>();
+    for (const log of logs) {
+      const fact = log.removed === true ? undefined : decodeFact(chain, log);
+      if (fact === undefined) continue;
+      const same = current.get(identity(fact)) ?? [];
+      same.push(fact);
+      current.set(identity(fact), same);
+    }
     const effects = this.deps.commit(() => {
       const now = clock.now();
+      const gone: ChainFact[] = [];
+      const renewed: ChainFact[] = [];
       // Only blocks the read covered are judged: a receipt of ours may have recorded a fact in a newer block since.
-      const gone = this.deps.facts
-        .after(chain.chainId, forkBlock)
-        .filter((fact) => fact.blockNumber <= head && !kept.has(`${fact.txHash.toLowerCase()}:${fact.logIndex}`));
+      const recorded = this.deps.facts.after(chain.chainId, forkBlock).filter((f) => f.blockNumber <= head);
+      const seen = new Map<string, number>();
+      for (const fact of recorded) {
+        // The n-th recorded fact of an identity is matched with the n-th one the chain has now (both in log order).
+        const n = seen.get(identity(fact)) ?? 0;
+        seen.set(identity(fact), n + 1);
+        const again = current.get(identity(fact))?.[n];
+        if (again !== undefined && again.logIndex === fact.logIndex && sameFact(fact, again)) continue;
+        // Gone, or mined again (another block, index or data, such as a fill's time): the recorded fact is forgotten
+        // either way, and one that came back is recorded as the chain has it now, before the orders are told.
+        gone.push(fact);
+        if (again !== undefined) renewed.push(again);
+      }
       this.deps.cursors.rewind(chain.chainId, forkBlock + 1, now);
       if (gone.length === 0) return [];
       this.deps.facts.remove(gone);
+      for (const fact of renewed) this.deps.facts.insert(fact, now);
       this.deps.logger.warn(
-        { chainId: chain.chainId, forkBlock, removed: gone.map((fact) => ({ kind: fact.kind, txHash: fact.txHash })) },
+        {
+          chainId: chain.chainId,
+          forkBlock,
+          removed: gone.map((fact) => ({ kind: fact.kind, txHash: fact.txHash })),
+          minedAgain: renewed.map((fact) => ({ kind: fact.kind, txHash: fact.txHash, blockNumber: fact.blockNumber })),
+        },
         'a reorg took away processed chain facts',
       );
       return this.deps.onFactsRemoved(gone);
