@@ -29,11 +29,13 @@ function connect(schema: string, timeoutMs = 5_000): SyncPostgresConnection {
 
 describe('SyncPostgresConnection', () => {
   it('after a statement times out, the next one runs on a new connection and gets its own answer', () => {
-    const connection = connect('timeouts', 300);
+    // The timeout also covers a new connection's start (a worker thread, the connect): 1.5 s leaves room for a
+    // loaded machine, and the sleeping statement outlasts it by far.
+    const connection = connect('timeouts', 1_500);
     expect(connection.query('SELECT 1 AS n').rows).toEqual([{ n: 1 }]);
     let error: unknown;
     try {
-      connection.query('SELECT pg_sleep(1) AS slept');
+      connection.query('SELECT pg_sleep(5) AS slept');
     } catch (caught) {
       error = caught;
     }
