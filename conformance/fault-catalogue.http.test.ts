@@ -10,7 +10,7 @@ import { runCatalogue } from '../test/support/conformance/catalogue-run.js';
 describe('fault catalogue: HTTP faults and benign variants', () => {
   it('the suite reports ≥ 95 % of the faults and raises no false alarm', async () => {
     const entries = FAULT_CATALOGUE.filter((e) => e.channel === 'http');
-    const figures = await runCatalogue('http', entries, 2);
+    const figures = await runCatalogue('http', entries, 3);
     expect(figures.falseAlarms).toEqual([]);
     expect(figures.killRate, `survivors: ${figures.survivors.join(', ')}`).toBeGreaterThanOrEqual(0.95);
   }, 600_000);

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { runConformance } from '../../../conformance/run.js';
 import type { SandboxFile } from '../../../conformance/deployment/sandbox-file.js';
 import { FaultProxy } from './fault-proxy.js';
-import { resetCatalogueState, type CatalogueEntry } from './fault-catalogue.js';
+import type { CatalogueEntry } from './fault-catalogue.js';
 import { startOwnSandbox } from './own-sandbox.js';
 
 export interface Verdict {
@@ -33,25 +33,36 @@ export interface CatalogueFigures {
   verdicts: Verdict[];
 }
 
+/** One conformance run to judge: a fault of the catalogue, or none (the area as it is, for false alarms). */
+interface Job {
+  entry: CatalogueEntry | undefined;
+  area: string[];
+}
+
 /**
- * Runs `entries` in `lanes` independent lanes, each with its own sandbox and proxy (entry i goes to lane i mod
- * lanes): a fault mostly makes the suite wait for what never comes, so lanes overlap those waits.
+ * Runs `entries` in `lanes` independent lanes, each with its own sandbox and proxy, taking jobs from one queue: a
+ * fault mostly makes the suite wait for what never comes (a missing acknowledgement waits out every timeout), so
+ * lanes overlap those waits, and a lane that drew a long one does not hold up the jobs behind it.
  */
 export async function runCatalogue(part: string, entries: readonly CatalogueEntry[], lanes = 1): Promise<CatalogueFigures> {
   const started = Date.now();
   const verdicts: Verdict[] = [];
-  const parts = Array.from({ length: lanes }, (_, lane) => entries.filter((_e, i) => i % lanes === lane));
-  await Promise.all(parts.map((laneEntries) => runLane(laneEntries, verdicts)));
+  // Each area once without a fault first: what it reports there is not the faults' doing.
+  const queue: Job[] = [
+    ...[...new Set(entries.map((e) => e.area.join(',')))].map((area) => ({ entry: undefined, area: area.split(',') })),
+    ...entries.map((entry) => ({ entry, area: entry.area })),
+  ];
+  await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, () => runLane(queue, verdicts)));
   return figuresOf(part, verdicts, started);
 }
 
-async function runLane(entries: readonly CatalogueEntry[], verdicts: Verdict[]): Promise<void> {
+async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
   const own = await startOwnSandbox();
   const proxy = await FaultProxy.start(own.url);
   try {
     const sandbox: SandboxFile = { ...own.file, api: { ...own.file.api, url: proxy.url } };
-    const judge = async (entry: CatalogueEntry | undefined, area: string[]) => {
-      resetCatalogueState();
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+      const { entry, area } = job;
       proxy.fault = entry?.fault;
       const at = Date.now();
       const outcome = await runConformance({ profile: 'A', sandbox, seed: 11, selection: { only: area } });
@@ -65,10 +76,7 @@ async function runLane(entries: readonly CatalogueEntry[], verdicts: Verdict[]):
         reported: reported.map((r) => `${r.id} ${r.status}`),
         reasons: reported.map((r) => `${r.id}: ${r.message}`.slice(0, 300)),
       });
-    };
-    // Each area once without a fault first: what it reports there is not the faults' doing.
-    for (const area of new Set(entries.map((e) => e.area.join(',')))) await judge(undefined, area.split(','));
-    for (const entry of entries) await judge(entry, entry.area);
+    }
   } finally {
     await proxy.stop();
     await own.stop();

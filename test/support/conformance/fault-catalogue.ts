@@ -60,8 +60,6 @@ function isEvent(message: Record<string, unknown>): boolean {
   return typeof message.id === 'string' && message.id.startsWith('evt_');
 }
 
-let fixedDeliveryId: string | undefined;
-
 const HTTP: CatalogueEntry[] = [
   // Rate-limit headers and 429s.
   { channel: 'http', area: ['ratelimit.*'], fault: FAULTS.dropHeader('X-RateLimit-Remaining') },
@@ -392,9 +390,10 @@ const WEBHOOK: CatalogueEntry[] = [
     area: ['webhooks.*', 'orders.*'],
     fault: {
       name: 'one X-Service-DeliveryId for every attempt',
-      delivery: (d) => {
-        fixedDeliveryId ??= typeof d.headers['x-service-deliveryid'] === 'string' ? d.headers['x-service-deliveryid'] : 'dlv_fixed';
-        d.headers['x-service-deliveryid'] = fixedDeliveryId;
+      delivery: (d, memory) => {
+        if (!memory.has('deliveryId'))
+          memory.set('deliveryId', typeof d.headers['x-service-deliveryid'] === 'string' ? d.headers['x-service-deliveryid'] : 'dlv_fixed');
+        d.headers['x-service-deliveryid'] = memory.get('deliveryId') as string;
       },
     },
   },
@@ -486,8 +485,3 @@ const BENIGN: CatalogueEntry[] = [
 ];
 
 export const FAULT_CATALOGUE: readonly CatalogueEntry[] = [...HTTP, ...WS, ...WEBHOOK, ...BENIGN];
-
-/** Clears state some faults keep between deliveries (run before each fault). */
-export function resetCatalogueState(): void {
-  fixedDeliveryId = undefined;
-}

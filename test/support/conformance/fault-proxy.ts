@@ -43,8 +43,11 @@ export interface Fault {
   wsFromServer?(message: Record<string, unknown>, path: string, connection: Record<string, unknown>): WsRewrite;
   /** Rewrites each client → server WebSocket message. */
   wsFromClient?(message: Record<string, unknown>, path: string, connection: Record<string, unknown>): WsRewrite;
-  /** Rewrites each webhook delivery; registrations are pointed at the proxy's relay so deliveries pass here. */
-  delivery?(delivery: RelayedDelivery): void;
+  /**
+   * Rewrites each webhook delivery; registrations are pointed at the proxy's relay so deliveries pass here. `memory`
+   * is state the fault keeps for as long as it is this proxy's fault.
+   */
+  delivery?(delivery: RelayedDelivery, memory: Map<string, unknown>): void;
 }
 
 export class FaultProxy {
@@ -54,8 +57,20 @@ export class FaultProxy {
   private readonly wsServer = new WebSocketServer({ noServer: true });
   /** Secrets of webhooks registered through the proxy, by the receiver URL they name. */
   private readonly secrets = new Map<string, string>();
-  fault: Fault | undefined;
+  private current: Fault | undefined;
+  /** What the current fault remembers (per proxy, so proxies of parallel lanes never share it). */
+  private readonly memory = new Map<string, unknown>();
   url = '';
+
+  get fault(): Fault | undefined {
+    return this.current;
+  }
+
+  /** A new fault starts with nothing remembered. */
+  set fault(fault: Fault | undefined) {
+    this.current = fault;
+    this.memory.clear();
+  }
 
   private constructor(server: Server, target: string) {
     this.server = server;
@@ -91,7 +106,7 @@ export class FaultProxy {
       const to = new URL(incoming.path, 'http://x').searchParams.get('to')!;
       const forwarded: RelayedDelivery = { ...incoming, path: to, secret: this.secrets.get(to) };
       this.fault?.request?.(forwarded, this);
-      this.fault?.delivery?.(forwarded);
+      this.fault?.delivery?.(forwarded, this.memory);
       forwarded.headers['content-length'] = String(forwarded.body.length);
       let answer: ProxiedResponse;
       try {
