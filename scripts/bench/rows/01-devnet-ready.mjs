@@ -43,7 +43,7 @@ async function bareAnvils(binary) {
 }
 
 export async function run({ runs }) {
-  const { resolveAnvilBinary } = await import(pathToFileURL(join(ROOT, 'dist/src/devnet/anvilBinary.js')).href);
+  const { resolveAnvilBinary } = await import(pathToFileURL(join(ROOT, 'dist/src/devnet/anvil-binary.js')).href);
   const binary = resolveAnvilBinary().path;
 
   // Warm-up, not counted: fills the deployment cache on a new machine and the file system cache.
