@@ -5,13 +5,11 @@
  * 5 minutes of service clock and is answered once. A key whose signature counter goes backwards is refused: that is
  * what a cloned authenticator looks like.
  */
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
@@ -25,6 +23,13 @@ import type { Ceremony, WebAuthnCredential } from '../store/webauthn.js';
 import type { MfaService } from './mfa.js';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
+
+let ceremonies: Promise<typeof import('@simplewebauthn/server')> | undefined;
+/** The ceremonies' library, loaded on the first ceremony: with its ASN.1 stack it is a large share of a cold start. */
+function simpleWebAuthn(): Promise<typeof import('@simplewebauthn/server')> {
+  ceremonies ??= import('@simplewebauthn/server');
+  return ceremonies;
+}
 const CEREMONY_TIMEOUT_MS = 60_000;
 
 /** Who the keys are bound to: the RP ID (a domain, never an IP) and the page origins allowed to run ceremonies. */
@@ -60,7 +65,7 @@ export class WebAuthnService {
 
   async registrationOptions(user: User, sessionId: string): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const rp = this.relyingParty();
-    const options = await generateRegistrationOptions({
+    const options = await (await simpleWebAuthn()).generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.id,
       userName: user.address,
@@ -85,7 +90,7 @@ export class WebAuthnService {
     const rp = this.relyingParty();
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verification = await verifyRegistrationResponse({
+      verification = await (await simpleWebAuthn()).verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: rp.origins,
@@ -135,7 +140,7 @@ export class WebAuthnService {
         message: 'No security key is registered for this user (POST /api/v1/auth/mfa/webauthn/register/options).',
       });
     }
-    const options = await generateAuthenticationOptions({
+    const options = await (await simpleWebAuthn()).generateAuthenticationOptions({
       rpID: this.relyingParty().id,
       timeout: CEREMONY_TIMEOUT_MS,
       userVerification: 'preferred',
@@ -154,7 +159,7 @@ export class WebAuthnService {
     const rp = this.relyingParty();
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await (await simpleWebAuthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: rp.origins,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../store/postgres/pg-driver.js';
 import type { Logger } from 'pino';
 import type { PostgresLocation } from '../store/store.js';
 
@@ -152,7 +153,8 @@ export class PostgresBus implements InstanceBus {
   }
 
   private async open(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.location.url, application_name: `${BUS_APPLICATION_NAME}${this.instanceId}` });
+    const { Client } = await loadPg();
+    const client = new Client({ connectionString: this.location.url, application_name: `${BUS_APPLICATION_NAME}${this.instanceId}` });
     client.on('notification', (message) => {
       if (message.channel === this.channel && message.payload !== undefined) this.deliver(message.payload);
     });

@@ -1,4 +1,5 @@
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../store/postgres/pg-driver.js';
 import type { Logger } from 'pino';
 import { STORE_LOCK } from '../store/postgres/database.js';
 import type { PostgresLocation } from '../store/store.js';
@@ -55,7 +56,8 @@ export class SingletonLease {
   /** Connects and tries the lock at once; resolves after that first try (check `held`). */
   async start(): Promise<void> {
     if (this.state !== 'idle') return;
-    const client = new pg.Client({
+    const { Client } = await loadPg();
+    const client = new Client({
       connectionString: this.location.url,
       application_name: `settlement-sandbox lease ${this.options.instanceId ?? ''}`.trim(),
     });

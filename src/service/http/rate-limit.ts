@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../store/postgres/pg-driver.js';
 import type { Logger } from 'pino';
 import { BurstyRateLimiter, type RateLimiterAbstract, RateLimiterMemory, RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
 import { RealClock, type ScheduledJob } from '../../clock/index.js';
@@ -70,7 +71,8 @@ export class RateLimitBuckets {
   /** Memory for a SQLite store; for a Postgres store its table, created (when missing) before this resolves. */
   static async open(location: PostgresLocation | undefined, logger: Logger): Promise<RateLimitBuckets> {
     if (location === undefined) return RateLimitBuckets.memory();
-    const pool = new pg.Pool({
+    const { Pool } = await loadPg();
+    const pool = new Pool({
       connectionString: location.url,
       application_name: 'settlement-sandbox rate limits',
       max: 8,
