@@ -30,6 +30,16 @@ export function writeReadmeTable(report, readmePath = join(ROOT, 'README.md'), e
     process.exitCode = 1;
     return;
   }
+  // A row that failed or was skipped (no Docker engine for the image rows) has no figures: writing it would replace
+  // the last good ones in the README with "failed" or "skipped".
+  const empty = report.results.filter((r) => r.result === 'failed' || r.result === 'skipped');
+  if (empty.length > 0) {
+    process.stderr.write(
+      `README.md performance table NOT regenerated: ${empty.map((r) => `${r.module ?? r.benchmark} (${r.result}: ${r.detail})`).join('; ')}\n`,
+    );
+    process.exitCode = 1;
+    return;
+  }
   const readme = readFileSync(readmePath, 'utf8');
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
