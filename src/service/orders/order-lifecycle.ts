@@ -107,7 +107,15 @@ export class OrderLifecycle implements SettlementListener {
       const removed = facts.filter((fact) => fact.onchainOrderId.toLowerCase() === id);
       // An oracle leg whose transaction the reorg took away did not happen: it counts as not landed, so the order
       // asks for it again while its fill is there (the legs are idempotent on chain).
-      const vanished = new Set(removed.filter((fact) => fact.kind === 'proven' || fact.kind === 'attested').map((fact) => fact.txHash));
+      // A leg mined again by the reorg is recorded anew (same transaction): it did happen.
+      const present = new Set(this.deps.engine.facts.forOrder(order.onchainOrderId).map((f) => `${f.kind}:${f.txHash.toLowerCase()}`));
+      const vanished = new Set(
+        removed
+          .filter(
+            (fact) => (fact.kind === 'proven' || fact.kind === 'attested') && !present.has(`${fact.kind}:${fact.txHash.toLowerCase()}`),
+          )
+          .map((fact) => fact.txHash),
+      );
       for (const relay of this.deps.engine.relays.forOrder(order.id)) {
         if (relay.status === 'mined' && relay.txHash !== null && vanished.has(relay.txHash) && relay.kind.startsWith('oracle.')) {
           this.deps.engine.relays.markOutcome(relay.id, 'reverted', at, { error: 'its block was reorganised away' });
