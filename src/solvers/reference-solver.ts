@@ -181,7 +181,12 @@ export class ReferenceSolver {
     return `${chainId}:${token.toLowerCase()}`;
   }
 
-  private inventoryLeft(chainId: number, token: string, decimals: number): bigint {
+  /**
+   * What it may still promise of a destination token: its inventory less the outputs of the orders it won and was
+   * not paid for yet. A claim gives the outputs back (a market maker paid on the origin chain moves the proceeds back
+   * to where it fills), so the inventory bounds what is at risk at once, not what it fills over a sandbox's life.
+   */
+  inventoryLeft(chainId: number, token: string, decimals: number): bigint {
     const key = this.inventoryKey(chainId, token);
     let left = this.inventory.get(key);
     if (left === undefined) {
@@ -309,6 +314,8 @@ export class ReferenceSolver {
     }
     const order = known?.order ?? standardOrderFromWire(message.standardOrder);
     const txHash = await this.wallet.finalise(order, message.lockType, message.solveParams, message.compactSignatures);
+    // Paid: what it reserved for this order's outputs when it won is free again.
+    if (known?.filled) this.release(order);
     if (known !== undefined) known.claimed = true;
     else this.orders.set(message.orderId, { order, filled: true, claimed: true });
     this.counters.claimed += 1;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Address, type Chain, createPublicClient, createWalletClient, erc20Abi, type Hex, http, parseEventLogs } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { RestClient, type QuoteResponse } from '../clients/rest-client.js';
+import { bytes32ToAddress } from '../contracts/order.js';
 import { standardOrderFromWire } from '../contracts/standard-order-wire.js';
 import { TestClock } from '../clock/index.js';
 import {
@@ -204,6 +205,11 @@ describe('reference solvers', () => {
     const seen = events(index);
     const takerBefore = await balance(destination, opened.taker);
     const solverOriginBefore = await balance(origin, solver.wallet.address);
+    const output = opened.order.outputs[0]!;
+    const outputToken = bytes32ToAddress(output.token);
+    const decimals = destination.tokens.find((token) => token.address.toLowerCase() === outputToken.toLowerCase())!.decimals;
+    const inventory = () => solver.inventoryLeft(destination.chainId, outputToken, decimals);
+    const inventoryBefore = inventory();
     expect(
       auction.notifier.notify(opened.solverId, {
         type: 'order.assigned',
@@ -220,6 +226,8 @@ describe('reference solvers', () => {
     const filled = await until(() => seen.find((e): e is Extract<SolverEvent, { type: 'filled' }> => e.type === 'filled'), 'the fill');
     expect(await balance(destination, opened.taker)).toBe(takerBefore + opened.order.outputs[0]!.amount);
     expect(filled.timestamp).toBeLessThanOrEqual(opened.order.fillDeadline);
+    // Won and filled, not paid yet: the output is held against its inventory.
+    expect(inventory()).toBe(inventoryBefore - output.amount);
 
     const solveParams = await attest(opened.order, opened.onchainOrderId, filled.txHash);
     expect(solveParams[0]!.solver).toBe(solver.wallet.identifier);
@@ -234,6 +242,8 @@ describe('reference solvers', () => {
     });
     await until(() => seen.find((e) => e.type === 'claimed'), 'the claim');
     expect(await balance(origin, solver.wallet.address)).toBe(solverOriginBefore + 25_000_000_000n);
+    // Paid on the origin chain: the inventory is whole again, so a long-lived sandbox's solvers keep quoting.
+    expect(inventory()).toBe(inventoryBefore);
     const status = await client(origin, manifest.accounts.deployer[0]!.privateKey).public.readContract({
       address: origin.contracts.InputSettlerEscrow!,
       abi: InputSettlerEscrowArtifact.abi,
