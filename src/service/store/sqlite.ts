@@ -42,8 +42,10 @@ export class SqliteDatabase implements TransactionalDatabase {
     this.raw.exec(sql);
   }
 
-  /** BEGIN IMMEDIATE; nested calls become savepoints. */
-  /** BEGIN IMMEDIATE: SQLite takes its write lock at the start whatever `options` say (one writer per file). */
+  /**
+   * BEGIN IMMEDIATE; nested calls become savepoints. SQLite takes its write lock at the start whatever `options` say
+   * (one writer per file).
+   */
   transaction<T>(fn: () => T, _options?: TransactionOptions): T {
     return this.immediate(fn) as T;
   }

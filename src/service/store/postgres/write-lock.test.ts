@@ -41,25 +41,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Whether this connection holds the store's write lock (advisory, two-key form: classid 0x5a4d, objsubid 2). */
-function holdsWriteLock(): boolean {
+/**
+ * Whether this connection (`mine`), or another session (`others`), holds the store's write lock: an advisory lock in
+ * the two-key form, classid 0x5a4d and objsubid 2.
+ */
+function writeLockHeld(by: 'mine' | 'others'): boolean {
   const row = store.db
     .prepare(
-      "SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 23117 AND objsubid = 2 AND pid = pg_backend_pid()",
+      `SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 23117 AND objsubid = 2 AND granted
+         AND pid ${by === 'mine' ? '=' : '<>'} pg_backend_pid()`,
     )
     .get() as { n: number };
   return row.n > 0;
 }
-
-/** Whether another session holds the store's write lock. */
-function othersHoldWriteLock(): boolean {
-  const row = store.db
-    .prepare(
-      "SELECT COUNT(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 23117 AND objsubid = 2 AND granted AND pid <> pg_backend_pid()",
-    )
-    .get() as { n: number };
-  return row.n > 0;
-}
+const holdsWriteLock = () => writeLockHeld('mine');
+const othersHoldWriteLock = () => writeLockHeld('others');
 
 const insertOwnRow = () => store.db.prepare('INSERT INTO own_rows (id) VALUES (?)').run(`row_${++rows}`);
 const appendEntry = (tradeId: string) =>
