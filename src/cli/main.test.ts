@@ -114,6 +114,7 @@ describe('sandbox up --detach, status, down', () => {
       'Permit2 only',
       'deployer         0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266  0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
       'taker 5',
+      'Funding on every chain: 10,000 ETH each; takers 1,000,000 USDC + ',
       `Everything above is in ${join(dir, 'sandbox.json')}`,
       'sandbox down',
     ]) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_STATE_DIR, runCommand, sandboxApi, type CommandOptions } from './keys.js';
+import { grouped } from '../../devnet/summary.js';
 
 export interface FaucetResult {
   address: string;
@@ -55,5 +56,5 @@ export function register(program: Command): void {
 
 function formatUnits6(amount: string): string {
   const value = BigInt(amount);
-  return `${(value / 1_000_000n).toLocaleString('en-US')}${value % 1_000_000n === 0n ? '' : `.${(value % 1_000_000n).toString().padStart(6, '0')}`}`;
+  return `${grouped(value / 1_000_000n)}${value % 1_000_000n === 0n ? '' : `.${(value % 1_000_000n).toString().padStart(6, '0')}`}`;
 }
