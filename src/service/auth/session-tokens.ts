@@ -1,8 +1,15 @@
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Clock } from '../../clock/index.js';
 import { AuthenticationError } from '../errors/api-errors.js';
 
 const ISSUER = 'settlement-service';
+
+// jose loads on the first sign-in or token check rather than at start-up (about 30 ms of module loading that
+// `sandbox up` would wait for; most sandboxes are driven by API keys only).
+let jose: Promise<typeof import('jose')> | undefined;
+function loadJose(): Promise<typeof import('jose')> {
+  jose ??= import('jose');
+  return jose;
+}
 const AUDIENCE = 'dashboard';
 
 export interface SessionClaims {
@@ -29,6 +36,7 @@ export class SessionTokens {
   }
 
   async issue(claims: SessionClaims, expiresAt: number): Promise<string> {
+    const { SignJWT } = await loadJose();
     const now = Math.floor(this.clock.now() / 1_000);
     return new SignJWT({ sid: claims.sessionId, wid: claims.workspaceId, addr: claims.address })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
@@ -41,6 +49,7 @@ export class SessionTokens {
   }
 
   async verify(token: string): Promise<SessionClaims> {
+    const { errors: joseErrors, jwtVerify } = await loadJose();
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
