@@ -97,6 +97,8 @@ const lifecycle = async (i, record, slot) => {
 
 try {
   await pool(warmUp, inFlight, (i, slot) => lifecycle(i, false, slot));
+  // The main thread samples the service's own counters from here to the result (warm-up excluded).
+  parentPort.postMessage({ measuring: true });
   const ms = await pool(orders, inFlight, (i, slot) => lifecycle(i, true, slot));
   await stop();
   parentPort.postMessage({ ms, winners });

@@ -154,13 +154,18 @@ export async function run() {
     });
     forward = (orderId) => worker.postMessage({ settled: orderId });
     try {
+      let measuredFrom;
       const result = await new Promise((resolve, reject) => {
-        worker.once('message', resolve);
+        worker.on('message', (message) => {
+          if (message.measuring) measuredFrom = serviceLoad();
+          else resolve(message);
+        });
         worker.once('error', reject);
         worker.once('exit', (code) => reject(new Error(`the client thread exited with ${code}`)));
       });
       if (result.error) throw new Error(result.error);
       return {
+        load: measuredFrom === undefined ? undefined : loadSince(measuredFrom),
         breakdown: breakdown(since),
         ms: result.ms,
         winners: result.winners.map((w) => ({ solver: manifest.accounts.solvers[w.solver], outputAmount: BigInt(w.outputAmount) })),
@@ -170,6 +175,40 @@ export async function run() {
       await worker.terminate();
     }
   }
+
+  /**
+   * What limits an in-process service (undefined through a cluster, whose service runs in other processes): how
+   * busy its thread's event loop was, and how busy each relayer account's send lane was (sends are one at a time
+   * per account, src/service/settlement/relayer.ts), with the average time a send held its lane.
+   */
+  function serviceLoad() {
+    const engine = service.module?.('settlement')?.engine;
+    if (engine === undefined) return undefined;
+    return { at: performance.now(), elu: performance.eventLoopUtilization(), lanes: engine.relayLanes() };
+  }
+  function loadSince(from) {
+    const to = serviceLoad();
+    if (from === undefined || to === undefined) return undefined;
+    const wallMs = to.at - from.at;
+    const name = (chainId) => manifest.chains.find((c) => c.chainId === chainId)?.name ?? String(chainId);
+    return {
+      serviceThreadBusy: performance.eventLoopUtilization(to.elu, from.elu).utilization,
+      lanes: to.lanes
+        .map((lane) => {
+          const before = from.lanes.find((l) => l.chainId === lane.chainId && l.role === lane.role);
+          const tasks = lane.tasks - (before?.tasks ?? 0);
+          const busyMs = lane.busyMs - (before?.busyMs ?? 0);
+          return { lane: `${name(lane.chainId)} ${lane.role}`, tasks, busy: busyMs / wallMs, msPerTask: tasks === 0 ? 0 : busyMs / tasks };
+        })
+        .filter((lane) => lane.tasks > 0),
+    };
+  }
+  const loadText = (load) =>
+    load === undefined
+      ? ''
+      : `; service thread busy ${(load.serviceThreadBusy * 100).toFixed(0)} %; relayer send lanes busy: ${load.lanes
+          .map((l) => `${l.lane} ${(l.busy * 100).toFixed(0)} % (${l.msPerTask.toFixed(1)} ms per send)`)
+          .join(', ')}`;
 
   /** The same transactions from the same accounts, sent straight to the chains. */
   async function floor(winners) {
@@ -286,7 +325,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}`,
+      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${loadText(through.load)}`,
       values: {
         serviceRate,
         floorRate,
@@ -298,6 +337,7 @@ export async function run() {
         goalRatio: GOAL_RATIO,
         meetsGoal: ratio >= GOAL_RATIO,
         medianStepMs: through.breakdown,
+        ...(through.load === undefined ? {} : { serviceLoad: through.load }),
       },
     });
   };

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import type { LockType, SettlementPath } from '../../clients/rest-client.js';
 import type { EvidenceModule } from '../evidence/module.js';
+import type { SettlementModule } from '../settlement/module.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { type ReferenceSolvers, type SolverEvent, startReferenceSolvers } from '../../solvers/index.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
@@ -67,6 +68,8 @@ describe('full lifecycles on real chains', () => {
     async (lockType, path, takerIndex) => {
       const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
       const corridor = usdc();
+      const engine = h.service.module<SettlementModule>('settlement').engine!;
+      const lanesBefore = engine.relayLanes();
       if (lockType === 'ResourceLock') await taker.depositToLock(corridor.originChainId, corridor.inputToken, AMOUNT);
       const received = await balanceOf(1, corridor.outputToken, taker.address);
 
@@ -170,6 +173,20 @@ describe('full lifecycles on real chains', () => {
         'compliance.check',
       ]);
       expect(solverErrors).toEqual([]);
+
+      // The relayers' send lanes (the settlement bench reports them) counted this order's relays: the deposit (escrow
+      // only) on the origin, the attestation's two legs on each chain.
+      const sent = (chainId: number, role: 'service' | 'oracle') => {
+        const lane = (lanes: ReturnType<typeof engine.relayLanes>) => lanes.find((l) => l.chainId === chainId && l.role === role)!;
+        const [before, after] = [lane(lanesBefore), lane(engine.relayLanes())];
+        return { tasks: after.tasks - before.tasks, busyMs: after.busyMs - before.busyMs };
+      };
+      const deposits = sent(corridor.originChainId, 'service');
+      expect(deposits.tasks).toBe(lockType === 'ResourceLock' ? 0 : 1);
+      for (const leg of [sent(corridor.destinationChainId, 'oracle'), sent(corridor.originChainId, 'oracle')]) {
+        expect(leg.tasks).toBe(1);
+        expect(leg.busyMs).toBeGreaterThan(0);
+      }
     },
     30_000,
   );

@@ -8,7 +8,14 @@ import { type ChainFact, ChainCursorRepository, ChainFactRepository } from './ch
 import { type SettlementChain, settlementChains } from './chains.js';
 import { type RelayRecord, RelayRepository, type RelayRequest } from './relay-repository.js';
 import type { InstanceBus } from '../cluster/instance-bus.js';
-import { AccountRelayer, type AfterCommit, type Relayer, type RelayGateDecision, type RelayOutcome } from './relayer.js';
+import {
+  AccountRelayer,
+  type AfterCommit,
+  type Relayer,
+  type RelayGateDecision,
+  type RelayLaneStats,
+  type RelayOutcome,
+} from './relayer.js';
 import { RELAYS_QUEUED, RemoteRelayer } from './remote-relayer.js';
 import { DEFAULT_GAS, type GasLimits, type SettlementSettings } from './settings.js';
 import { ChainWatcher } from './watchers.js';
@@ -183,6 +190,16 @@ export class SettlementEngine {
     const chain = this.chain(chainId);
     if (chain === undefined) throw new Error(`chain ${chainId} is not one the service settles on`);
     return chain;
+  }
+
+  /** Each relayer account's send lane on each chain, as far as this instance ran it (the settlement bench). */
+  relayLanes(): Array<{ chainId: number; role: RelayerRole; address: Address } & RelayLaneStats> {
+    return [...this.relayers].map(([key, relayer]) => ({
+      chainId: relayer.chainId,
+      role: key.slice(key.indexOf(':') + 1) as RelayerRole,
+      address: relayer.address,
+      ...relayer.laneStats(),
+    }));
   }
 
   account(role: RelayerRole): Address {

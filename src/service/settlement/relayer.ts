@@ -27,6 +27,18 @@ export interface Relayer {
   ): Promise<{ value: T; outcome: RelayOutcome | undefined }>;
 }
 
+/**
+ * How busy an account's send lane has been since the relayer started: its sends are strictly one at a time (see
+ * AccountRelayer), so `busyMs` against wall time says whether the lane limits throughput (the settlement bench
+ * reports it).
+ */
+export interface RelayLaneStats {
+  /** Tasks run in the lane: sends, with their signing and recording, and recoveries. */
+  tasks: number;
+  /** Milliseconds the lane was held, in total. */
+  busyMs: number;
+}
+
 /** Work to run once the transaction that asked for it has committed (sends, notifications, timers). */
 export type AfterCommit = () => void | Promise<void>;
 
@@ -92,6 +104,7 @@ export class AccountRelayer implements Relayer {
   private drainAgain = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private readonly lane: RelayLaneStats = { tasks: 0, busyMs: 0 };
 
   constructor(private readonly deps: RelayerDeps) {
     this.account = privateKeyToAccount(deps.privateKey);
@@ -187,8 +200,21 @@ export class AccountRelayer implements Relayer {
     })();
   }
 
+  /** The lane's counters so far (a copy). */
+  laneStats(): RelayLaneStats {
+    return { ...this.lane };
+  }
+
   private exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.tail.then(task);
+    const run = this.tail.then(async () => {
+      const started = performance.now();
+      try {
+        return await task();
+      } finally {
+        this.lane.tasks += 1;
+        this.lane.busyMs += performance.now() - started;
+      }
+    });
     this.tail = run.catch(() => undefined);
     return run;
   }
