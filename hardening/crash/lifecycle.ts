@@ -102,7 +102,9 @@ export async function runLifecycle(h: CrashHarness, plan: LifecyclePlan): Promis
       }
       if (Date.now() > deadline) {
         result.finalStatus = seen.size === 0 ? 'unknown' : [...seen].at(-1);
-        result.error = `not terminal after ${LIFECYCLE_TIMEOUT_MS} ms`;
+        // What it went through, to tell a lost wake-up from a relay that never landed when this happens.
+        const through = seen.size === 0 ? 'no status read' : `seen ${[...seen].join(' → ')}`;
+        result.error = `not terminal after ${LIFECYCLE_TIMEOUT_MS} ms (order ${orderId}, ${through}${advanced ? ', clock advanced past expiry' : ''}${result.unacknowledged ? ', order request unanswered' : ''})`;
         break;
       }
       await sleep(30);
