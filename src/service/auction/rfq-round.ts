@@ -53,6 +53,15 @@ export class RfqRounds {
     const fixedDecimals = request.swapType === 'exactInput' ? request.inputToken.decimals : request.outputToken.decimals;
     const respondBy = now + settings.windowMs;
     const terms = this.limits(request.swapType, request.amount, request.inputToken.decimals, request.outputToken.decimals);
+    // The chains and tokens, as both the stored RFQ and the message to solvers carry them.
+    const route = {
+      originChainId: request.originChain.chainId,
+      destinationChainId: request.destinationChain.chainId,
+      inputToken: getAddress(request.inputToken.address),
+      outputToken: getAddress(request.outputToken.address),
+      inputDecimals: request.inputToken.decimals,
+      outputDecimals: request.outputToken.decimals,
+    };
     const rfqPayload: RfqDetails = {
       id,
       pair: request.pair,
@@ -61,12 +70,7 @@ export class RfqRounds {
       corridor: request.corridor.id,
       deadline: Math.ceil(respondBy / 1000),
       complianceAttestation: context.attestation,
-      originChainId: request.originChain.chainId,
-      destinationChainId: request.destinationChain.chainId,
-      inputToken: getAddress(request.inputToken.address),
-      outputToken: getAddress(request.outputToken.address),
-      inputDecimals: request.inputToken.decimals,
-      outputDecimals: request.outputToken.decimals,
+      ...route,
       ...(request.swapType === 'exactInput' ? { inputAmount: request.amount.toString() } : { outputAmount: request.amount.toString() }),
       swapType: request.swapType,
       lockTypes: [request.lockType],
@@ -84,12 +88,7 @@ export class RfqRounds {
       workspaceId: context.workspaceId,
       requestId: context.requestId,
       corridor: request.corridor.id,
-      originChainId: request.originChain.chainId,
-      destinationChainId: request.destinationChain.chainId,
-      inputToken: getAddress(request.inputToken.address),
-      outputToken: getAddress(request.outputToken.address),
-      inputDecimals: request.inputToken.decimals,
-      outputDecimals: request.outputToken.decimals,
+      ...route,
       pair: request.pair,
       side: request.side,
       swapType: request.swapType,

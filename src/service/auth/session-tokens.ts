@@ -1,15 +1,12 @@
 import type { Clock } from '../../clock/index.js';
 import { AuthenticationError } from '../errors/api-errors.js';
+import { lazyModule } from '../lazy-module.js';
 
 const ISSUER = 'settlement-service';
 
 // jose loads on the first sign-in or token check rather than at start-up (about 30 ms of module loading that
 // `sandbox up` would wait for; most sandboxes are driven by API keys only).
-let jose: Promise<typeof import('jose')> | undefined;
-function loadJose(): Promise<typeof import('jose')> {
-  jose ??= import('jose');
-  return jose;
-}
+const loadJose = lazyModule(() => import('jose'));
 const AUDIENCE = 'dashboard';
 
 export interface SessionClaims {

@@ -21,15 +21,12 @@ import type { Store } from '../store/store.js';
 import type { User } from '../store/users.js';
 import type { Ceremony, WebAuthnCredential } from '../store/webauthn.js';
 import type { MfaService } from './mfa.js';
+import { lazyModule } from '../lazy-module.js';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
 
-let ceremonies: Promise<typeof import('@simplewebauthn/server')> | undefined;
 /** The ceremonies' library, loaded on the first ceremony: with its ASN.1 stack it is a large share of a cold start. */
-function simpleWebAuthn(): Promise<typeof import('@simplewebauthn/server')> {
-  ceremonies ??= import('@simplewebauthn/server');
-  return ceremonies;
-}
+const simpleWebAuthn = lazyModule(() => import('@simplewebauthn/server'));
 const CEREMONY_TIMEOUT_MS = 60_000;
 
 /** Who the keys are bound to: the RP ID (a domain, never an IP) and the page origins allowed to run ceremonies. */
