@@ -1,3 +1,4 @@
+import { BaseError } from '../../contracts/errors/base-error.js';
 /**
  * Typed API errors. Domain modules throw these (they carry no express types); the error renderer turns
  * them into Format A (`{error: {type, code, message, param, doc_url}}`) or, on routes flagged as
@@ -34,11 +35,11 @@ export interface ApiErrorOptions {
   cause?: unknown;
 }
 
-export class ApiError extends Error {
+export class ApiError extends BaseError {
   override readonly name: string = 'ApiError';
   readonly type: ErrorType;
   readonly status: number;
-  readonly code: string;
+  override readonly code: string;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
   readonly codeB: string | undefined;
