@@ -5,20 +5,9 @@ import { BaseError } from '../../contracts/errors/base-error.js';
  * Reference B, Format B (`{error: {code, message}}`).
  */
 
-/** The closed list of Format A error types, with their HTTP status (interface spec, Errors). */
-export const ERROR_TYPES = {
-  invalid_request: 400,
-  authentication_error: 401,
-  compliance_error: 403,
-  not_found: 404,
-  conflict: 409,
-  validation_error: 422,
-  rate_limit_error: 429,
-  api_error: 500,
-  maintenance: 503,
-} as const;
+import { ERROR_TYPES, type ErrorType } from '../../contracts/errors/error-codes.js';
 
-export type ErrorType = keyof typeof ERROR_TYPES;
+export { ERROR_TYPES, type ErrorType };
 
 export interface ApiErrorOptions {
   /** Lowercase snake case, e.g. `amount_too_small`. */
