@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { CheckDefinition, Profile } from './types.js';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 /** Which checks a run includes: ids or requirement ids (globs allowed), tags to include and to leave out. */
 export interface Selection {
@@ -41,9 +42,9 @@ export interface ExpectedFailure {
   reason: string;
 }
 
-export class ExpectedFailuresError extends Error {
+export class ExpectedFailuresError extends BaseError {
   override readonly name = 'ExpectedFailuresError';
-  readonly code = 'usage_error';
+  override readonly code = 'usage_error';
 }
 
 /**

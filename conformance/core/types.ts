@@ -1,3 +1,4 @@
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 /**
  * The vocabulary of a conformance run: checks, their results and the evidence they carry. Nothing here knows
  * how a deployment is built; a check only sees the wire.
@@ -127,12 +128,12 @@ export interface CheckDefinition<Context> {
 }
 
 /** Thrown by `ctx.skip()`. */
-export class CheckSkipped extends Error {
+export class CheckSkipped extends BaseError {
   override readonly name = 'CheckSkipped';
 }
 
 /** Thrown by a failed assertion. */
-export class CheckFailed extends Error {
+export class CheckFailed extends BaseError {
   override readonly name = 'CheckFailed';
   /** True when the finding was already recorded (by `ctx.require`). */
   constructor(

@@ -1,6 +1,7 @@
 import type { Capability, Evidence, Profile } from '../core/types.js';
 import { HttpClient, WireError } from '../wire/http.js';
 import type { SandboxFile, SandboxFileAccount, SandboxFileChain } from './sandbox-file.js';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -54,14 +55,14 @@ export interface Target {
   discovery: Evidence[];
 }
 
-export class TargetUnreachable extends Error {
+export class TargetUnreachable extends BaseError {
   override readonly name = 'TargetUnreachable';
-  readonly code = 'target_unreachable';
+  override readonly code = 'target_unreachable';
 }
 
-export class UsageError extends Error {
+export class UsageError extends BaseError {
   override readonly name = 'UsageError';
-  readonly code = 'usage_error';
+  override readonly code = 'usage_error';
 }
 
 export function normaliseBaseUrl(url: string): string {

@@ -3,19 +3,20 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 const exec = promisify(execFile);
 
 /** No Docker engine answers: `--image` cannot run here (exit 2). */
-export class NoDockerEngine extends Error {
+export class NoDockerEngine extends BaseError {
   override readonly name = 'NoDockerEngine';
-  readonly code = 'no_docker_engine';
+  override readonly code = 'no_docker_engine';
 }
 
 /** The image started but never became ready (exit 2: the deployment is unreachable, not non-conformant). */
-export class ImageNotReady extends Error {
+export class ImageNotReady extends BaseError {
   override readonly name = 'ImageNotReady';
-  readonly code = 'image_not_ready';
+  override readonly code = 'image_not_ready';
 }
 
 export interface DockerEngine {
@@ -111,9 +112,9 @@ export function parseImagePorts(text: string | undefined): number[] | undefined 
   return ports;
 }
 
-export class ImageOptionError extends Error {
+export class ImageOptionError extends BaseError {
   override readonly name = 'ImageOptionError';
-  readonly code = 'usage_error';
+  override readonly code = 'usage_error';
 }
 
 /** The first regular file of a tar stream (what `docker cp` / the archive endpoint sends for one file). */

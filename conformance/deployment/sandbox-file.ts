@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 /**
  * The parts of a sandbox's `sandbox.json` the certifier reads: where the API is, its key and workspace, the
@@ -26,7 +27,7 @@ export interface SandboxFile {
   api?: { url?: string; wsUrl?: string; workspaceId?: string; apiKeys?: string[] };
 }
 
-export class SandboxFileError extends Error {
+export class SandboxFileError extends BaseError {
   override readonly name = 'SandboxFileError';
 }
 

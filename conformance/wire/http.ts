@@ -1,4 +1,5 @@
 import type { HttpEvidence } from '../core/types.js';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 /** What a check sees of one HTTP exchange. Header names are lowercase. */
 export interface WireResponse {
@@ -28,7 +29,7 @@ export interface WireRequest {
 }
 
 /** Raised when the target does not answer at all (refused, reset, timed out). */
-export class WireError extends Error {
+export class WireError extends BaseError {
   override readonly name = 'WireError';
   constructor(
     message: string,

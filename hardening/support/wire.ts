@@ -1,3 +1,4 @@
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 /**
  * Requests that ride out a service restart: a connection refused or cut while the service is down is retried
  * until it answers, up to a wall-time deadline. Only transport failures are retried; an HTTP answer, whatever its
@@ -10,7 +11,7 @@ export interface WireAnswer {
   json: unknown;
 }
 
-export class ServiceUnreachable extends Error {
+export class ServiceUnreachable extends BaseError {
   override readonly name = 'ServiceUnreachable';
 }
 

@@ -1,9 +1,10 @@
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 /** A scenario did not go as expected: `details` is printable evidence (a timeline diff, the answer received). */
-export class ScenarioFailure extends Error {
+export class ScenarioFailure extends BaseError {
   override readonly name: string = 'ScenarioFailure';
   constructor(
     message: string,
-    readonly details?: string,
+    override readonly details?: string,
   ) {
     super(message);
   }

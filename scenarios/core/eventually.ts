@@ -1,10 +1,11 @@
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 /** Wall-time polling for things that happen over sockets and chains (never for business time: that is the clock). */
 export interface EventuallyOptions {
   timeoutMs?: number;
   intervalMs?: number;
 }
 
-export class TimeoutError extends Error {
+export class TimeoutError extends BaseError {
   override readonly name = 'TimeoutError';
 }
 

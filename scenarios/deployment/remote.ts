@@ -6,10 +6,11 @@ import { ClockRoute } from './clock-route.js';
 import { DeployerMint, fundThroughFaucet } from './funding.js';
 import type { ScenarioTarget, ServedManifest } from './target.js';
 import { signInWorkspace } from './workspace.js';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
-export class TargetError extends Error {
+export class TargetError extends BaseError {
   override readonly name = 'TargetError';
-  readonly code = 'target_unusable';
+  override readonly code = 'target_unusable';
 }
 
 /** Reads `sandbox.json` (or the one inside a state folder) and insists on a running service. */

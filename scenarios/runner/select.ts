@@ -1,9 +1,10 @@
 import type { Scenario } from '../core/scenario.js';
+import { BaseError } from '../../src/contracts/errors/base-error.js';
 
 /** A mistake in what the user asked for (unknown name, bad option): `sandbox scenario run` exits 2. */
-export class ScenarioUsageError extends Error {
+export class ScenarioUsageError extends BaseError {
   override readonly name = 'ScenarioUsageError';
-  readonly code = 'usage_error';
+  override readonly code = 'usage_error';
 }
 
 function globMatches(pattern: string, name: string): boolean {

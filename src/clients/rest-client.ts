@@ -3,6 +3,7 @@
  * It speaks only HTTP: nothing here imports the service, so it can certify any deployment.
  */
 import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
+import { BaseError } from '../contracts/errors/base-error.js';
 
 export type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
 export type SettlementPath = 'direct' | 'compliant' | 'deferred';
@@ -244,11 +245,11 @@ export interface OrderDetail {
 }
 
 /** A non-2xx answer, with the fields of both error formats (A: type/param/doc_url; B: code only). */
-export class ApiRequestError extends Error {
+export class ApiRequestError extends BaseError {
   override readonly name = 'ApiRequestError';
   readonly status: number;
   readonly type: string | undefined;
-  readonly code: string | undefined;
+  override readonly code: string | undefined;
   readonly param: string | undefined;
   readonly docUrl: string | undefined;
   readonly requestId: string | undefined;

@@ -5,6 +5,7 @@
  */
 import WebSocket from 'ws';
 import type { DeclineAnswer, QuoteAnswer, QuoteMessage, RfqBroadcast, SolverOrderMessage } from '../contracts/solver-stream.js';
+import { BaseError } from '../contracts/errors/base-error.js';
 
 /** What a solver sends for a quote: the protocol's `quote` message without its `type`. */
 export type QuoteSubmission = Omit<QuoteMessage, 'type'>;
@@ -19,10 +20,10 @@ export type {
   StreamError,
 } from '../contracts/solver-stream.js';
 
-export class SolverStreamError extends Error {
+export class SolverStreamError extends BaseError {
   override readonly name = 'SolverStreamError';
   constructor(
-    readonly code: string,
+    override readonly code: string,
     message: string,
     readonly closeCode?: number,
   ) {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { BaseError } from '../contracts/errors/base-error.js';
 
 /**
  * Verifies webhook deliveries of the settlement service, for receivers written in TypeScript (and for our own
@@ -18,12 +19,12 @@ export type WebhookVerificationCode =
   | 'timestamp_in_future'
   | 'body_invalid';
 
-export class WebhookVerificationError extends Error {
+export class WebhookVerificationError extends BaseError {
   override readonly name = 'WebhookVerificationError';
   /** Answer with this status: 401 for anything that fails authentication, 400 for a body that is not an event. */
   readonly status: number;
   constructor(
-    readonly code: WebhookVerificationCode,
+    override readonly code: WebhookVerificationCode,
     message: string,
   ) {
     super(message);

@@ -1,4 +1,5 @@
 import WebSocket from 'ws';
+import { BaseError } from '../contracts/errors/base-error.js';
 
 /**
  * A client of the taker stream (`/api/v1/ws`): authenticates, subscribes to Reference A topics or Reference B
@@ -27,11 +28,11 @@ export interface StreamErrorBody {
   doc_url?: string;
 }
 
-export class TakerStreamError extends Error {
+export class TakerStreamError extends BaseError {
   override readonly name = 'TakerStreamError';
   constructor(
     message: string,
-    readonly code: string,
+    override readonly code: string,
     readonly error?: StreamErrorBody,
     readonly closeCode?: number,
   ) {

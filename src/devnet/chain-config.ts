@@ -1,4 +1,4 @@
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../contracts/errors/config-error.js';
 
 /** One chain of a sandbox: its short name is used in corridor ids (`alpha:USDC-beta:USDC`). */
 export interface ChainSpec {

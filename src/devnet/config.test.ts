@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultChains, isPublicChainId, parsePortList, validateChains } from './chain-config.js';
 import { parseSandboxConfig } from './config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../contracts/errors/config-error.js';
 
 describe('chain configuration', () => {
   it('defaults to alpha 31337 on 8545 and beta 31338 on 8546', () => {

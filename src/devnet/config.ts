@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ChainSpec } from './chain-config.js';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../contracts/errors/config-error.js';
 import type { Environment } from '../contracts/deployment.js';
 
 /**

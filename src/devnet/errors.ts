@@ -1,11 +1,12 @@
+import { BaseError } from '../contracts/errors/base-error.js';
 /**
  * Errors of the devnet carry a short message for people, a stable `code` for scripts (`--json` output) and
  * the docs section that explains the fix.
  */
-export class SandboxError extends Error {
+export class SandboxError extends BaseError {
   override name = 'SandboxError';
-  readonly code: string;
-  readonly docsPath: string;
+  override readonly code: string;
+  override readonly docsPath: string;
 
   constructor(message: string, options: { code: string; docsPath?: string; cause?: unknown }) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -93,13 +94,5 @@ export class DeploymentError extends SandboxError {
       docsPath: 'docs/devnet.md#contracts',
       cause,
     });
-  }
-}
-
-export class ConfigError extends SandboxError {
-  override name = 'ConfigError';
-
-  constructor(message: string) {
-    super(message, { code: 'invalid_config', docsPath: 'docs/devnet.md#configuration' });
   }
 }

@@ -1,10 +1,11 @@
 import { Agent, request } from 'node:http';
+import { BaseError } from '../contracts/errors/base-error.js';
 
 /**
  * A minimal JSON-RPC client for talking to our own anvils. Start-up is on the hot path of `sandbox up`, and
  * loading viem costs more than everything this module does; engineers driving contracts use viem instead.
  */
-export class RpcError extends Error {
+export class RpcError extends BaseError {
   override name = 'RpcError';
   readonly rpcCode: number | undefined;
   readonly method: string;

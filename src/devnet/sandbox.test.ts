@@ -6,7 +6,8 @@ import { createPublicClient, erc20Abi, http, parseAbi, type Address } from 'viem
 import { afterAll, describe, expect, it } from 'vitest';
 import { CANONICAL_PERMIT2 } from '../contracts/order.js';
 import { FUNDING, PERMIT2_ADDRESS } from './deployment.js';
-import { ConfigError, PortInUseError, SandboxAlreadyRunningError, StateMismatchError } from './errors.js';
+import { ConfigError } from '../contracts/errors/config-error.js';
+import { PortInUseError, SandboxAlreadyRunningError, StateMismatchError } from './errors.js';
 import type { SandboxManifest } from '../contracts/deployment.js';
 import { advanceSandboxTime } from './chain-time.js';
 import { readManifest } from './manifest-file.js';

@@ -4,12 +4,12 @@ import type { ChainTime, Clock } from '../clock/index.js';
 import type { ChainInfo, Environment } from '../contracts/deployment.js';
 import type { ServiceModule } from './module.js';
 import type { RateLimitSettings } from './http/rate-limit.js';
-import { ConfigError } from './errors/config-error.js';
+import { ConfigError } from '../contracts/errors/config-error.js';
 import type { ResolvedServiceConfig } from './resolved-config.js';
 import { isPostgresUrl } from './store/sql.js';
 
 export type { ChainTime } from '../clock/index.js';
-export { ConfigError } from './errors/config-error.js';
+export { ConfigError } from '../contracts/errors/config-error.js';
 export type { ResolvedServiceConfig } from './resolved-config.js';
 
 const HOUR = 3_600_000;

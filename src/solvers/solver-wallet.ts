@@ -33,6 +33,7 @@ import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerA
 import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viem-chain.js';
+import { BaseError as ProjectError } from '../contracts/errors/base-error.js';
 
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
 const GAS_LIMIT = 1_000_000n;
@@ -57,7 +58,7 @@ interface ChainHandle {
   fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
 }
 
-export class TransactionRevertedError extends Error {
+export class TransactionRevertedError extends ProjectError {
   override readonly name = 'TransactionRevertedError';
   constructor(
     readonly hash: Hex,

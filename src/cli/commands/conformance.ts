@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { globalOptions, printJson, toJsonError } from '../output.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /**
  * `sandbox conformance`: checks a deployment against Reference A or B over the wire, writes JSON/JUnit/HTML
@@ -33,8 +34,8 @@ interface RunFlags extends ImageFlags {
   capabilities?: boolean;
 }
 
-class UsageFailure extends Error {
-  readonly code = 'usage_error';
+class UsageFailure extends BaseError {
+  override readonly code = 'usage_error';
 }
 
 const commaList = (value: string, previous: string[] = []) => [

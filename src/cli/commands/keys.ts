@@ -2,11 +2,12 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { SandboxManifest } from '../../contracts/deployment.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /** Where a running sandbox is described; every command acting on a sandbox takes `--state-dir`. */
 export const DEFAULT_STATE_DIR = '.sandbox';
 
-export class SandboxApiError extends Error {
+export class SandboxApiError extends BaseError {
   override readonly name = 'SandboxApiError';
   constructor(
     message: string,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { VerifyResult } from '../../contracts/ledger/chain.js';
 import { action, green, red, type GlobalOptions, type Output } from '../output.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 export interface LedgerVerification {
   /** The SQLite file that was read, or the Postgres database (its URL without the password). */
@@ -17,9 +18,9 @@ export interface LedgerVerification {
   reason?: string;
 }
 
-export class LedgerFileError extends Error {
+export class LedgerFileError extends BaseError {
   override readonly name = 'LedgerFileError';
-  readonly code = 'ledger_unreadable';
+  override readonly code = 'ledger_unreadable';
   constructor(message: string) {
     super(message);
   }

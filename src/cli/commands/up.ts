@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CHAIN_NAMES, defaultChains, parsePortList, type ChainSpec } from '../../devnet/chain-config.js';
 import { loadSandboxConfig } from '../../devnet/config.js';
-import { ConfigError } from '../../devnet/errors.js';
+import { ConfigError } from '../../contracts/errors/config-error.js';
 import type { SandboxManifest } from '../../contracts/deployment.js';
 import type { SandboxRunOptions } from '../../sandbox/run.js';
 import { stateLayout } from '../../devnet/state-dir.js';

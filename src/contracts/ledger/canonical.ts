@@ -1,3 +1,4 @@
+import { BaseError } from '../errors/base-error.js';
 /**
  * Canonical JSON for ledger hashing (the JCS idea, RFC 8785, restricted to what the ledger stores): object keys
  * sorted by code unit, no whitespace, integers only as numbers, everything else as JSON strings. Two parties that
@@ -11,7 +12,7 @@ export type CanonicalValue =
   | readonly CanonicalValue[]
   | { readonly [key: string]: CanonicalValue | undefined };
 
-export class CanonicalEncodingError extends Error {
+export class CanonicalEncodingError extends BaseError {
   constructor(
     message: string,
     readonly path: string,

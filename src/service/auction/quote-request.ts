@@ -8,18 +8,11 @@ import type { LockType } from '../../contracts/order.js';
 import type { ChainInfo, TokenInfo } from '../../contracts/deployment.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import type { Corridor } from '../corridors/schemas.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import { InvalidRequestError, ValidationError } from '../errors/api-errors.js';
 import { convertUnits, parseDecimalString } from './pricing.js';
 import type { Preference, SwapType } from './ranking.js';
 import type { QuoteRequestBody } from './schemas.js';
 import type { SettlementPath } from './types.js';
-
-describeErrorCode('chain_not_supported', 'The chain is not one this deployment settles on; GET /api/v1/corridors lists them.');
-describeErrorCode(
-  'lock_type_not_supported',
-  'The input token does not support this lock type (EIP3009Escrow needs a token with ERC-3009).',
-);
 
 export interface ResolvedQuoteRequest {
   corridor: Corridor;

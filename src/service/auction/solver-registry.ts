@@ -1,4 +1,5 @@
 import { checksummed } from '../api/wire.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 /**
  * Solvers: registration for corridors, their stream credential (wsToken), and who a stream credential speaks for.
  */
@@ -28,10 +29,10 @@ export interface SolverIdentity {
 export type SolverAuthCode = 'invalid_token' | 'wrong_environment' | 'solver_required' | 'solver_not_found';
 
 /** Why a stream credential was refused; the stream closes with 1008 and this message. */
-export class SolverAuthError extends Error {
+export class SolverAuthError extends BaseError {
   override readonly name = 'SolverAuthError';
   constructor(
-    readonly code: SolverAuthCode,
+    override readonly code: SolverAuthCode,
     message: string,
   ) {
     super(message);

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Address, Hex } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import { ComplianceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
 import { isoTime } from '../api/wire.js';
@@ -17,8 +16,6 @@ import { Screening, type ScreeningResult } from './screening.js';
 import { type ComplianceSettings, DEFAULT_ATTESTATION_TTL_MS, DEFAULT_SANCTIONED_JURISDICTIONS } from './settings.js';
 import { Counterparties } from './counterparties.js';
 import { mountCounterpartyRoutes } from './counterparty-routes.js';
-
-describeErrorCode('compliance_rejected', 'A participant failed compliance screening (KYC/KYB, sanctions or Travel Rule).');
 
 const ATTESTATION_HEADER = 'X-Service-Attestation';
 

@@ -1,5 +1,5 @@
 import type { Address, ChainInfo, TokenInfo } from '../../contracts/deployment.js';
-import { ConfigError } from '../errors/config-error.js';
+import { ConfigError } from '../../contracts/errors/config-error.js';
 import type { Corridor, LockType } from './schemas.js';
 
 export interface CorridorOptions {

@@ -3,7 +3,6 @@ import type { Clock } from '../../clock/index.js';
 import { isoTime } from '../api/wire.js';
 import type { AuthContext } from '../auth/context.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../errors/api-errors.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { SettlementChain } from '../settlement/chains.js';
@@ -14,11 +13,6 @@ import { revertReason } from '../settlement/revert-reason.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import { type SignedDeposit, depositCalldata, vaultAbi, vaultAccount, withdrawCalldata } from './vault.js';
-
-describeErrorCode('deferred_unavailable', 'The chain has no DeferredVault, or the service runs without relayer keys.');
-describeErrorCode('deposit_failed', 'The deposit would revert or reverted on chain (signature, nonce, deadline, balance or allowance).');
-describeErrorCode('insufficient_credit', 'The workspace has less available credit on that chain and token than asked for.');
-describeErrorCode('approval_decided', 'The approval was already approved or rejected.');
 
 const VAULT_GAS = 400_000n;
 /** How long a request waits for its vault transaction before answering 202 with the record as it stands. */

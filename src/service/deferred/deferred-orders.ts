@@ -3,7 +3,6 @@ import { bytes32ToAddress } from '../../contracts/order.js';
 import type { Clock } from '../../clock/index.js';
 import type { AuthContext } from '../auth/context.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OrderDomainEvent } from '../orders/order-domain-events.js';
@@ -16,15 +15,6 @@ import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import type { ApprovalRecord, DeferredCredit } from './credit.js';
 import { payoutCalldata } from './vault.js';
-
-describeErrorCode(
-  'lp_paused',
-  'The liquidity provider (solver) is paused on the deferred rail: it is neither offered nor paid deferred orders.',
-);
-describeErrorCode(
-  'order_not_confirmable',
-  'Only a deferred order that its solver filled, and that waits for confirmation, can be confirmed.',
-);
 
 const PAYOUT_GAS = 600_000n;
 

@@ -1,23 +1,13 @@
+import { BaseError } from '../../contracts/errors/base-error.js';
 /**
  * Typed API errors. Domain modules throw these (they carry no express types); the error renderer turns
  * them into Format A (`{error: {type, code, message, param, doc_url}}`) or, on routes flagged as
  * Reference B, Format B (`{error: {code, message}}`).
  */
 
-/** The closed list of Format A error types, with their HTTP status (interface spec, Errors). */
-export const ERROR_TYPES = {
-  invalid_request: 400,
-  authentication_error: 401,
-  compliance_error: 403,
-  not_found: 404,
-  conflict: 409,
-  validation_error: 422,
-  rate_limit_error: 429,
-  api_error: 500,
-  maintenance: 503,
-} as const;
+import { ERROR_TYPES, type ErrorType } from '../../contracts/errors/error-codes.js';
 
-export type ErrorType = keyof typeof ERROR_TYPES;
+export { ERROR_TYPES, type ErrorType };
 
 export interface ApiErrorOptions {
   /** Lowercase snake case, e.g. `amount_too_small`. */
@@ -34,11 +24,11 @@ export interface ApiErrorOptions {
   cause?: unknown;
 }
 
-export class ApiError extends Error {
+export class ApiError extends BaseError {
   override readonly name: string = 'ApiError';
   readonly type: ErrorType;
   readonly status: number;
-  readonly code: string;
+  override readonly code: string;
   readonly param: string | undefined;
   readonly headers: Record<string, string>;
   readonly codeB: string | undefined;

@@ -2,6 +2,7 @@ import type { ChainInfo } from '../../contracts/deployment.js';
 import type { EventPatternSet } from './event-pattern.js';
 import type { StoredEvent } from './outbox.js';
 import { PRICE_TIERS, type PriceTier, type PriceUpdate } from './price-feed.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /**
  * Reference A topics of the taker WebSocket (`orders:*`, `orders:{orderId}`, `prices:…`) and the matching of
@@ -14,7 +15,7 @@ export type Topic =
   | { kind: 'workspace'; text: string }
   | { kind: 'prices'; text: string; corridor: string; tier: PriceTier | undefined };
 
-export class TopicError extends Error {
+export class TopicError extends BaseError {
   override readonly name = 'TopicError';
 }
 

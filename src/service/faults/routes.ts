@@ -3,22 +3,11 @@ import type { RouteTable } from '../api/route.js';
 import { isoTime } from '../api/wire.js';
 import { parseDuration } from '../../clock/index.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { FaultSwitch } from './fault-repository.js';
 import * as S from './schemas.js';
 import type { FaultSwitchboard } from './switchboard.js';
 
 const tags = ['Sandbox'];
-
-describeErrorCode(
-  'fault_not_firing',
-  'The fault switch does not fire for this: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.',
-);
-
-describeErrorCode(
-  'chain_restart_unavailable',
-  'chain.restart needs the sandbox’s own chains next to the service (sandbox up, the scenario runner); this service cannot restart its chains.',
-);
 
 function noSuchFault(faultId: string): NotFoundError {
   return new NotFoundError({ code: 'resource_not_found', param: 'faultId', message: `No fault switch ${faultId}.` });

@@ -2,14 +2,11 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from 'expre
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { describeErrorCode } from '../errors/error-codes.js';
 import { ApiError, formatBCode, InternalError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 
 import type { ErrorFormat } from '../errors/error-format.js';
 
 export type { ErrorFormat } from '../errors/error-format.js';
-
-describeErrorCode('method_not_allowed', 'The path exists but not for this method; the Allow header lists the methods it supports.');
 
 /**
  * Which routes answer errors in Format B (Reference B). Known before routing, so that errors raised

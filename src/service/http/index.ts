@@ -16,7 +16,7 @@ export {
   type ApiErrorOptions,
   type ErrorType,
 } from '../errors/api-errors.js';
-export { describeErrorCode, errorCodes } from '../errors/error-codes.js';
+export { errorCodes } from '../errors/error-codes.js';
 export { errorBody, ErrorFormatRoutes, toApiError, type ErrorFormat } from './error-handler.js';
 export { idempotency, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyOptions } from './idempotency.js';
 export { OpenApiRegistry, type OperationSpec, type ResponseSpec, type Security } from '../api/openapi.js';

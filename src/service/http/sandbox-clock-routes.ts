@@ -1,16 +1,12 @@
 import { z } from 'zod';
 import { type AdvanceResult, parseDuration, type ChainTime, type Clock, type TestClock } from '../../clock/index.js';
 import { ADVANCE_ANSWER_WITHIN_MS, type AdvanceOperation, ClockAdvances } from '../clock-advances.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { ApiRouter } from './api-router.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { IsoTimestamp, isoTime } from '../api/wire.js';
 
 const MAX_ADVANCE_MS = 366 * 86_400_000;
-
-describeErrorCode('advance_not_running', 'The clock advance already ended; only a running advance can be cancelled.');
-describeErrorCode('advance_cancelled', 'The clock advance was cancelled (DELETE on its route) before it ended.');
 
 export const ClockState = z.object({
   now: IsoTimestamp,

@@ -1,14 +1,8 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { describeErrorCode } from '../errors/error-codes.js';
 import { rawErrorResponse, socketDocBase } from './error-handler.js';
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
-
-describeErrorCode(
-  'websocket_handshake_invalid',
-  'The WebSocket opening handshake is invalid (method, Upgrade, Sec-WebSocket-Key or -Version); `param` names the part.',
-);
 
 /** RFC 6455 §4.2.1: what `ws` checks before it accepts a handshake, answered here in Format A instead of plain text. */
 function handshakeProblem(req: IncomingMessage): { param: string; message: string } | undefined {

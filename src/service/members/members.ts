@@ -3,15 +3,11 @@ import type { Clock } from '../../clock/index.js';
 import { checksummed, isoTime } from '../api/wire.js';
 import type { AuthContext } from '../auth/context.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import { newId } from '../store/ids.js';
 import type { Member, Role } from '../store/members.js';
 import type { PlatformRepositories } from '../store/repositories.js';
-
-describeErrorCode('member_exists', 'The address is already a member of the workspace; change its role instead.');
-describeErrorCode('last_admin', 'A workspace keeps at least one admin: add another admin before removing or demoting this one.');
 
 export interface MembersDeps {
   repos: PlatformRepositories;

@@ -1,10 +1,7 @@
 import { AuthenticationError } from '../errors/api-errors.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { AuthContext } from '../auth/context.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Role } from '../store/members.js';
-
-describeErrorCode('insufficient_role', "The signed-in member's role does not allow this action (admin routes need `admin`).");
 
 const RANK: Record<Role, number> = { viewer: 0, developer: 1, admin: 2 };
 

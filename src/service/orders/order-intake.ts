@@ -11,7 +11,6 @@ import type { QuoteBook, QuoteRecord } from '../auction/types.js';
 import type { AuthContext } from '../auth/context.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import {
   nothingDone,
   AuthenticationError,
@@ -35,18 +34,6 @@ import type { OrderLifecycle } from './order-lifecycle.js';
 import type { OrderRecord, OrderRepository, ScreeningSummary } from './order-repository.js';
 import { checkOrderSignature } from './signature-check.js';
 import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from './standard-order.js';
-
-describeErrorCode('quote_already_accepted', 'The quote (or a sibling quote of its RFQ) already became an order; request a new quote.');
-describeErrorCode(
-  'nonce_already_used',
-  "The nonce is not above the user's last used nonce (or is spent on chain): a replay. Sign a new order.",
-);
-describeErrorCode('signature_invalid', "The signature does not recover to the order's user for the quote's lock type and terms.");
-describeErrorCode('deposit_failed', 'The deposit would revert on chain (balance, allowance, Permit2 or ERC-3009 state); nothing was sent.');
-describeErrorCode(
-  'insufficient_lock_balance',
-  "The user's ERC-6909 balance in the resource lock does not cover the order (minus open orders).",
-);
 
 export interface CreateOrderInput {
   quoteId: string;

@@ -6,7 +6,6 @@ import type { SolverRecord } from '../auction/solver-repository.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import type { OutboxRepository } from '../events/outbox.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import { ComplianceError, InvalidRequestError } from '../errors/api-errors.js';
 import type { LedgerEntry } from '../../contracts/ledger/chain.js';
 import { newId } from '../store/ids.js';
@@ -17,8 +16,6 @@ import {
   type SolverRegistrationRecord,
   SolverRegistrations,
 } from './solver-registrations.js';
-
-describeErrorCode('kyb_rejected', 'The solver failed KYB verification (or sanctions screening of its address); registration was refused.');
 
 /**
  * The sandbox's deterministic stand-in for a failed KYB review: ISO 3166 reserves `ZZ` for an unknown territory,

@@ -1,12 +1,13 @@
 import { Agent, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type Transport, custom } from 'viem';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /** A JSON-RPC error as EIP-1193 providers throw it, so that viem maps it (reverts keep their `data`). */
-class ProviderRpcError extends Error {
+class ProviderRpcError extends BaseError<number> {
   constructor(
     message: string,
-    readonly code: number,
+    override readonly code: number,
     readonly data?: unknown,
   ) {
     super(message);
@@ -18,7 +19,7 @@ class ProviderRpcError extends Error {
  * JSON-RPC (or a sandbox fault switch dropped the call). Distinct from an answer that is an error (a revert), so
  * callers can tell "the chain is down" (503) from "the chain refuses" (4xx).
  */
-export class ChainUnreachableError extends Error {
+export class ChainUnreachableError extends BaseError {
   override readonly name = 'ChainUnreachableError';
 }
 

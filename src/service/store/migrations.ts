@@ -1,4 +1,5 @@
 import type { SqlDatabase, TransactionalDatabase } from './sql.js';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /** One schema change. Never edit a migration that has shipped: append a new one. */
 export interface Migration {
@@ -14,7 +15,7 @@ export interface MigrationSet {
   migrations: readonly Migration[];
 }
 
-export class MigrationError extends Error {
+export class MigrationError extends BaseError {
   override readonly name = 'MigrationError';
 }
 

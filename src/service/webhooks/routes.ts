@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { AuthContext } from '../auth/context.js';
 import type { RouteTable } from '../api/route.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../api/pagination.js';
 import { isoTime } from '../api/wire.js';
@@ -9,12 +8,6 @@ import type { WebhookEndpoints } from './endpoints.js';
 import type { Mailbox, MailboxMessage } from './mailbox.js';
 import type { WebhookDelivery, WebhookEndpoint } from './repository.js';
 import * as S from './schemas.js';
-
-describeErrorCode('url_not_allowed', 'Webhook URLs must be HTTPS and public (the sandbox also accepts http://localhost and 127.0.0.1).');
-describeErrorCode('webhook_limit_reached', 'The workspace has the maximum number of webhook endpoints.');
-describeErrorCode('webhook_not_active', 'The webhook endpoint is paused or disabled; enable it first.');
-describeErrorCode('replay_window_exceeded', 'Events can be replayed for 7 days after they happened.');
-describeErrorCode('event_not_subscribed', 'The webhook endpoint does not subscribe to that event type.');
 
 const Params = z.object({ webhookId: S.WebhookId });
 

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { BaseError } from '../../contracts/errors/base-error.js';
 
 /**
  * Which URLs may receive webhooks. Production: HTTPS only, and the host must not be (or resolve to) a private,
@@ -78,7 +79,7 @@ export const systemResolver: Resolver = async (hostname) => (await lookup(hostna
  * `destination`: a well-formed URL whose destination the policy refuses (scheme, private address, unresolvable host):
  * a business rule, answered 422.
  */
-export class UrlRefused extends Error {
+export class UrlRefused extends BaseError {
   override readonly name = 'UrlRefused';
   constructor(
     message: string,

@@ -2,20 +2,12 @@ import { WebSocketServer } from 'ws';
 import type { OutboxRepository, StoredEvent } from '../events/outbox.js';
 import type { PriceFeed, PriceUpdate } from '../events/price-feed.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { describeErrorCode } from '../errors/error-codes.js';
 import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 import { ConnectionLimit, SharedConnectionCount, wsConnectionMigrations } from './connection-limit.js';
 import { CloseCode } from './taker-stream-messages.js';
 import { DEFAULT_TAKER_STREAM_SETTINGS, TakerStreamSession, type SessionDeps, type TakerStreamSettings } from './taker-stream-session.js';
 
 export const TAKER_STREAM_PATH = '/api/v1/ws';
-
-describeErrorCode('too_many_connections', 'The credential already holds the maximum number of WebSocket connections (5 per key).');
-describeErrorCode('topic_invalid', 'The WebSocket topic or channel pattern is not one the service knows; `param` names it.');
-describeErrorCode('too_many_subscriptions', 'A WebSocket connection holds at most 200 topics and channels.');
-describeErrorCode('cursor_not_found', 'The replay cursor is not an event id of this workspace.');
-describeErrorCode('already_authenticated', 'The WebSocket connection is already authenticated.');
-describeErrorCode('message_type_unknown', 'The WebSocket message type is not one the stream accepts.');
 
 export interface TakerStreamModuleOptions {
   evidence: EvidenceModule;

@@ -14,6 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join } from 'node:path';
+import { BaseError } from '../../../contracts/errors/base-error.js';
 
 /**
  * A Postgres server of our own, for `sandbox up --database postgres` without a URL and for the test suite: Debian's
@@ -35,7 +36,7 @@ export interface LocalPostgresOptions {
   ephemeral?: boolean | undefined;
 }
 
-export class LocalPostgresError extends Error {
+export class LocalPostgresError extends BaseError {
   override readonly name = 'LocalPostgresError';
 }
 

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { BaseError } from '../../../contracts/errors/base-error.js';
 
 /**
  * One Postgres connection that answers synchronously. The service's store contract is synchronous (a transaction
@@ -79,11 +80,11 @@ export interface QueryResult {
 }
 
 /** A Postgres error, with its SQLSTATE code (e.g. `23505` unique violation, `08006` connection failure). */
-export class PostgresError extends Error {
+export class PostgresError extends BaseError {
   override readonly name = 'PostgresError';
   constructor(
     message: string,
-    readonly code: string | undefined,
+    override readonly code: string | undefined,
     readonly detail?: string,
     /** The statement that failed, for logs. */
     readonly sql?: string,
