@@ -35,7 +35,8 @@ import { mountPlatformRoutes } from './http/platform-routes.js';
 import { CredentialRateLimiter, RateLimitBuckets, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
-import type { RunningContext, ServiceContext, ServiceModule } from './module.js';
+import type { RequestGate, RunningContext, ServiceContext, ServiceModule } from './module.js';
+import type {} from './http/express-context.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
 import { AuctionModule, type AuctionConfig } from './auction/module.js';
@@ -45,7 +46,7 @@ import { DashboardModule } from './dashboard/module.js';
 import { FaucetModule } from './faucet/module.js';
 import { FaultsModule } from './faults/module.js';
 import { PriceFeed } from './events/price-feed.js';
-import type { RealtimeConfig } from './events/realtime-config.js';
+import type { RealtimeConfig } from './realtime-config.js';
 import { OrdersModule } from './orders/module.js';
 import { ReferenceBModule } from './reference-b/module.js';
 import { SettlementModule } from './settlement/module.js';
@@ -223,7 +224,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   app.use(formats.middleware());
   app.use(requestContext(logger));
   // The sandbox's service faults (faults module) stand in front of authentication and every route.
-  let requestGate: RequestHandler | undefined;
+  let requestGate: RequestGate | undefined;
   app.use((req, res, next) => (requestGate === undefined ? next() : requestGate(req, res, next)));
   app.use(authenticate(authenticator));
   // On Postgres every instance counts in one table of the store's schema, created before the service answers.

@@ -1,7 +1,7 @@
 import { type Address, type Hex, getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import { isoTime } from '../api/wire.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../errors/api-errors.js';
 import { describeErrorCode } from '../errors/error-codes.js';
 import type { OutboxRepository } from '../events/outbox.js';
@@ -13,7 +13,7 @@ import type { AfterCommit, RelayOutcome } from '../settlement/relayer.js';
 import { revertReason } from '../settlement/revert-reason.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
-import { type SignedDeposit, depositCalldata, vaultAbi, vaultAccount, withdrawCalldata } from './vault.js';
+import { type SignedDeposit, depositCalldata, vaultAbi, vaultAccount, withdrawCalldata } from '../../contracts/deferred-vault.js';
 
 describeErrorCode('deferred_unavailable', 'The chain has no DeferredVault, or the service runs without relayer keys.');
 describeErrorCode('deposit_failed', 'The deposit would revert or reverted on chain (signature, nonce, deadline, balance or allowance).');

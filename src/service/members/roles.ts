@@ -1,6 +1,6 @@
 import { AuthenticationError } from '../errors/api-errors.js';
 import { describeErrorCode } from '../errors/error-codes.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Role } from '../store/members.js';
 
