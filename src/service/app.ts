@@ -61,6 +61,7 @@ import { WebhooksModule } from './webhooks/module.js';
 import { joinInstances } from './cluster/service-instance.js';
 import type { ServiceInstance } from './cluster/service-instance.js';
 import { clockMigrations, SharedClock } from './cluster/shared-clock.js';
+import { openSolverStream } from './ws/solver-stream.js';
 import { TakerStreamModule } from './ws/taker-stream.js';
 
 export const API_BASE = '/api/v1';
@@ -82,7 +83,7 @@ function createBuiltinModules(
   const webhooks = new WebhooksModule({ evidence, profile: realtime.webhookProfile, deliveryTimeoutMs: realtime.webhookTimeoutMs });
   const takerStream = new TakerStreamModule({ evidence, prices, settings: realtime.takerStream });
   // RFQs, quotes, solvers and the solver stream; orders read `auction.quoteBook`, settlement uses `auction.notifier`.
-  const auction = new AuctionModule({ evidence, prices, config: auctionConfig });
+  const auction = new AuctionModule({ evidence, prices, config: auctionConfig, openSolverStream });
   const compliance = new ComplianceModule({ evidence, settings: settlementConfig.compliance });
   // Watchers and relayers; orders attach to it and it drives them from the chains' facts.
   const settlement = new SettlementModule({ evidence, settings: settlementConfig.settlement });
