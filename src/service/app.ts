@@ -8,7 +8,7 @@ import pino, { type Logger } from 'pino';
 import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
 import { AccessService } from './auth/access.js';
 import { Authenticator } from './auth/authenticator.js';
-import { authenticate } from './auth/middleware.js';
+import { authenticate } from './http/auth-middleware.js';
 import { MfaService } from './auth/mfa.js';
 import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
 import { defaultRelyingParty, type RelyingParty, WebAuthnService } from './auth/webauthn.js';

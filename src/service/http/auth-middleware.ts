@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AuthenticationError } from '../errors/api-errors.js';
-import type { Authenticator } from './authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import type { AuthContext } from '../api/auth-context.js';
 
 /**
