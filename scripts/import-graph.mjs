@@ -132,7 +132,8 @@ const circleList = components(production, (v) => (edges.get(v) ?? []).map((e) =>
 
 // Folder cycles inside src/service: each folder (and each top-level file) is one unit; two units that reach each
 // other are knotted even when no single file circle exists.
-const serviceUnit = (file) => (file.startsWith('src/service/') ? file.slice('src/service/'.length).split('/')[0].replace(/\.ts$/, '') : undefined);
+const serviceUnit = (file) =>
+  file.startsWith('src/service/') ? file.slice('src/service/'.length).split('/')[0].replace(/\.ts$/, '') : undefined;
 const unitEdges = new Map();
 for (const file of production) {
   const from = serviceUnit(file);
@@ -190,7 +191,9 @@ const pendingList = [...pendingSeen].map((line) => `${line}  (${pending.get(line
 const harnessFolders = [
   ...new Set(production.filter((f) => /(^|\/)(testing|test-support)(\/|\.ts$)/.test(f)).map((f) => f.replace(/\/[^/]+$/, ''))),
 ];
-const missingChangePlaces = changePlaces.flatMap((row) => row.places.filter((place) => !existsSync(join(root, place))).map((place) => `${row.change}: ${place}`));
+const missingChangePlaces = changePlaces.flatMap((row) =>
+  row.places.filter((place) => !existsSync(join(root, place))).map((place) => `${row.change}: ${place}`),
+);
 
 // --- the doc's generated tables --------------------------------------------------------------------------------
 const code = (text) => `\`${text}\``;
@@ -208,15 +211,15 @@ function packageTable() {
   return ['| package | only in | why |', '|---|---|---|', ...rows].join('\n');
 }
 function changeTable() {
-  const rows = changePlaces.map((row) => `| ${row.change} | ${row.places.map(code).join(' ')} | ${row.then} |`);
-  return ['| change | goes to | then |', '|---|---|---|', ...rows].join('\n');
+  const rows = changePlaces.map((row) => `| ${row.change} | ${row.places.map(code).join(' ')} | ${row.how} |`);
+  return ['| change | goes to | how |', '|---|---|---|', ...rows].join('\n');
 }
 const generated = { layers: layerTable(), packages: packageTable(), 'change-places': changeTable() };
-const markerPattern = (name) => new RegExp(`(<!-- ${name}:begin[^>]*-->\\n)([\\s\\S]*?)(\\n<!-- ${name}:end -->)`);
+const markerPattern = (name) => new RegExp(`(<!-- ${name}:begin[^>]*-->\\n)([\\s\\S]*?)\\n?(<!-- ${name}:end -->)`);
 
 let doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '';
 if (process.argv.includes('--write-doc')) {
-  for (const [name, table] of Object.entries(generated)) doc = doc.replace(markerPattern(name), `$1${table}$3`);
+  for (const [name, table] of Object.entries(generated)) doc = doc.replace(markerPattern(name), `$1${table}\n$3`);
   writeFileSync(docPath, doc);
 }
 const docOutOfDate = Object.entries(generated)
@@ -240,7 +243,16 @@ const report = {
   serviceCyclePairs,
 };
 
-const ruleKeys = ['serviceFolderCycles', 'layerCrossings', 'stalePending', 'adapterPackages', 'harnessFoldersInProduction', 'missingChangePlaces', 'matrixProblems', 'docOutOfDate'];
+const ruleKeys = [
+  'serviceFolderCycles',
+  'layerCrossings',
+  'stalePending',
+  'adapterPackages',
+  'harnessFoldersInProduction',
+  'missingChangePlaces',
+  'matrixProblems',
+  'docOutOfDate',
+];
 const broken = report.circles + ruleKeys.reduce((n, key) => n + report[key].length, 0);
 
 if (process.argv.includes('--json')) {

@@ -249,57 +249,57 @@ export const changePlaces = [
   {
     change: 'A new field on the wire that both the service and a client read',
     places: ['src/contracts/'],
-    then: 'the type, zod schema or encoder first; then the service’s route or projection, then the client',
+    how: 'the type, zod schema or encoder first; then the service’s route or projection, then the client',
   },
   {
     change: 'A new route',
     places: ['src/service/api/', 'src/service/errors/'],
-    then: 'the domain’s `routes.ts`, declared with the types of `src/service/api/`; its errors in `src/service/errors/` (register the code); its schemas next to the domain. A domain never imports `http/` or `ws/`',
+    how: 'the domain’s `routes.ts`, declared with the types of `src/service/api/`; its errors in `src/service/errors/` (register the code); its schemas next to the domain. A domain never imports `http/` or `ws/`',
   },
   {
     change: 'A new WebSocket endpoint or HTTP middleware',
     places: ['src/service/ws/', 'src/service/http/'],
-    then: 'the adapter; the domain exposes a port (an interface in the domain folder) the adapter implements or calls, and `app.ts` wires the two',
+    how: 'the adapter; the domain exposes a port (an interface in the domain folder) the adapter implements or calls, and `app.ts` wires the two',
   },
   {
     change: 'A new timed job',
     places: ['src/clock/'],
-    then: 'schedule it through the clock; never `setTimeout`/`Date.now()` for business time',
+    how: 'schedule it through the clock; never `setTimeout`/`Date.now()` for business time',
   },
   {
     change: 'A contract change',
     places: ['contracts/src/', 'contracts/test/', 'src/contracts/artifacts/'],
-    then: 'the Solidity, a forge test, then `npm run build:contracts` regenerates the artifacts',
+    how: 'the Solidity, a forge test, then `npm run build:contracts` regenerates the artifacts',
   },
   {
     change: 'A new command',
     places: ['src/cli/commands/', 'src/sandbox/'],
-    then: 'one file per command; the assembly it needs goes to `src/sandbox/`',
+    how: 'one file per command; the assembly it needs goes to `src/sandbox/`',
   },
   {
     change: 'A helper only tests use',
     places: ['test/support/'],
-    then: 'never a `testing/` folder inside production code',
+    how: 'never a `testing/` folder inside production code',
   },
   {
     change: 'A doc that claims compatibility with outside code',
     places: ['test/interop/'],
-    then: 'a test written from the outside source with another library, named next to the claim',
+    how: 'a test written from the outside source with another library, named next to the claim',
   },
   {
     change: 'A scenario',
     places: ['scenarios/catalogue/'],
-    then: 'one file per scenario',
+    how: 'one file per scenario',
   },
   {
     change: 'A conformance check',
     places: ['conformance/checks/', 'conformance/catalogue/'],
-    then: 'the check, with its requirement id in the catalogue',
+    how: 'the check, with its requirement id in the catalogue',
   },
   {
     change: 'A layer rule',
     places: ['scripts/layers.mjs'],
-    then: 'the matrix; regenerate this doc’s tables with `node scripts/import-graph.mjs --write-doc`',
+    how: 'the matrix; regenerate this doc’s tables with `node scripts/import-graph.mjs --write-doc`',
   },
 ];
 

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import pino, { type Logger } from 'pino';
 import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
 import { AccessService } from './auth/access.js';
