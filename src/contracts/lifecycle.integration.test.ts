@@ -39,7 +39,7 @@ import {
   permit2OrderTypedData,
   toAbiOrder,
 } from './index.js';
-import { buildStandardOrder, compactLockTag } from '../service/orders/standard-order.js';
+import { buildStandardOrder, compactLockTag } from './standard-order.js';
 
 const GAS = 1_500_000n;
 const AMOUNT = 25_000_000_000n; // 25,000 tokens at 6 decimals

@@ -12,7 +12,7 @@ import type { SandboxManifest } from '../contracts/deployment.js';
 import { advanceSandboxTime } from './chain-time.js';
 import { readManifest } from './manifest-file.js';
 import { startSandbox, type Sandbox, type SandboxChain } from './sandbox.js';
-import { viemChain } from './viem-chain.js';
+import { viemChain } from '../contracts/viem-chain.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {

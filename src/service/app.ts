@@ -3,12 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import pino, { type Logger } from 'pino';
 import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
 import { AccessService } from './auth/access.js';
 import { Authenticator } from './auth/authenticator.js';
-import { authenticate } from './auth/middleware.js';
+import { authenticate } from './http/auth-middleware.js';
 import { MfaService } from './auth/mfa.js';
 import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
 import { defaultRelyingParty, type RelyingParty, WebAuthnService } from './auth/webauthn.js';
@@ -35,7 +35,8 @@ import { mountPlatformRoutes } from './http/platform-routes.js';
 import { CredentialRateLimiter, RateLimitBuckets, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
 import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
-import type { RunningContext, ServiceContext, ServiceModule } from './module.js';
+import type { RequestGate, RunningContext, ServiceContext, ServiceModule } from './module.js';
+import type {} from './http/express-context.js';
 import './http/types.js';
 import { UpgradeRouter } from './http/upgrade.js';
 import { AuctionModule, type AuctionConfig } from './auction/module.js';
@@ -45,7 +46,7 @@ import { DashboardModule } from './dashboard/module.js';
 import { FaucetModule } from './faucet/module.js';
 import { FaultsModule } from './faults/module.js';
 import { PriceFeed } from './events/price-feed.js';
-import type { RealtimeConfig } from './events/realtime-config.js';
+import type { RealtimeConfig } from './realtime-config.js';
 import { OrdersModule } from './orders/module.js';
 import { ReferenceBModule } from './reference-b/module.js';
 import { SettlementModule } from './settlement/module.js';
@@ -60,6 +61,7 @@ import { WebhooksModule } from './webhooks/module.js';
 import { joinInstances } from './cluster/service-instance.js';
 import type { ServiceInstance } from './cluster/service-instance.js';
 import { clockMigrations, SharedClock } from './cluster/shared-clock.js';
+import { openSolverStream } from './ws/solver-stream.js';
 import { TakerStreamModule } from './ws/taker-stream.js';
 
 export const API_BASE = '/api/v1';
@@ -81,7 +83,7 @@ function createBuiltinModules(
   const webhooks = new WebhooksModule({ evidence, profile: realtime.webhookProfile, deliveryTimeoutMs: realtime.webhookTimeoutMs });
   const takerStream = new TakerStreamModule({ evidence, prices, settings: realtime.takerStream });
   // RFQs, quotes, solvers and the solver stream; orders read `auction.quoteBook`, settlement uses `auction.notifier`.
-  const auction = new AuctionModule({ evidence, prices, config: auctionConfig });
+  const auction = new AuctionModule({ evidence, prices, config: auctionConfig, openSolverStream });
   const compliance = new ComplianceModule({ evidence, settings: settlementConfig.compliance });
   // Watchers and relayers; orders attach to it and it drives them from the chains' facts.
   const settlement = new SettlementModule({ evidence, settings: settlementConfig.settlement });
@@ -223,7 +225,7 @@ export async function createService(input: ServiceConfig): Promise<Service> {
   app.use(formats.middleware());
   app.use(requestContext(logger));
   // The sandbox's service faults (faults module) stand in front of authentication and every route.
-  let requestGate: RequestHandler | undefined;
+  let requestGate: RequestGate | undefined;
   app.use((req, res, next) => (requestGate === undefined ? next() : requestGate(req, res, next)));
   app.use(authenticate(authenticator));
   // On Postgres every instance counts in one table of the store's schema, created before the service answers.

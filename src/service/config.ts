@@ -3,9 +3,8 @@ import { z } from 'zod';
 import type { ChainTime, Clock } from '../clock/index.js';
 import type { ChainInfo, Environment } from '../contracts/deployment.js';
 import type { ServiceModule } from './module.js';
-import type { RateLimitSettings } from './http/rate-limit.js';
 import { ConfigError } from '../contracts/errors/config-error.js';
-import type { ResolvedServiceConfig } from './resolved-config.js';
+import type { RateLimitSettings, ResolvedServiceConfig } from './resolved-config.js';
 import { isPostgresUrl } from './store/sql.js';
 
 export type { ChainTime } from '../clock/index.js';

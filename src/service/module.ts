@@ -1,4 +1,5 @@
-import type { Express, RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock/index.js';
 import type { AccessService } from './auth/access.js';
@@ -11,7 +12,6 @@ import type { Store } from './store/store.js';
 import type { RouteTable } from './api/route.js';
 import type { ErrorFormat } from './errors/error-format.js';
 import type { OpenApiRegistry } from './api/openapi.js';
-import type { UpgradeRouter } from './http/upgrade.js';
 import type { ServiceInstance } from './cluster/service-instance.js';
 
 /** What the composition root hands each module while the service is assembled. */
@@ -28,15 +28,33 @@ export interface ServiceContext {
   openapi: OpenApiRegistry;
   /** A documented router mounted at `base` (default `/api/v1`); `errorFormat: 'B'` for Reference B routes. */
   routes(options?: { base?: string; errorFormat?: ErrorFormat }): RouteTable;
-  /** WebSocket endpoints on the same HTTP server. */
-  upgrades: UpgradeRouter;
-  /** Raw express app, for what ApiRouter cannot express. Mount under the API base, before the 404. */
-  app: Express;
+  /** WebSocket endpoints on the same HTTP server (the http adapter's UpgradeRouter). */
+  upgrades: UpgradePaths;
   /** Runs `gate` on every request before authentication and every route (the sandbox's service faults). */
-  useRequestGate(gate: RequestHandler): void;
+  useRequestGate(gate: RequestGate): void;
   /** This process among the instances sharing the store: its id, the bus to the others, whether it runs singletons. */
   instance: ServiceInstance;
 }
+
+// The kernel names the HTTP seams with node's own types so that it stays express-free: the http adapter
+// (http/upgrade.ts, http/express-context.ts) implements them, and adds the raw express app to this context.
+
+/** Takes over one upgraded connection (typically a `ws` WebSocketServer in `noServer` mode). */
+export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+
+/** Where a module registers a WebSocket path on the service's one HTTP server. */
+export interface UpgradePaths {
+  add(path: string, handler: UpgradeHandler): void;
+}
+
+/** What a request gate reads of a request (express's request has both). */
+export interface GatedRequest {
+  method: string;
+  path: string;
+}
+
+/** Runs before every route: `next()` lets the request through, `next(error)` answers with that error. */
+export type RequestGate = (req: GatedRequest, res: unknown, next: (error?: unknown) => void) => void;
 
 /** Known once the server listens. */
 export interface RunningContext extends ServiceContext {

@@ -1,5 +1,12 @@
 import type { Environment, ChainInfo } from '../contracts/deployment.js';
-import type { RateLimitSettings } from './http/rate-limit.js';
+
+/** The request budget of one credential (or of anonymous callers): the HTTP adapter's limiter applies it. */
+export interface RateLimitSettings {
+  /** Sustained requests per second per credential (spec: 100). */
+  perSecond: number;
+  /** Requests allowed at once before the per-second rate applies (spec: 1,000). */
+  burst: number;
+}
 
 /** The checked, defaulted configuration every module sees. */
 export interface ResolvedServiceConfig {

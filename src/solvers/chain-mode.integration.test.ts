@@ -17,7 +17,7 @@ import type { ChainInfo } from '../contracts/deployment.js';
 import { addressToBytes32, type StandardOrder, toAbiOrder, tokenId } from '../contracts/order.js';
 import { defaultChains } from '../devnet/chain-config.js';
 import type { Sandbox } from '../devnet/sandbox.js';
-import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viem-chain.js';
+import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { runSandbox } from '../sandbox/run.js';
 
 let sandbox: Sandbox;

@@ -27,7 +27,7 @@ import {
 import { typedDataFromJson } from '../contracts/typed-data.js';
 import type { ChainInfo, SandboxManifest } from '../contracts/deployment.js';
 import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
-import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viem-chain.js';
+import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { createService, type Service } from '../service/app.js';
 import type { AuctionModule } from '../service/auction/module.js';
 import { devnetChainTime } from '../sandbox/service-component.js';

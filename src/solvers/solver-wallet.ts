@@ -32,7 +32,7 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
 import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';
 import type { ChainInfo } from '../contracts/deployment.js';
-import { SANDBOX_POLLING_INTERVAL, viemChain } from '../devnet/viem-chain.js';
+import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { BaseError as ProjectError } from '../contracts/errors/base-error.js';
 
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */

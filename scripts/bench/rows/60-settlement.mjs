@@ -67,7 +67,7 @@ export async function run() {
   const { devnetChainTime } = await load('src/sandbox/service-component.js');
   const { toAbiOrder, addressToBytes32 } = await load('src/contracts/order.js');
   const { SerialSender } = await load('test/support/settlement/serial-sender.js');
-  const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/service/orders/standard-order.js');
+  const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/contracts/standard-order.js');
   const tx = await load('src/service/settlement/transactions.js');
   const { OutputSettlerArtifact, InputSettlerEscrowArtifact } = await load('src/contracts/artifacts/index.js');
   const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');

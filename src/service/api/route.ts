@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { z } from 'zod';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { ErrorFormat } from '../errors/error-format.js';
 import type { ResponseSpec, Security } from './openapi.js';
 

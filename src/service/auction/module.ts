@@ -6,8 +6,6 @@ import type { Corridor } from '../corridors/schemas.js';
  */
 import type { PriceUpdate } from '../events/price-feed.js';
 import type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
-import { SharedConnectionCount } from '../ws/connection-limit.js';
-import { SolverStream, type SolverStreamSettings } from '../ws/solver-stream.js';
 import { Auctioneer } from './auctioneer.js';
 import { SolverStatistics } from './leaderboard.js';
 import { auctionMigrations } from './migrations.js';
@@ -21,6 +19,7 @@ import { SolverPerformance } from './solver-performance.js';
 import { SolverPresenceRepository } from './solver-presence.js';
 import { SolverRegistry } from './solver-registry.js';
 import { SolverRepository } from './solver-repository.js';
+import type { SolverStreamOpener, SolverStreamPort, SolverStreamSettings } from './solver-stream-port.js';
 import type { NonceSource, QuoteBook, SolverKeyResolver, SolverNotifier, SolverOrderMessage } from './types.js';
 
 /** Tunables of the auction (`ServiceConfig.auction`). */
@@ -55,6 +54,8 @@ export interface AuctionModuleOptions {
   solverKeys?: SolverKeyResolver | undefined;
   /** The taker stream's price feed; each RFQ's best-priced quote is published to it. */
   prices?: { publish(update: PriceUpdate): void } | undefined;
+  /** Opens the solver stream: the ws adapter's `openSolverStream` (the auction itself knows no sockets). */
+  openSolverStream: SolverStreamOpener;
 }
 
 function checkSettings(settings: AuctionSettings): void {
@@ -77,9 +78,9 @@ export class AuctionModule implements ServiceModule {
     | {
         quotes: QuoteService;
         registry: SolverRegistry;
-        stream: SolverStream;
+        stream: SolverStreamPort;
         /** The solvers of every instance on a shared store, or this process's stream alone. */
-        solvers: SolverStream | SolverNetwork;
+        solvers: SolverStreamPort | SolverNetwork;
         network: SolverNetwork | undefined;
         performance: SolverPerformance;
       }
@@ -191,27 +192,26 @@ export class AuctionModule implements ServiceModule {
           windowMs: this.settings.windowMs,
         })
       : undefined;
-    const stream = new SolverStream({
-      clock,
-      logger: context.logger.child({ component: 'solver-stream' }),
-      environment: config.environment,
-      authenticate: (token, solverId) => registry.authenticateStream(token, solverId),
-      intake: network ?? {
-        submitQuote: (solverId, input, receivedAt) => auctioneer.submitQuote(solverId, input, receivedAt),
-        decline: (solverId, rfqId, reason, receivedAt) => auctioneer.decline(solverId, rfqId, reason, receivedAt),
-        malformedQuote: (solverId, rfqId, reason) => auctioneer.recordMalformed(solverId, rfqId, reason),
-        solverGone: (solverId) => auctioneer.solverGone(solverId),
+    const stream = this.options.openSolverStream(
+      {
+        clock,
+        logger: context.logger.child({ component: 'solver-stream' }),
+        environment: config.environment,
+        authenticate: (token, solverId) => registry.authenticateStream(token, solverId),
+        intake: network ?? {
+          submitQuote: (solverId, input, receivedAt) => auctioneer.submitQuote(solverId, input, receivedAt),
+          decline: (solverId, rfqId, reason, receivedAt) => auctioneer.decline(solverId, rfqId, reason, receivedAt),
+          malformedQuote: (solverId, rfqId, reason) => auctioneer.recordMalformed(solverId, rfqId, reason),
+          solverGone: (solverId) => auctioneer.solverGone(solverId),
+        },
+        presence: network?.presence,
+        ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),
       },
-      presence: network?.presence,
-      connectionCount: context.instance.bus.shared
-        ? new SharedConnectionCount(context.store, context.instance.id, 'solver', () => clock.now())
-        : undefined,
-      ...(this.options.config?.stream === undefined ? {} : { settings: this.options.config.stream }),
-    });
+      context,
+    );
     network?.attach(stream);
     const reach = network ?? stream;
     quotes.useChannel(reach);
-    stream.attach(context.upgrades);
     context.corridors.setSolverCount((corridorId) => registry.corridorCount(corridorId));
     this.parts = { quotes, registry, stream, solvers: reach, network, performance };
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { standardOrderFromWire } from '../../contracts/standard-order-wire.js';
 import { type LockType, orderIdentifier, tokenId } from '../../contracts/order.js';
 import { typedDataFromJson } from '../../contracts/typed-data.js';
-import { buildStandardOrder, inputSettlerFor } from '../orders/standard-order.js';
+import { buildStandardOrder, inputSettlerFor } from '../../contracts/standard-order.js';
 import {
   auctionChains,
   outputBelow,

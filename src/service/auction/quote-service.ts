@@ -10,7 +10,7 @@ import type { StandardOrder } from '../../contracts/order.js';
 import { typedDataToJson } from '../../contracts/typed-data.js';
 import { NotFoundError, ValidationError } from '../errors/api-errors.js';
 import { isoTime } from '../api/wire.js';
-import { buildStandardOrder, onchainOrderId, type OrderTerms, typedDataFor } from '../orders/standard-order.js';
+import { buildStandardOrder, onchainOrderId, type OrderTerms, typedDataFor } from '../../contracts/standard-order.js';
 import type { AuctionOutcome } from './auctioneer.js';
 import { priceString, toDecimalString } from './pricing.js';
 import type { ResolvedQuoteRequest } from './quote-request.js';

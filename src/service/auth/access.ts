@@ -8,7 +8,7 @@ import type { PlatformRepositories } from '../store/repositories.js';
 import type { Store } from '../store/store.js';
 import type { Workspace } from '../store/workspaces.js';
 import { generateApiKey, hashApiKey, keyEnvironmentOf, parseApiKey } from './api-key-format.js';
-import type { ApiKeyAuth } from './context.js';
+import type { ApiKeyAuth } from '../api/auth-context.js';
 
 export type ApiKeyStatus = 'active' | 'rotating' | 'expired' | 'revoked';
 

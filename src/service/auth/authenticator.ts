@@ -4,7 +4,7 @@ import type { PlatformRepositories } from '../store/repositories.js';
 import type { AccessService } from './access.js';
 import { looksLikeApiKey } from './api-key-format.js';
 import { mfaEnabled } from './mfa.js';
-import type { AuthContext, JwtAuth } from './context.js';
+import type { AuthContext, JwtAuth } from '../api/auth-context.js';
 import { looksLikeJwt, type SessionTokens } from './session-tokens.js';
 
 /**

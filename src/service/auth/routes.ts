@@ -8,7 +8,7 @@ import type { PlatformRepositories } from '../store/repositories.js';
 import type { Session } from '../store/sessions.js';
 import type { User } from '../store/users.js';
 import type { AccessService, ApiKeySummary, IssuedApiKey } from './access.js';
-import type { JwtAuth } from './context.js';
+import type { JwtAuth } from '../api/auth-context.js';
 import type { MfaService } from './mfa.js';
 import * as S from './schemas.js';
 import type { WalletSignIn } from './wallet-sign-in.js';

@@ -7,7 +7,7 @@ import { AuthenticationError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { User } from '../store/users.js';
 import type { WebAuthnCredential } from '../store/webauthn.js';
-import type { JwtAuth } from './context.js';
+import type { JwtAuth } from '../api/auth-context.js';
 import type { WebAuthnService } from './webauthn.js';
 
 const BASE = '/auth/mfa/webauthn';

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { AccessService } from '../auth/access.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
+// The dashboard mounts on the raw express app, which the http adapter adds to the module context.
+import type {} from '../http/express-context.js';
 import { defaultAssetsDir } from './assets.js';
 import { serveAsset, serveIndex } from './page.js';
 import { mountSandboxInfoRoute } from './sandbox-info.js';

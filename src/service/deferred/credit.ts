@@ -1,7 +1,7 @@
 import { type Address, type Hex, getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import { isoTime } from '../api/wire.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../errors/api-errors.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';
@@ -12,7 +12,7 @@ import type { AfterCommit, RelayOutcome } from '../settlement/relayer.js';
 import { revertReason } from '../settlement/revert-reason.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
-import { type SignedDeposit, depositCalldata, vaultAbi, vaultAccount, withdrawCalldata } from './vault.js';
+import { type SignedDeposit, depositCalldata, vaultAbi, vaultAccount, withdrawCalldata } from '../../contracts/deferred-vault.js';
 
 const VAULT_GAS = 400_000n;
 /** How long a request waits for its vault transaction before answering 202 with the record as it stands. */

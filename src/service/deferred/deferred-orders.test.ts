@@ -7,7 +7,7 @@ import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/inde
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { eventually, waitForStatus } from '../../../test/support/settlement/wait.js';
-import { vaultAbi, vaultAccount } from './vault.js';
+import { vaultAbi, vaultAccount } from '../../contracts/deferred-vault.js';
 
 /**
  * Deferred orders end to end on real anvils: the order holds the workspace's vault credit (no escrow deposit), a

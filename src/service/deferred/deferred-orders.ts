@@ -1,7 +1,7 @@
 import { type Address, type Hex, getAddress } from 'viem';
 import { bytes32ToAddress } from '../../contracts/order.js';
 import type { Clock } from '../../clock/index.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';
@@ -14,7 +14,7 @@ import type { AfterCommit, RelayOutcome } from '../settlement/relayer.js';
 import { newId } from '../store/ids.js';
 import type { Store } from '../store/store.js';
 import type { ApprovalRecord, DeferredCredit } from './credit.js';
-import { payoutCalldata } from './vault.js';
+import { payoutCalldata } from '../../contracts/deferred-vault.js';
 
 const PAYOUT_GAS = 600_000n;
 

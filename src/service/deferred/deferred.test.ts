@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { depositTypedData } from '../../contracts/deferred-deposit.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
-import { vaultAbi, vaultAccount } from './vault.js';
+import { vaultAbi, vaultAccount } from '../../contracts/deferred-vault.js';
 
 /**
  * The deferred rail's credit against real anvils and the real DeferredVault: deposits from a signed Permit2

@@ -12,7 +12,7 @@ import type { PlatformRepositories } from '../store/repositories.js';
 import type { Store } from '../store/store.js';
 import { type ApprovalRecord, type DeferredCredit, approvalFrom, depositView, withdrawalView } from './credit.js';
 import * as S from './schemas.js';
-import { vaultAccount } from './vault.js';
+import { vaultAccount } from '../../contracts/deferred-vault.js';
 
 const approvalView = (a: ApprovalRecord) => ({
   object: 'approval' as const,

@@ -1,8 +1,7 @@
-import type { RequestHandler } from 'express';
 import { keccak256 } from 'viem';
 import type { EvidenceModule } from '../evidence/module.js';
 import { MaintenanceError } from '../errors/api-errors.js';
-import type { ServiceContext, ServiceModule } from '../module.js';
+import type { RequestGate, ServiceContext, ServiceModule } from '../module.js';
 import type { AuctionModule } from '../auction/module.js';
 import type { OrdersModule } from '../orders/module.js';
 import type { ServiceConfig } from '../config.js';
@@ -147,7 +146,7 @@ export class FaultsModule implements ServiceModule {
 }
 
 /** Service faults: a 503 `maintenance` in the route's error format, or an answer that starts late. */
-function requestGate(board: FaultSwitchboard): RequestHandler {
+function requestGate(board: FaultSwitchboard): RequestGate {
   return (req, _res, next) => {
     let fault: ReturnType<FaultSwitchboard['requestFault']>;
     try {

@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express';
 import type { z } from 'zod';
 import type { RouteDefinition, RouteTable } from '../api/route.js';
-import { optionalAuth, requireAuth } from '../auth/middleware.js';
+import { optionalAuth, requireAuth } from './auth-middleware.js';
 import type { ErrorFormat, ErrorFormatRoutes } from './error-handler.js';
 import { InternalError } from '../errors/api-errors.js';
 import type { OpenApiRegistry, Security } from '../api/openapi.js';

@@ -33,6 +33,7 @@ export {
   toPageRequest,
   type PageEnvelope,
 } from '../api/pagination.js';
+export { authenticate, optionalAuth, requireAuth, type RequireAuthOptions } from './auth-middleware.js';
 export { CredentialRateLimiter, rateLimit, type RateDecision, type RateLimitSettings } from './rate-limit.js';
 export type { RunningContext, ServiceContext, ServiceModule } from '../module.js';
 export { UpgradeRouter, type UpgradeHandler } from './upgrade.js';

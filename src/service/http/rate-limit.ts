@@ -6,13 +6,10 @@ import { BurstyRateLimiter, type RateLimiterAbstract, RateLimiterMemory, RateLim
 import { RealClock, type ScheduledJob } from '../../clock/index.js';
 import { RateLimitError } from '../errors/api-errors.js';
 import type { PostgresLocation } from '../store/store.js';
+import type { RateLimitSettings } from '../resolved-config.js';
 
-export interface RateLimitSettings {
-  /** Sustained requests per second per credential (spec: 100). */
-  perSecond: number;
-  /** Requests allowed at once before the per-second rate applies (spec: 1,000). */
-  burst: number;
-}
+// The settings are configuration (the kernel's config types); the limiter that applies them is this adapter.
+export type { RateLimitSettings };
 
 export interface RateDecision {
   allowed: boolean;

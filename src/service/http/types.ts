@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { AuthContext, AuthFailure } from '../auth/context.js';
+import type { AuthContext, AuthFailure } from '../api/auth-context.js';
 
 /** What the platform middlewares add to every express request. */
 declare global {

@@ -1,8 +1,9 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { UpgradeHandler, UpgradePaths } from '../module.js';
 import { rawErrorResponse, socketDocBase } from './error-handler.js';
 
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+export type { UpgradeHandler };
 
 /** RFC 6455 §4.2.1: what `ws` checks before it accepts a handshake, answered here in Format A instead of plain text. */
 function handshakeProblem(req: IncomingMessage): { param: string; message: string } | undefined {
@@ -26,7 +27,7 @@ function handshakeProblem(req: IncomingMessage): { param: string; message: strin
  * with a `ws` WebSocketServer in `noServer` mode). Refusals — unknown paths (404), targets that are not URLs and
  * broken handshakes (400), CONNECT — are typed JSON errors, and nothing a client sends can throw out of here.
  */
-export class UpgradeRouter {
+export class UpgradeRouter implements UpgradePaths {
   private readonly routes = new Map<string, UpgradeHandler>();
   private readonly sockets = new Set<Duplex>();
 

@@ -1,7 +1,7 @@
 import { getAddress } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import { checksummed, isoTime } from '../api/wire.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { ConflictError, NotFoundError } from '../errors/api-errors.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import type { LedgerRepository } from '../ledger/repository.js';

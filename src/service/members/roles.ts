@@ -1,5 +1,5 @@
 import { AuthenticationError } from '../errors/api-errors.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { Role } from '../store/members.js';
 

@@ -1,7 +1,7 @@
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../api/pagination.js';
 import type { RouteTable } from '../api/route.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { NotFoundError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import { type Members, memberView } from './members.js';

@@ -2,7 +2,7 @@ import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettl
 import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
 import { nextBlockTime } from '../settlement/chains.js';
 import { refundCalldata } from '../settlement/transactions.js';
-import { releaseCalldata } from '../deferred/vault.js';
+import { releaseCalldata } from '../../contracts/deferred-vault.js';
 import { getAddress } from 'viem';
 import type { LifecycleDeps } from './lifecycle-deps.js';
 import { TERMINAL } from './order-repository.js';

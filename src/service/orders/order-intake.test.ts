@@ -7,7 +7,7 @@ import { startSettlementHarness, type SettlementHarness } from '../../../test/su
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { waitForStatus } from '../../../test/support/settlement/wait.js';
-import { buildStandardOrder, typedDataFor } from './standard-order.js';
+import { buildStandardOrder, typedDataFor } from '../../contracts/standard-order.js';
 import { typedDataToJson } from '../../contracts/typed-data.js';
 
 /**

@@ -8,7 +8,7 @@ import type { OrderTypedData } from '../../contracts/typed-data.js';
 import { lockId } from '../../contracts/typed-data.js';
 import type { ChainInfo } from '../../contracts/deployment.js';
 import type { QuoteBook, QuoteRecord } from '../auction/types.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { ComplianceModule } from '../compliance/module.js';
 import type { OutboxRepository } from '../events/outbox.js';
 import {
@@ -27,13 +27,13 @@ import { revertReason } from '../settlement/revert-reason.js';
 import { isChainUnreachable } from '../settlement/rpc-transport.js';
 import type { AfterCommit } from '../settlement/relayer.js';
 import { openForCalldata } from '../settlement/transactions.js';
-import { holdCalldata } from '../deferred/vault.js';
+import { holdCalldata } from '../../contracts/deferred-vault.js';
 import { DeferredVaultArtifact } from '../../contracts/artifacts/DeferredVault.js';
 import { newId } from '../store/ids.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import type { OrderRecord, OrderRepository, ScreeningSummary } from './order-repository.js';
 import { checkOrderSignature } from './signature-check.js';
-import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from './standard-order.js';
+import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from '../../contracts/standard-order.js';
 
 export interface CreateOrderInput {
   quoteId: string;

@@ -8,7 +8,7 @@ import { attestedMessage, type FillView, fillViews } from './order-fills.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
 import { type OrderRecord, type OrderStatus, TERMINAL } from './order-repository.js';
 import type { OrderTransitions } from './order-transitions.js';
-import { inputSettlerFor } from './standard-order.js';
+import { inputSettlerFor } from '../../contracts/standard-order.js';
 
 /** How far along a live order is: a reorg moves it back, never forward. */
 const RANK: Record<OrderStatus, number> = { Deposited: 0, Filled: 1, Attested: 2, Claimed: 3, Refunded: 3 };

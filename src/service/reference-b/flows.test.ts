@@ -7,7 +7,7 @@ import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/inde
 import type { EvidenceModule } from '../evidence/module.js';
 import { type LedgerEntry, verifyChain, verifyEntries } from '../../contracts/ledger/chain.js';
 import type { ServiceConfig } from '../config.js';
-import type { RealtimeConfig } from '../events/realtime-config.js';
+import type { RealtimeConfig } from '../realtime-config.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { eventually } from '../../../test/support/settlement/wait.js';
 import { TestReceiver } from '../../../test/support/webhooks/receiver.js';

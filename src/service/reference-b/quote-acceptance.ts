@@ -7,7 +7,7 @@ import { ConflictError, NotFoundError } from '../errors/api-errors.js';
 import { isoTime } from '../api/wire.js';
 import { tokenFacts } from '../orders/order-events.js';
 import type { IntakeContext, OrderIntake } from '../orders/order-intake.js';
-import { inputSettlerFor } from '../orders/standard-order.js';
+import { inputSettlerFor } from '../../contracts/standard-order.js';
 import type { AcceptRequest, AcceptResponse } from './schemas.js';
 import { settlementIdOf } from './settlement-ids.js';
 

@@ -2,7 +2,7 @@
 import type { Hex } from 'viem';
 import { z } from 'zod';
 import { PairQuoteRequestFields, RfqView } from '../auction/schemas.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { RouteTable } from '../api/route.js';
 import { NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';

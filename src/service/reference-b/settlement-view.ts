@@ -2,7 +2,7 @@ import type { ChainInfo } from '../../contracts/deployment.js';
 import { isoTime } from '../api/wire.js';
 import type { LedgerRepository } from '../ledger/repository.js';
 import type { OrderRecord, OrderRepository, OrderStatus, StageRecord } from '../orders/order-repository.js';
-import { inputSettlerFor } from '../orders/standard-order.js';
+import { inputSettlerFor } from '../../contracts/standard-order.js';
 import { FILL_DEADLINE_EXPIRED } from './event-projection.js';
 import { settlementIdOf } from './settlement-ids.js';
 

@@ -4,7 +4,7 @@ import type { LockType } from '../../clients/rest-client.js';
 import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
 import { lockId } from '../../contracts/typed-data.js';
 import type { EvidenceModule } from '../evidence/module.js';
-import { compactLockTag } from '../orders/standard-order.js';
+import { compactLockTag } from '../../contracts/standard-order.js';
 import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import {
   type ReferenceSolver,

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RealClock, TestClock } from '../../clock/index.js';
 import { verifyWebhook } from '../../clients/webhook-verifier.js';
-import type { RealtimeConfig } from '../events/realtime-config.js';
+import type { RealtimeConfig } from '../realtime-config.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import type { ServiceConfig } from '../config.js';
 import { createService, type Service } from '../app.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import type { RouteTable } from '../api/route.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageQueryShape, pageSchema, toPageRequest } from '../api/pagination.js';

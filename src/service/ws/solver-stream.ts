@@ -9,12 +9,18 @@ import type { Logger } from 'pino';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { Clock, ScheduledJob } from '../../clock/index.js';
 import type { Environment } from '../../contracts/deployment.js';
-import type { DeclineAnswer, QuoteAnswer, SolverQuoteInput } from '../auction/auctioneer.js';
 import type { SolverChannel } from '../auction/quote-service.js';
 import { SolverAuthError, type SolverIdentity } from '../auction/solver-registry.js';
 import type { SolverNotifier, SolverOrderMessage } from '../auction/types.js';
-import type { UpgradeRouter } from '../http/upgrade.js';
-import { ConnectionLimit, type SharedConnectionCount } from './connection-limit.js';
+import type {
+  QuoteIntake,
+  SolverPresenceObserver,
+  SolverStreamOpener,
+  SolverStreamPort,
+  SolverStreamSettings,
+} from '../auction/solver-stream-port.js';
+import type { UpgradePaths } from '../module.js';
+import { ConnectionLimit, SharedConnectionCount } from './connection-limit.js';
 import { ClockHeartbeat, DEFAULT_PING_INTERVAL_MS } from './heartbeat.js';
 import {
   closeSocket,
@@ -36,47 +42,15 @@ import {
   UnsubscribeMessage,
 } from './solver-stream-messages.js';
 
-export const SOLVER_STREAM_PATHS = ['/ws/v1/solver/stream', '/ws/solver/stream', '/v1/ws/solver/stream'] as const;
+export type { QuoteIntake, SolverPresenceObserver, SolverStreamSettings };
 
-export interface SolverStreamSettings {
-  /** Default 30 s of clock time. */
-  pingIntervalMs: number;
-  /** Default 5 (the spec's WebSocket connection limit per key). */
-  maxConnectionsPerKey: number;
-  /** A connection that has not authenticated after this long (clock) is closed; default 10 s. */
-  authTimeoutMs: number;
-}
+export const SOLVER_STREAM_PATHS = ['/ws/v1/solver/stream', '/ws/solver/stream', '/v1/ws/solver/stream'] as const;
 
 export const DEFAULT_SOLVER_STREAM_SETTINGS: SolverStreamSettings = {
   pingIntervalMs: DEFAULT_PING_INTERVAL_MS,
   maxConnectionsPerKey: 5,
   authTimeoutMs: 10_000,
 };
-
-/**
- * What the stream needs from the auction. An answer may come later (a promise) when the RFQ runs on another service
- * instance: the quote travels there and its verdict back.
- */
-export interface QuoteIntake {
-  submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number): QuoteAnswer | Promise<QuoteAnswer>;
-  decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number): DeclineAnswer | Promise<DeclineAnswer>;
-  /** A quote that failed validation, for the RFQ view's record. */
-  malformedQuote(solverId: string, rfqId: string, reason: string): void;
-  /** The solver has no connection left that receives RFQs. */
-  solverGone(solverId: string): void;
-}
-
-/**
- * Told about this process's authenticated connections, so other service instances on the same store can route RFQs
- * and order messages here (the auction's solver network keeps them in the store).
- */
-export interface SolverPresenceObserver {
-  /** Authenticated; `rfqCorridors`: the corridors it receives RFQs on (none before it subscribes). */
-  connected(connectionId: string, solverId: string, rfqCorridors: readonly string[]): void;
-  /** A subscribe or unsubscribe changed the corridors it receives RFQs on. */
-  changed(connectionId: string, rfqCorridors: readonly string[]): void;
-  closed(connectionId: string): void;
-}
 
 export interface SolverStreamDeps {
   clock: Clock;
@@ -130,7 +104,7 @@ class SolverConnection {
   }
 }
 
-export class SolverStream implements SolverChannel, SolverNotifier {
+export class SolverStream implements SolverChannel, SolverNotifier, SolverStreamPort {
   private readonly settings: SolverStreamSettings;
   private readonly limit: ConnectionLimit;
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
@@ -143,7 +117,7 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     this.limit = new ConnectionLimit(this.settings.maxConnectionsPerKey, deps.connectionCount);
   }
 
-  attach(upgrades: UpgradeRouter): void {
+  attach(upgrades: UpgradePaths): void {
     for (const path of SOLVER_STREAM_PATHS) {
       upgrades.add(path, (req, socket, head) => this.server.handleUpgrade(req, socket, head, (ws) => this.accept(ws, req)));
     }
@@ -491,3 +465,17 @@ export class SolverStream implements SolverChannel, SolverNotifier {
     this.checkGone(solverId);
   }
 }
+
+/**
+ * The auction's opener (see SolverStreamOpener): a stream on the service's upgrade paths whose per-key cap counts
+ * the connections of every instance when several share the store.
+ */
+export const openSolverStream: SolverStreamOpener = (options, context) => {
+  const { clock, store, instance } = context;
+  const stream = new SolverStream({
+    ...options,
+    connectionCount: instance.bus.shared ? new SharedConnectionCount(store, instance.id, 'solver', () => clock.now()) : undefined,
+  });
+  stream.attach(context.upgrades);
+  return stream;
+};

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Clock, ScheduledJob } from '../../clock/index.js';
-import type { AuthContext } from '../auth/context.js';
+import type { AuthContext } from '../api/auth-context.js';
 import { EventPatternSet, isWellFormedPattern } from '../events/event-pattern.js';
 import type { OutboxRepository, StoredEvent } from '../events/outbox.js';
 import type { PriceFeed, PriceUpdate } from '../events/price-feed.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { ServiceConfig } from '../config.js';
-import type { RealtimeConfig } from '../events/realtime-config.js';
+import type { RealtimeConfig } from '../realtime-config.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import type { Service } from '../app.js';
 import { sampleChains, startTestService, TEST_EPOCH, type TestService } from '../../../test/support/service/service.js';

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { AuthenticationError } from '../errors/api-errors.js';
-import type { Authenticator } from './authenticator.js';
-import type { AuthContext } from './context.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { AuthContext } from '../api/auth-context.js';
 
 /**
  * Resolves `Authorization` on every request, before rate limiting (which keys on the credential). A

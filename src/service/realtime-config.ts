@@ -1,5 +1,5 @@
-import type { WebhookProfileName } from '../webhooks/schedule.js';
-import type { TakerStreamSettings } from '../ws/taker-stream-session.js';
+import type { WebhookProfileName } from './webhooks/schedule.js';
+import type { TakerStreamSettings } from './ws/taker-stream-session.js';
 
 /**
  * Deployment settings of real-time delivery, part of ServiceConfig: the webhook profile (A: pause after 5 exhausted events; B: disable after 5 failed attempts), the
@@ -12,7 +12,7 @@ export interface RealtimeConfig {
   takerStream?: Partial<TakerStreamSettings>;
 }
 
-declare module '../config.js' {
+declare module './config.js' {
   // Real-time settings are ServiceConfig fields (declared here, beside their module).
   interface ServiceConfig extends RealtimeConfig {}
 }

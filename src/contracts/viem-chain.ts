@@ -1,5 +1,5 @@
 import { defineChain, type Chain } from 'viem';
-import type { ChainInfo } from '../contracts/deployment.js';
+import type { ChainInfo } from './deployment.js';
 
 /**
  * A viem chain for a sandbox chain, for `createPublicClient({ chain, transport })`. Polling is short because

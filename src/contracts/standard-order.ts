@@ -4,10 +4,10 @@
  * byte, or the taker's signature would not match what is sent on chain.
  */
 import { type Address, getAddress } from 'viem';
-import { exclusiveLimitContext } from '../../contracts/output-context.js';
-import type { ChainInfo } from '../../contracts/deployment.js';
-import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier, tokenId } from '../../contracts/order.js';
-import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from '../../contracts/typed-data.js';
+import { exclusiveLimitContext } from './output-context.js';
+import type { ChainInfo } from './deployment.js';
+import { type LockType, type StandardOrder, addressToBytes32, orderIdentifier, tokenId } from './order.js';
+import { type LockContracts, type OrderTypedData, type TokenDomain, lockId, orderTypedData } from './typed-data.js';
 
 export interface OrderTerms {
   originChain: ChainInfo;
@@ -29,9 +29,9 @@ export interface OrderTerms {
   exclusive?: { solver: Address; until: number } | null | undefined;
 }
 
-import { compactLockTag } from '../../contracts/lock-tag.js';
+import { compactLockTag } from './lock-tag.js';
 
-export { compactLockTag, SANDBOX_LOCK_RESET_PERIOD } from '../../contracts/lock-tag.js';
+export { compactLockTag, SANDBOX_LOCK_RESET_PERIOD } from './lock-tag.js';
 
 function contract(chain: ChainInfo, name: string): Address {
   const address = chain.contracts[name];

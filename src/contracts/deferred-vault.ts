@@ -1,6 +1,6 @@
 import { type Address, type Hex, encodeFunctionData } from 'viem';
-import { DeferredVaultArtifact } from '../../contracts/artifacts/DeferredVault.js';
-import { vaultAccount } from '../../contracts/deferred-deposit.js';
+import { DeferredVaultArtifact } from './artifacts/DeferredVault.js';
+import { vaultAccount } from './deferred-deposit.js';
 
 export { vaultAccount };
 
