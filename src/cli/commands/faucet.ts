@@ -16,11 +16,7 @@ interface FaucetFlags {
 }
 
 /** `sandbox faucet 0x…`: test stablecoins (and gas) for any address, on every chain unless told otherwise. */
-export async function requestFaucet(
-  stateDir: string,
-  address: string,
-  flags: FaucetFlags,
-): Promise<FaucetResult> {
+export async function requestFaucet(stateDir: string, address: string, flags: FaucetFlags): Promise<FaucetResult> {
   const body = {
     address,
     ...(flags.chain === undefined ? {} : { chain: flags.chain }),

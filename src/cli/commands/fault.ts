@@ -91,29 +91,29 @@ export function register(program: Command): void {
     .action(action(list, { docsPath: DOCS }));
 
   fault
-      .command('set')
-      .description(
-        'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
-          'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
-      )
-      .argument(
-        '<kind>',
-        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
-      )
-      .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
-      .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
-      .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
-      .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
-      .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
-      .option('--depth <blocks>', "chain.reorg: blocks replaced below the head, 1–16 (default: down to the fill's block)")
-      .option('--down <delay>', 'chain.restart: how long the node stays down (wall time, e.g. 2s; at most 60s)')
-      .option('--order <orderId>', 'only this order')
-      .option('--corridor <corridor>', 'only orders of this corridor')
-      .option('--solver <solverId>', 'only orders this solver won')
-      .option('--count <n>', 'fire at most n times')
-      .option('--for <duration>', 'turn off after this much clock time')
-      .action(action(set, { docsPath: DOCS }));
+    .command('set')
+    .description(
+      'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
+        'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
+        'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
+    )
+    .argument(
+      '<kind>',
+      'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
+    )
+    .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
+    .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
+    .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
+    .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
+    .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
+    .option('--depth <blocks>', "chain.reorg: blocks replaced below the head, 1–16 (default: down to the fill's block)")
+    .option('--down <delay>', 'chain.restart: how long the node stays down (wall time, e.g. 2s; at most 60s)')
+    .option('--order <orderId>', 'only this order')
+    .option('--corridor <corridor>', 'only orders of this corridor')
+    .option('--solver <solverId>', 'only orders this solver won')
+    .option('--count <n>', 'fire at most n times')
+    .option('--for <duration>', 'turn off after this much clock time')
+    .action(action(set, { docsPath: DOCS }));
 
   fault
     .command('clear')
@@ -156,9 +156,10 @@ async function release(output: Output, globals: GlobalOptions, orderId: string |
     () =>
       data.released.length === 0
         ? 'Nothing was held.'
-        : [`Released ${data.released.length} relay(s):`, ...data.released.map((r) => `  relay ${r.relayId}  ${r.orderId ?? ''}  (${r.faultId})`)].join(
-            '\n',
-          ),
+        : [
+            `Released ${data.released.length} relay(s):`,
+            ...data.released.map((r) => `  relay ${r.relayId}  ${r.orderId ?? ''}  (${r.faultId})`),
+          ].join('\n'),
     data,
   );
 }

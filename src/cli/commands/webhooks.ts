@@ -351,9 +351,8 @@ async function replay(output: Output, globals: GlobalOptions, webhookId: string,
 }
 
 async function deliveries(output: Output, globals: GlobalOptions, webhookId: string): Promise<void> {
-  const items = (
-    await sandboxApi<{ data: DeliveryItem[] }>(globals.stateDir, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`)
-  ).data.data;
+  const items = (await sandboxApi<{ data: DeliveryItem[] }>(globals.stateDir, 'GET', `/api/v1/webhooks/${webhookId}/deliveries?limit=100`))
+    .data.data;
   output.result(
     () =>
       items
