@@ -18,7 +18,7 @@
  * - ledgerVerifies: `sandbox ledger verify` on the store afterwards.
  */
 import { join } from 'node:path';
-import { verifyLedgerDatabase, verifyLedgerFile } from '../src/cli/commands/ledger.js';
+import { verifyLedgerDatabase, verifyLedgerFile } from '../src/sandbox/ledger-file.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../src/solvers/index.js';
 import { ServiceChild } from './service-child.js';
 import { BlockRecorder } from './support/block-recorder.js';

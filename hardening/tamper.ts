@@ -11,7 +11,8 @@
 import { closeSync, copyFileSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { verifyLedgerFile } from '../src/cli/commands/ledger.js';
+import { LedgerReader } from '../src/contracts/ledger/reader.js';
+import { verifyLedgerFile } from '../src/sandbox/ledger-file.js';
 import { SeededRandom } from './support/random.js';
 
 export interface TamperOptions {
@@ -153,10 +154,7 @@ export async function runTamperCampaign(options: TamperOptions): Promise<TamperF
   const root = (
     db.prepare("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = 'ledger_entries'").get() as { rootpage: number }
   ).rootpage;
-  const entries = db.prepare('SELECT sequence, type FROM ledger_entries ORDER BY sequence').all() as Array<{
-    sequence: number;
-    type: string;
-  }>;
+  const entries = [...new LedgerReader(db).iterate()].map(({ sequence, type }) => ({ sequence, type }));
   db.close();
   const intact = await verifyLedgerFile(original);
   if (!intact.ok) throw new Error(`the ledger to tamper with is already broken at #${intact.brokenAt}`);

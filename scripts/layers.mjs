@@ -317,8 +317,6 @@ export const pendingCrossings = [
     removedBy: 'issue #31 part 3 (shared helpers leave src/cli; one ledger reader)',
     imports: [
       'scenarios/report/console.ts -> src/cli/output.ts',
-      'hardening/crash.ts -> src/cli/commands/ledger.ts',
-      'hardening/tamper.ts -> src/cli/commands/ledger.ts',
       'hardening/support/store-reader.ts -> src/service/store/postgres/database.ts',
       'hardening/support/store-reader.ts -> src/service/store/postgres/sync-connection.ts',
     ],

@@ -4,13 +4,12 @@
  * orders, events, ledger.
  */
 import Database from 'better-sqlite3';
+import { LedgerReader, type LedgerSql } from '../../src/contracts/ledger/reader.js';
 import { PostgresDatabase } from '../../src/service/store/postgres/database.js';
 import { SyncPostgresConnection } from '../../src/service/store/postgres/sync-connection.js';
 
-/** What the reader needs of either store: prepared statements with `all` and `get`. */
-interface Readable {
-  prepare(sql: string): { all(...params: unknown[]): unknown[]; get(...params: unknown[]): unknown };
-}
+/** What the reader needs of either store: prepared statements (the ledger reader's needs cover the rest). */
+type Readable = LedgerSql;
 
 export interface StoredOrder {
   id: string;
@@ -97,14 +96,10 @@ export class StoreReader {
   /** Ledger transitions into a terminal status, per order. */
   terminalTransitionCounts(): Map<string, number> {
     return this.open((db) => {
-      const rows = db.prepare(`SELECT trade_id AS "orderId", payload FROM ledger_entries WHERE type = 'order.transition'`).all() as Array<{
-        orderId: string;
-        payload: string;
-      }>;
       const counts = new Map<string, number>();
-      for (const row of rows) {
-        const to = (JSON.parse(row.payload) as { to?: string }).to;
-        if (to === 'Claimed' || to === 'Refunded') counts.set(row.orderId, (counts.get(row.orderId) ?? 0) + 1);
+      for (const entry of new LedgerReader(db).ofType('order.transition')) {
+        const to = entry.payload.to;
+        if (to === 'Claimed' || to === 'Refunded') counts.set(entry.tradeId, (counts.get(entry.tradeId) ?? 0) + 1);
       }
       return counts;
     });

@@ -8,7 +8,7 @@ import type { WebhookReceiver } from '../actors/webhook-receiver.js';
 import type { InvariantMonitor } from '../invariants/monitor.js';
 import type { ChainObserver } from '../observe/chain-observer.js';
 import type { Subscriber } from '../observe/events.js';
-import type { LedgerReader } from '../observe/ledger-reader.js';
+import type { LedgerObserver } from '../observe/ledger-observer.js';
 import type { ObservedTimeline } from '../observe/timeline.js';
 import type { ScenarioTarget, Workspace } from '../deployment/target.js';
 import { fail } from './errors.js';
@@ -60,7 +60,7 @@ export interface ContextInit {
   workspace: Workspace;
   rest: RestClient;
   observer: ChainObserver;
-  ledger: LedgerReader | undefined;
+  ledger: LedgerObserver | undefined;
   monitor: InvariantMonitor;
   takers: ReadonlyMap<string, Taker>;
   streams: ReadonlyMap<string, StreamRecorder>;
@@ -81,7 +81,7 @@ export class ScenarioContext {
   /** REST client with the scenario workspace's credential. */
   readonly rest: RestClient;
   readonly observer: ChainObserver;
-  readonly ledger: LedgerReader | undefined;
+  readonly ledger: LedgerObserver | undefined;
   readonly monitor: InvariantMonitor;
   readonly expectTimeoutMs: number;
   readonly quotes = new Map<string, QuoteResult>();

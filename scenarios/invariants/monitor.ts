@@ -1,7 +1,7 @@
 import type { WebhookReceiver } from '../actors/webhook-receiver.js';
 import type { ChainObserver } from '../observe/chain-observer.js';
 import type { Subscriber } from '../observe/events.js';
-import type { LedgerReader } from '../observe/ledger-reader.js';
+import type { LedgerObserver } from '../observe/ledger-observer.js';
 import { duplicateTerminalEvents } from './terminal-events.js';
 
 /** The invariants every scenario is held to after every step. */
@@ -35,7 +35,7 @@ export class InvariantMonitor {
 
   constructor(
     private readonly observer: ChainObserver,
-    private readonly ledger: LedgerReader | undefined,
+    private readonly ledger: LedgerObserver | undefined,
   ) {
     if (ledger === undefined) this._notes.add('ledger-verifies: the service store is not readable from here; the ledger was not checked');
   }

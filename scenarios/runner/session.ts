@@ -13,7 +13,7 @@ import { InvariantMonitor } from '../invariants/monitor.js';
 import { terminalEvents } from '../invariants/terminal-events.js';
 import { ChainObserver } from '../observe/chain-observer.js';
 import type { Subscriber } from '../observe/events.js';
-import { LedgerReader } from '../observe/ledger-reader.js';
+import { LedgerObserver } from '../observe/ledger-observer.js';
 import { formatAmount, observeOrder, orderFormat } from '../observe/observe-order.js';
 import type { ObservedTimeline } from '../observe/timeline.js';
 import { startInProcessTarget } from '../deployment/in-process.js';
@@ -36,7 +36,7 @@ export interface SessionOptions {
 interface TargetHandle {
   target: ScenarioTarget;
   observer: ChainObserver;
-  ledger: LedgerReader | undefined;
+  ledger: LedgerObserver | undefined;
   monitor: InvariantMonitor;
   referenceB: Promise<boolean> | undefined;
 }
@@ -72,7 +72,7 @@ export class ScenarioSession {
     const began = performance.now();
     const target = await start();
     const observer = new ChainObserver(target.manifest.chains);
-    const ledger = LedgerReader.open(target.storePath);
+    const ledger = LedgerObserver.open(target.storePath);
     const monitor = new InvariantMonitor(observer, ledger);
     // First look at the world before anything happens: the baseline every later check is held to.
     await monitor.check([], []);

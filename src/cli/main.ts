@@ -14,19 +14,19 @@ import { register as registerScenario } from './commands/scenario.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
-import { DEFAULT_STATE_DIR } from '../devnet/state-dir.js';
+import { addGlobalOptions } from './output.js';
 
 /**
  * The `sandbox` command. Each command lives in commands/<name>.ts and exports `register(program)`; heavy
  * modules are imported inside the actions so that every command starts fast. `--json` and `--state-dir` are
- * program options, so every command accepts them (before or after its name).
+ * program options, so every command accepts them (before or after its name); every action runs through
+ * output.ts `action()`, which prints results and the one `--json` error shape.
  */
-const program = new Command('sandbox')
-  .description('Local devnet and conformance harness for the cross-chain stablecoin settlement service')
-  .version(packageVersion())
-  .option('--json', 'machine-readable output: one JSON document on stdout')
-  .option('--state-dir <path>', 'state folder of the sandbox', DEFAULT_STATE_DIR)
-  .showHelpAfterError();
+const program = addGlobalOptions(
+  new Command('sandbox')
+    .description('Local devnet and conformance harness for the cross-chain stablecoin settlement service')
+    .version(packageVersion()),
+).showHelpAfterError();
 
 registerUp(program);
 registerDown(program);

@@ -1,3 +1,4 @@
+import { BaseError } from '../contracts/errors/base-error.js';
 import type { Command } from 'commander';
 
 /**
@@ -14,6 +15,14 @@ export interface GlobalOptions {
 import { DEFAULT_STATE_DIR } from '../devnet/state-dir.js';
 
 export { DEFAULT_STATE_DIR };
+
+/** Declares the program options every command reads (main.ts; tests that build a program of a few commands). */
+export function addGlobalOptions(program: Command): Command {
+  return program
+    .option('--json', 'machine-readable output: one JSON document on stdout')
+    .option('--state-dir <path>', 'state folder of the sandbox', DEFAULT_STATE_DIR)
+    .configureHelp({ showGlobalOptions: true });
+}
 
 export function globalOptions(command: Command): GlobalOptions {
   const options = command.optsWithGlobals<{ json?: boolean; stateDir?: string }>();
@@ -56,47 +65,78 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2);
 }
 
-/** The shape of an error for scripts: `{ "error": { "code", "message", "docsPath" } }`. */
+/**
+ * The one shape of an error for scripts: `{ "error": { "code", "message", "docsPath" } }`, every key always present.
+ * `code` is stable (the error's own, or `internal_error` for a bug); `docsPath` is the section that explains the
+ * fix, else the docs page of the command.
+ */
 export interface JsonError {
-  error: { code: string; message: string; docsPath?: string };
+  error: { code: string; message: string; docsPath: string };
 }
 
-export function toJsonError(error: unknown): JsonError {
-  if (error instanceof Error) {
-    const { code, docsPath } = error as Error & { code?: unknown; docsPath?: unknown };
-    return {
-      error: {
-        code: typeof code === 'string' ? code : 'internal_error',
-        message: error.message,
-        ...(typeof docsPath === 'string' ? { docsPath } : {}),
-      },
-    };
+/** Where an error without a docs section of its own points: the commands table of the README. */
+export const COMMANDS_DOCS = 'README.md#commands';
+
+/** A command used wrongly (a flag's value, a missing argument): exit code 1, or 2 for the harness commands. */
+export class UsageError extends BaseError {
+  override readonly name = 'UsageError';
+  override readonly code = 'usage_error';
+  constructor(message: string, docsPath?: string) {
+    super(message, { docsPath });
   }
-  return { error: { code: 'internal_error', message: String(error) } };
+}
+
+/** Errors we expect carry a string `code` (and maybe a `docsPath`); anything else is a bug. */
+function errorFields(error: unknown): { code: string | undefined; docsPath: string | undefined } {
+  if (typeof error !== 'object' || error === null) return { code: undefined, docsPath: undefined };
+  const { code, docsPath } = error as { code?: unknown; docsPath?: unknown };
+  return { code: typeof code === 'string' ? code : undefined, docsPath: typeof docsPath === 'string' ? docsPath : undefined };
+}
+
+export function toJsonError(error: unknown, docsPath: string = COMMANDS_DOCS): JsonError {
+  const fields = errorFields(error);
+  return {
+    error: {
+      code: fields.code ?? 'internal_error',
+      message: error instanceof Error ? error.message : String(error),
+      docsPath: fields.docsPath ?? docsPath,
+    },
+  };
+}
+
+export interface ErrorReporting {
+  /** Docs page of the command, for errors without a section of their own (default: the README's commands table). */
+  docsPath?: string;
+  /** Exit code of a failure (default 1); the harness commands answer 2 for usage errors. */
+  exitCode?: (error: unknown) => number;
 }
 
 /**
- * Reports a failed command and sets a failing exit code. Errors we expect (those with a `code`) print their
- * message and docs path; anything else is a bug and prints its stack.
+ * Reports a failed command and sets its exit code. With `--json`, stdout gets the one error shape; otherwise
+ * stderr gets the message (and docs path) of an expected error, or the stack of a bug.
  */
-export function reportError(error: unknown, json: boolean): void {
-  process.exitCode = 1;
+export function reportError(error: unknown, json: boolean, reporting: ErrorReporting = {}): void {
+  process.exitCode = reporting.exitCode?.(error) ?? 1;
   if (json) {
-    printJson(toJsonError(error));
+    printJson(toJsonError(error, reporting.docsPath));
     return;
   }
-  const expected = error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
-  if (expected) {
-    const { docsPath } = error as Error & { docsPath?: string };
-    process.stderr.write(`${red('error:')} ${error.message}\n${docsPath ? dim(`  see ${docsPath}\n`) : ''}`);
+  const { code, docsPath } = errorFields(error);
+  if (code !== undefined) {
+    process.stderr.write(`${red('error:')} ${(error as Error).message ?? String(error)}\n${docsPath ? dim(`  see ${docsPath}\n`) : ''}`);
   } else {
     process.stderr.write(`${red('error:')} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   }
 }
 
-/** Runs a command action with uniform error reporting. */
+/**
+ * The one way a command runs: commander calls the returned function with the command's arguments, its flags and
+ * itself; `run` gets the output (people or `--json`), the program options and those arguments. A thrown error is
+ * reported by `reportError`; a verdict (a broken ledger, a failed check) sets `process.exitCode` itself.
+ */
 export function action<A extends unknown[]>(
   run: (output: Output, options: GlobalOptions, ...args: A) => Promise<void>,
+  reporting: ErrorReporting = {},
 ): (...args: [...A, Command]) => Promise<void> {
   return async (...args) => {
     const command = args[args.length - 1] as Command;
@@ -104,7 +144,7 @@ export function action<A extends unknown[]>(
     try {
       await run(createOutput(options.json), options, ...(args.slice(0, -1) as A));
     } catch (error) {
-      reportError(error, options.json);
+      reportError(error, options.json, reporting);
     }
   };
 }

@@ -4,3 +4,4 @@ export * from './solver-stream-client.js';
 export * from '../contracts/standard-order-wire.js';
 export * from './webhook-verifier.js';
 export * from './ws-client.js';
+export * from './sandbox-admin-client.js';

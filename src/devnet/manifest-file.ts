@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { rename, writeFile } from 'node:fs/promises';
 import { SandboxError, SandboxNotRunningError } from './errors.js';
 import { liveLockOwner } from './lock.js';
 import type { SandboxManifest } from '../contracts/deployment.js';
@@ -18,4 +19,40 @@ export function readManifest(stateDir: string = DEFAULT_STATE_DIR, options: { re
     if ((cause as NodeJS.ErrnoException).code === 'ENOENT') throw new SandboxNotRunningError(layout.root);
     throw new SandboxError(`${layout.manifest} is not readable: ${(cause as Error).message}`, { code: 'manifest_unreadable', cause });
   }
+}
+
+/** A manifest whose sandbox runs a service: what every command calling the service's API reads. */
+export type ServiceManifest = SandboxManifest & { api: NonNullable<SandboxManifest['api']> };
+
+/**
+ * `sandbox.json` of a sandbox with a service: the API's URL and keys. A missing file says how to start one; a
+ * manifest without its `api` block belongs to a sandbox still starting (the block is written once the service listens).
+ */
+export function readServiceManifest(stateDir: string = DEFAULT_STATE_DIR): ServiceManifest {
+  const path = stateLayout(stateDir).manifest;
+  let manifest: SandboxManifest;
+  try {
+    manifest = readManifest(stateDir);
+  } catch (error) {
+    if (!(error instanceof SandboxNotRunningError)) throw error;
+    throw new SandboxError(`no sandbox at ${path}: start one with \`sandbox up\` (or pass --state-dir)`, {
+      code: 'not_running',
+      docsPath: 'docs/devnet.md#state-folder',
+    });
+  }
+  if (manifest.api === undefined || manifest.api.apiKeys.length === 0) {
+    throw new SandboxError(`${path} lists no running service (no api block): is \`sandbox up\` still starting?`, {
+      code: 'service_not_ready',
+      docsPath: 'docs/devnet.md#state-folder',
+    });
+  }
+  return manifest as ServiceManifest;
+}
+
+/** Rewrites sandbox.json atomically (write then rename), so a reader never sees half a file. */
+export async function writeManifest(stateDir: string, manifest: SandboxManifest): Promise<void> {
+  const path = stateLayout(stateDir).manifest;
+  const temporary = `${path}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(temporary, path);
 }

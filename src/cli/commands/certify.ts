@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { globalOptions, printJson, toJsonError } from '../output.js';
+import { globalOptions, printJson, reportError } from '../output.js';
 import { parseReportOption } from './conformance.js';
 
 /**
@@ -55,12 +55,13 @@ async function writeReports(
   }
 }
 
+/** Reports through the one CLI convention (output.ts); usage errors and unreachable targets exit 2. */
 function failure(error: unknown, json: boolean): number {
   const usage =
     typeof (error as { code?: unknown }).code === 'string' && /usage|unreachable|no_docker/.test(String((error as { code: string }).code));
-  if (json) printJson(toJsonError(error));
-  else process.stderr.write(`error: ${(error as Error).message}\n${usage ? '' : `${(error as Error).stack ?? ''}\n`}`);
-  return usage ? USAGE : 1;
+  const exitCode = usage ? USAGE : 1;
+  reportError(error, json, { docsPath: 'docs/conformance.md', exitCode: () => exitCode });
+  return exitCode;
 }
 
 export function register(program: Command): void {

@@ -1,6 +1,10 @@
 import type { Command } from 'commander';
 import { formatDuration, parseDuration } from '../../clock/index.js';
-import { DEFAULT_STATE_DIR, runCommand, sandboxApi, SandboxApiError, type CommandOptions } from './keys.js';
+import { SandboxApiError } from '../../clients/sandbox-admin-client.js';
+import { action, type GlobalOptions, type Output, UsageError } from '../output.js';
+import { sandboxApi } from '../sandbox-api.js';
+
+const DOCS = 'docs/service-platform.md';
 
 export interface ClockAdvance {
   from: string;
@@ -30,7 +34,7 @@ export async function advanceClock(
   try {
     parseDuration(duration);
   } catch (error) {
-    throw new SandboxApiError((error as Error).message);
+    throw new UsageError((error as Error).message, DOCS);
   }
   const { data } = await sandboxApi<ClockAdvance | AdvanceOperation>(stateDir, 'POST', '/api/v1/sandbox/clock/advance', { duration });
   if (!('status' in data)) return data;
@@ -75,6 +79,7 @@ async function followAdvance(
   if (operation.status === 'completed' && operation.result !== null) return operation.result;
   throw new SandboxApiError(
     `the advance ${operation.id} ${operation.status} at ${operation.now}${operation.error ? `: ${operation.error}` : ''}`,
+    { code: operation.status === 'cancelled' ? 'advance_cancelled' : 'advance_failed', docsPath: DOCS },
   );
 }
 
@@ -90,38 +95,34 @@ export function register(program: Command): void {
     .command('advance')
     .description('move time forward (e.g. 31h, 1h30m, 90s, 2d) and run every job that falls due')
     .argument('<duration>', 'how far: 31h, 1h30m, 90s, 500ms, 2d')
-    .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
-    .option('--json', 'print JSON for scripts')
-    .action(async (duration: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommandOptions>();
-      await runCommand(
-        options,
-        () =>
-          advanceClock(options.stateDir, duration, (operation) => {
-            if (!options.json)
-              process.stderr.write(`  advancing… clock at ${operation.now} (target ${operation.target}; Ctrl-C cancels)\n`);
-          }),
-        (result) =>
-          `Clock advanced ${formatDuration(result.advancedMs)}: now ${result.now}\n` +
-          `  ${result.jobsRun} job${result.jobsRun === 1 ? '' : 's'} ran` +
-          (result.chainTime === null ? '' : `; chains at ${new Date(result.chainTime * 1_000).toISOString()}`),
-      );
-    });
+    .action(action(advance, { docsPath: DOCS }));
 
   clock
     .command('show')
     .description('print the sandbox time and pending jobs')
-    .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
-    .option('--json', 'print JSON for scripts')
-    .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommandOptions>();
-      await runCommand(
-        options,
-        () => showClock(options.stateDir),
-        (state) =>
-          `Sandbox time ${state.now} (${state.kind} clock${state.ticking ? ', ticking' : ', frozen'})\n` +
-          `  ${state.pendingJobs} pending job${state.pendingJobs === 1 ? '' : 's'}` +
-          (state.nextJobAt === null ? '' : `, next at ${state.nextJobAt}`),
-      );
-    });
+    .action(action(show, { docsPath: DOCS }));
+}
+
+async function advance(output: Output, globals: GlobalOptions, duration: string): Promise<void> {
+  const result = await advanceClock(globals.stateDir, duration, (operation) =>
+    output.progress(`advancing… clock at ${operation.now} (target ${operation.target}; Ctrl-C cancels)`),
+  );
+  output.result(
+    () =>
+      `Clock advanced ${formatDuration(result.advancedMs)}: now ${result.now}\n` +
+      `  ${result.jobsRun} job${result.jobsRun === 1 ? '' : 's'} ran` +
+      (result.chainTime === null ? '' : `; chains at ${new Date(result.chainTime * 1_000).toISOString()}`),
+    result,
+  );
+}
+
+async function show(output: Output, globals: GlobalOptions): Promise<void> {
+  const state = await showClock(globals.stateDir);
+  output.result(
+    () =>
+      `Sandbox time ${state.now} (${state.kind} clock${state.ticking ? ', ticking' : ', frozen'})\n` +
+      `  ${state.pendingJobs} pending job${state.pendingJobs === 1 ? '' : 's'}` +
+      (state.nextJobAt === null ? '' : `, next at ${state.nextJobAt}`),
+    state,
+  );
 }

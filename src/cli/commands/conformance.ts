@@ -2,8 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
-import { globalOptions, printJson, toJsonError } from '../output.js';
-import { BaseError } from '../../contracts/errors/base-error.js';
+import { globalOptions, printJson, reportError, UsageError } from '../output.js';
 
 /**
  * `sandbox conformance`: checks a deployment against Reference A or B over the wire, writes JSON/JUnit/HTML
@@ -34,8 +33,12 @@ interface RunFlags extends ImageFlags {
   capabilities?: boolean;
 }
 
-class UsageFailure extends BaseError {
-  override readonly code = 'usage_error';
+const DOCS = 'docs/conformance.md';
+
+class UsageFailure extends UsageError {
+  constructor(message: string) {
+    super(message, DOCS);
+  }
 }
 
 const commaList = (value: string, previous: string[] = []) => [
@@ -147,8 +150,7 @@ export function register(program: Command): void {
         const { json } = globalOptions(command);
         const { generateSigningKey, signingKeyToPem, keyIdOf } = await import('../../../conformance/index.js');
         if (existsSync(flags.out)) {
-          process.stderr.write(`error: ${flags.out} exists; not overwriting a key\n`);
-          process.exitCode = USAGE;
+          reportError(new UsageFailure(`${flags.out} exists; not overwriting a key`), json, { exitCode: () => USAGE });
           return;
         }
         const key = generateSigningKey();
@@ -277,10 +279,9 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       error instanceof c.ImageOptionError ||
       (error as { name?: string }).name === 'SandboxFileError' ||
       (error as { name?: string }).name === 'ExpectedFailuresError';
-    if (json) printJson(toJsonError(error));
-    else process.stderr.write(`error: ${(error as Error).message}\n`);
-    if (!usage && !json) process.stderr.write(`${(error as Error).stack ?? ''}\n`);
-    return usage ? USAGE : 1;
+    const exitCode = usage ? USAGE : 1;
+    reportError(error, json, { docsPath: DOCS, exitCode: () => exitCode });
+    return exitCode;
   } finally {
     await stopImage?.();
   }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { DEFAULT_STATE_DIR, runCommand, sandboxApi, type CommandOptions } from './keys.js';
 import { grouped } from '../../devnet/summary.js';
+import { action, type GlobalOptions, type Output } from '../output.js';
+import { sandboxApi } from '../sandbox-api.js';
 
 export interface FaucetResult {
   address: string;
@@ -8,18 +9,14 @@ export interface FaucetResult {
   nativeTopUp: string;
 }
 
-interface FaucetFlags extends CommandOptions {
+interface FaucetFlags {
   chain?: string;
   token?: string;
   amount?: string;
 }
 
 /** `sandbox faucet 0x…`: test stablecoins (and gas) for any address, on every chain unless told otherwise. */
-export async function requestFaucet(
-  stateDir: string,
-  address: string,
-  flags: Omit<FaucetFlags, keyof CommandOptions>,
-): Promise<FaucetResult> {
+export async function requestFaucet(stateDir: string, address: string, flags: FaucetFlags): Promise<FaucetResult> {
   const body = {
     address,
     ...(flags.chain === undefined ? {} : { chain: flags.chain }),
@@ -38,20 +35,19 @@ export function register(program: Command): void {
     .option('--chain <name|id>', 'only this chain')
     .option('--token <symbol>', 'only this token (USDC, USDT)')
     .option('--amount <tokens>', 'whole tokens per token and chain (default 100000)')
-    .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
-    .option('--json', 'print JSON for scripts')
-    .action(async (address: string, _options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<FaucetFlags>();
-      await runCommand(
-        options,
-        () => requestFaucet(options.stateDir, address, options),
-        (result) =>
-          [
-            `Funded ${result.address}:`,
-            ...result.grants.map((g) => `  ${g.chain.padEnd(8)} ${g.token.padEnd(5)} +${formatUnits6(g.amount)}  ${g.txHash}`),
-          ].join('\n'),
-      );
-    });
+    .action(action(faucet, { docsPath: 'README.md#faucet' }));
+}
+
+async function faucet(output: Output, globals: GlobalOptions, address: string, flags: FaucetFlags): Promise<void> {
+  const result = await requestFaucet(globals.stateDir, address, flags);
+  output.result(
+    () =>
+      [
+        `Funded ${result.address}:`,
+        ...result.grants.map((g) => `  ${g.chain.padEnd(8)} ${g.token.padEnd(5)} +${formatUnits6(g.amount)}  ${g.txHash}`),
+      ].join('\n'),
+    result,
+  );
 }
 
 function formatUnits6(amount: string): string {

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import { DEFAULT_STATE_DIR, runCommand, sandboxApi, type CommandOptions } from './keys.js';
+import { action, type GlobalOptions, type Output } from '../output.js';
+import { sandboxApi } from '../sandbox-api.js';
+
+const DOCS = 'docs/faults.md';
 
 /** A fault switch as `/api/v1/sandbox/faults` answers it. */
 export interface FaultSwitchView {
@@ -18,7 +21,7 @@ export interface FaultSwitchView {
   createdAt: string;
 }
 
-interface SetFlags extends CommandOptions {
+interface SetFlags {
   relay?: string;
   delay?: string;
   route?: string;
@@ -34,7 +37,7 @@ interface SetFlags extends CommandOptions {
 }
 
 /** The body of `POST /api/v1/sandbox/faults` from the command's flags (the service checks it). */
-export function faultRequest(kind: string, flags: Omit<SetFlags, keyof CommandOptions>): Record<string, unknown> {
+export function faultRequest(kind: string, flags: SetFlags): Record<string, unknown> {
   const scope = {
     ...(flags.order === undefined ? {} : { orderId: flags.order }),
     ...(flags.corridor === undefined ? {} : { corridor: flags.corridor }),
@@ -82,102 +85,81 @@ export function register(program: Command): void {
   const fault = program
     .command('fault')
     .description('make the sandbox misbehave on purpose: hold, delay or drop relays, withhold attestations, 503 routes');
-  const common = (command: Command) =>
-    command
-      .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
-      .option('--json', 'print JSON for scripts');
+  fault
+    .command('list')
+    .description('the fault switches set, with how often each fired')
+    .action(action(list, { docsPath: DOCS }));
 
-  common(fault.command('list').description('the fault switches set, with how often each fired')).action(
-    async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommandOptions>();
-      await runCommand(
-        options,
-        async () => (await sandboxApi<{ data: FaultSwitchView[] }>(options.stateDir, 'GET', '/api/v1/sandbox/faults')).data,
-        (list) => (list.data.length === 0 ? 'No fault switches set.' : list.data.map(describe).join('\n')),
-      );
-    },
-  );
+  fault
+    .command('set')
+    .description(
+      'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
+        'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
+        'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
+    )
+    .argument(
+      '<kind>',
+      'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
+    )
+    .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
+    .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
+    .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
+    .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
+    .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
+    .option('--depth <blocks>', "chain.reorg: blocks replaced below the head, 1–16 (default: down to the fill's block)")
+    .option('--down <delay>', 'chain.restart: how long the node stays down (wall time, e.g. 2s; at most 60s)')
+    .option('--order <orderId>', 'only this order')
+    .option('--corridor <corridor>', 'only orders of this corridor')
+    .option('--solver <solverId>', 'only orders this solver won')
+    .option('--count <n>', 'fire at most n times')
+    .option('--for <duration>', 'turn off after this much clock time')
+    .action(action(set, { docsPath: DOCS }));
 
-  common(
-    fault
-      .command('set')
-      .description(
-        'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
-          'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
-          'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
-      )
-      .argument(
-        '<kind>',
-        'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
-      )
-      .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
-      .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
-      .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')
-      .option('--chain <chainId>', 'chain faults: only this chain (every chain when left out)')
-      .option('--method <name>', 'chain faults: only this JSON-RPC method, e.g. eth_sendRawTransactionSync')
-      .option('--depth <blocks>', "chain.reorg: blocks replaced below the head, 1–16 (default: down to the fill's block)")
-      .option('--down <delay>', 'chain.restart: how long the node stays down (wall time, e.g. 2s; at most 60s)')
-      .option('--order <orderId>', 'only this order')
-      .option('--corridor <corridor>', 'only orders of this corridor')
-      .option('--solver <solverId>', 'only orders this solver won')
-      .option('--count <n>', 'fire at most n times')
-      .option('--for <duration>', 'turn off after this much clock time'),
-  ).action(async (kind: string, _options: unknown, command: Command) => {
-    const options = command.optsWithGlobals<SetFlags>();
-    await runCommand(
-      options,
-      async () => (await sandboxApi<FaultSwitchView>(options.stateDir, 'POST', '/api/v1/sandbox/faults', faultRequest(kind, options))).data,
-      (set) => `Set ${describe(set)}`,
-    );
-  });
-
-  common(
-    fault
-      .command('clear')
-      .description('clear one switch, or every switch; relays already held stay held until `sandbox relay release`')
-      .argument('[faultId]', 'the switch (flt_…); every switch when left out'),
-  ).action(async (faultId: string | undefined, _options: unknown, command: Command) => {
-    const options = command.optsWithGlobals<CommandOptions>();
-    await runCommand(
-      options,
-      async () =>
-        (
-          await sandboxApi<{ cleared: number }>(
-            options.stateDir,
-            'DELETE',
-            faultId === undefined ? '/api/v1/sandbox/faults' : `/api/v1/sandbox/faults/${encodeURIComponent(faultId)}`,
-          )
-        ).data,
-      (result) => `Cleared ${result.cleared} fault switch${result.cleared === 1 ? '' : 'es'}.`,
-    );
-  });
+  fault
+    .command('clear')
+    .description('clear one switch, or every switch; relays already held stay held until `sandbox relay release`')
+    .argument('[faultId]', 'the switch (flt_…); every switch when left out')
+    .action(action(clear, { docsPath: DOCS }));
 
   const relay = program.command('relay').description('relays the fault switches hold');
-  common(
-    relay
-      .command('release')
-      .description('send the relays a relay.hold switch holds: of one order, or all')
-      .argument('[orderId]', 'only this order'),
-  ).action(async (orderId: string | undefined, _options: unknown, command: Command) => {
-    const options = command.optsWithGlobals<CommandOptions>();
-    await runCommand(
-      options,
-      async () =>
-        (
-          await sandboxApi<{ released: { relayId: number; orderId: string | null; faultId: string }[] }>(
-            options.stateDir,
-            'POST',
-            '/api/v1/sandbox/relays/release',
-            orderId === undefined ? {} : { orderId },
-          )
-        ).data,
-      (result) =>
-        result.released.length === 0
-          ? 'Nothing was held.'
-          : [
-              `Released ${result.released.length} relay(s):`,
-              ...result.released.map((r) => `  relay ${r.relayId}  ${r.orderId ?? ''}  (${r.faultId})`),
-            ].join('\n'),
-    );
-  });
+  relay
+    .command('release')
+    .description('send the relays a relay.hold switch holds: of one order, or all')
+    .argument('[orderId]', 'only this order')
+    .action(action(release, { docsPath: DOCS }));
+}
+
+async function list(output: Output, globals: GlobalOptions): Promise<void> {
+  const { data } = await sandboxApi<{ data: FaultSwitchView[] }>(globals.stateDir, 'GET', '/api/v1/sandbox/faults');
+  output.result(() => (data.data.length === 0 ? 'No fault switches set.' : data.data.map(describe).join('\n')), data);
+}
+
+async function set(output: Output, globals: GlobalOptions, kind: string, flags: SetFlags): Promise<void> {
+  const { data } = await sandboxApi<FaultSwitchView>(globals.stateDir, 'POST', '/api/v1/sandbox/faults', faultRequest(kind, flags));
+  output.result(() => `Set ${describe(data)}`, data);
+}
+
+async function clear(output: Output, globals: GlobalOptions, faultId: string | undefined): Promise<void> {
+  const route = faultId === undefined ? '/api/v1/sandbox/faults' : `/api/v1/sandbox/faults/${encodeURIComponent(faultId)}`;
+  const { data } = await sandboxApi<{ cleared: number }>(globals.stateDir, 'DELETE', route);
+  output.result(`Cleared ${data.cleared} fault switch${data.cleared === 1 ? '' : 'es'}.`, data);
+}
+
+async function release(output: Output, globals: GlobalOptions, orderId: string | undefined): Promise<void> {
+  const { data } = await sandboxApi<{ released: { relayId: number; orderId: string | null; faultId: string }[] }>(
+    globals.stateDir,
+    'POST',
+    '/api/v1/sandbox/relays/release',
+    orderId === undefined ? {} : { orderId },
+  );
+  output.result(
+    () =>
+      data.released.length === 0
+        ? 'Nothing was held.'
+        : [
+            `Released ${data.released.length} relay(s):`,
+            ...data.released.map((r) => `  relay ${r.relayId}  ${r.orderId ?? ''}  (${r.faultId})`),
+          ].join('\n'),
+    data,
+  );
 }

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SandboxManifest } from '../../contracts/deployment.js';
 import { startTestService, type TestService } from '../../../test/support/service/service.js';
+import { addGlobalOptions } from '../output.js';
 import { register as registerClock } from './clock.js';
 import { register as registerKeys } from './keys.js';
 
@@ -17,18 +18,18 @@ function manifest(): SandboxManifest {
 
 /** Runs `sandbox <args>` through commander as the CLI would, capturing what it prints. */
 async function sandbox(...args: string[]): Promise<{ out: string; err: string; exitCode: number }> {
-  const program = new Command('sandbox').exitOverride();
+  const program = addGlobalOptions(new Command('sandbox').exitOverride());
   registerKeys(program);
   registerClock(program);
   const out: string[] = [];
   const err: string[] = [];
-  const log = vi.spyOn(console, 'log').mockImplementation((...parts) => void out.push(parts.join(' ')));
-  const error = vi.spyOn(console, 'error').mockImplementation((...parts) => void err.push(parts.join(' ')));
+  const log = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
+  const error = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
   const previous = process.exitCode;
   process.exitCode = undefined;
   try {
     await program.parseAsync(['node', 'sandbox', ...args, '--state-dir', stateDir]);
-    return { out: out.join('\n'), err: err.join('\n'), exitCode: Number(process.exitCode ?? 0) };
+    return { out: out.join('').trimEnd(), err: err.join(''), exitCode: Number(process.exitCode ?? 0) };
   } finally {
     process.exitCode = previous;
     log.mockRestore();
@@ -98,10 +99,10 @@ describe('sandbox keys', () => {
   it('without a sandbox.json it says how to start one', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'sandbox-none-'));
     try {
-      const program = new Command('sandbox').exitOverride();
+      const program = addGlobalOptions(new Command('sandbox').exitOverride());
       registerKeys(program);
       const err: string[] = [];
-      vi.spyOn(console, 'error').mockImplementation((...parts) => void err.push(parts.join(' ')));
+      vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
       await program.parseAsync(['node', 'sandbox', 'keys', 'create', '--state-dir', empty]);
       expect(err.join()).toMatch(/sandbox up/);
       expect(process.exitCode).toBe(1);

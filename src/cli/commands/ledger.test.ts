@@ -9,7 +9,8 @@ import { startSettlementHarness } from '../../../test/support/settlement/harness
 import { startReferenceSolvers } from '../../solvers/index.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { waitForStatus } from '../../../test/support/settlement/wait.js';
-import { ledgerStorePath, register, verifyLedgerFile } from './ledger.js';
+import { ledgerStorePath, verifyLedgerFile } from '../../sandbox/ledger-file.js';
+import { register } from './ledger.js';
 
 /**
  * A real ledger (RFQs, quotes, compliance checks, an order's creation and transitions, written by the service

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { DEFAULT_STATE_DIR, runCommand, sandboxApi, type CommandOptions } from './keys.js';
+import { action, type GlobalOptions, type Output } from '../output.js';
+import { sandboxApi } from '../sandbox-api.js';
 
 /** One notification the sandbox would have emailed (an endpoint paused or disabled). */
 export interface MailboxItem {
@@ -32,10 +33,10 @@ export function register(program: Command): void {
     .command('mailbox')
     .description('read the notifications the sandbox would have emailed (webhook endpoints paused or disabled)')
     .option('--limit <n>', 'how many, newest first (1 to 100)', (v) => Number(v), 25)
-    .option('--state-dir <dir>', 'sandbox state folder holding sandbox.json', DEFAULT_STATE_DIR)
-    .option('--json', 'print JSON for scripts')
-    .action(async (_options: unknown, command: Command) => {
-      const options = command.optsWithGlobals<CommandOptions & { limit: number }>();
-      await runCommand(options, () => readMailbox(options.stateDir, options.limit), formatMail);
-    });
+    .action(action(mailbox, { docsPath: 'docs/realtime-and-webhooks.md' }));
+}
+
+async function mailbox(output: Output, globals: GlobalOptions, flags: { limit: number }): Promise<void> {
+  const items = await readMailbox(globals.stateDir, flags.limit);
+  output.result(() => formatMail(items), items);
 }

@@ -84,8 +84,7 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
     process.stdout.write(`\n${s.summaryTable(report)}\n`);
     for (const path of written) process.stdout.write(dim(`  report: ${path}\n`));
   } catch (error) {
-    reportError(error, json);
-    if (isUsageError(error)) process.exitCode = USAGE;
+    reportError(error, json, { docsPath: 'docs/scenarios.md', exitCode: (e) => (isUsageError(e) ? USAGE : 1) });
   } finally {
     await stopImage?.();
   }

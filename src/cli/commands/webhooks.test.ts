@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { SandboxManifest } from '../../contracts/deployment.js';
 import type { EvidenceModule } from '../../service/evidence/module.js';
 import { startTestService, type TestService } from '../../../test/support/service/service.js';
+import { addGlobalOptions } from '../output.js';
 import { readMailbox, register as registerMailbox } from './mailbox.js';
 import { register as registerWebhooks, startWebhookListener, type ListenedDelivery, type Listener } from './webhooks.js';
 
@@ -44,19 +45,21 @@ function publish(type = 'order.created', orderId = 'ord_cli') {
 }
 
 async function sandbox(...args: string[]): Promise<{ out: string; exitCode: number }> {
-  const program = new Command('sandbox').exitOverride();
+  const program = addGlobalOptions(new Command('sandbox').exitOverride());
   registerWebhooks(program);
   registerMailbox(program);
   const out: string[] = [];
-  vi.spyOn(console, 'log').mockImplementation((...parts) => void out.push(parts.join(' ')));
-  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  const stdout = vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => out.push(String(chunk)) > 0);
+  const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
   const previous = process.exitCode;
   process.exitCode = undefined;
   try {
     await program.parseAsync(['node', 'sandbox', ...args, '--state-dir', stateDir]);
-    return { out: out.join('\n'), exitCode: Number(process.exitCode ?? 0) };
+    return { out: out.join('').trimEnd(), exitCode: Number(process.exitCode ?? 0) };
   } finally {
     process.exitCode = previous;
+    stdout.mockRestore();
+    stderr.mockRestore();
   }
 }
 

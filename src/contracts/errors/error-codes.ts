@@ -303,6 +303,8 @@ export const API_ERROR_CODES = {
 
 /** The codes of the CLI's `--json` errors (and of the errors its libraries throw for it to print). */
 export const CLI_ERROR_CODES = {
+  advance_cancelled: { description: 'A clock advance was cancelled before it finished.' },
+  advance_failed: { description: 'A clock advance failed; the message says at which instant and why.' },
   already_running: { description: 'A sandbox already runs on this state folder; stop it or use another --state-dir.' },
   anvil_missing: { description: 'The anvil binary from @foundry-rs/anvil is not installed; run npm install.' },
   artifacts_missing: { description: 'Contract artifacts are missing; build them with npm run build:contracts.' },
@@ -315,12 +317,15 @@ export const CLI_ERROR_CODES = {
   invalid_config: { description: 'A flag, config file or service option is invalid; the message names it.' },
   ledger_unreadable: { description: 'The ledger file cannot be read or parsed.' },
   manifest_unreadable: { description: 'sandbox.json in the state folder is not readable.' },
+  no_api_key: { description: 'sandbox.json lists no API key the service accepts (all were rotated out).' },
   no_docker_engine: { description: 'No Docker engine answers, so --image cannot run here.' },
   not_built: { description: 'A built entry point (dist/) is missing; run npm run build.' },
   not_running: { description: 'No sandbox runs on this state folder.' },
   port_in_use: { description: 'A port the sandbox needs is taken; choose other ports.' },
   save_failed: { description: "A chain's state could not be saved." },
   service_failed: { description: 'A service instance failed to start.' },
+  service_not_ready: { description: 'sandbox.json lists no running service yet: `sandbox up` is still starting.' },
+  service_unreachable: { description: 'The sandbox service does not answer at the URL in sandbox.json.' },
   state_mismatch: { description: 'The saved chain state does not match this sandbox; start with --fresh or another --state-dir.' },
   supervisor_failed: { description: 'The background supervisor exited before the sandbox was ready.' },
   target_unreachable: { description: 'The target deployment does not answer.' },

@@ -18,7 +18,8 @@ const FOLDERS = ['src', 'scenarios', 'conformance', 'hardening'];
 /** Names a class of ours may extend to be an error (solver-wallet imports the root as ProjectError beside viem's). */
 const ERROR_ROOTS = new Set(['BaseError', 'ProjectError', 'Error']);
 /** Codes that are not literals on purpose: relayed from another process that threw a registered code. */
-const RELAYED = new Set(['src/sandbox/daemon.ts']);
+// The daemon passes on the supervisor process's code; the admin client passes on the code the service answered.
+const RELAYED = new Set(['src/sandbox/daemon.ts', 'src/clients/sandbox-admin-client.ts']);
 
 interface Thrown {
   code: string;

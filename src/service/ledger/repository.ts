@@ -1,8 +1,8 @@
 import type { SqlStatement as Statement } from '../store/sql.js';
 import type { MigrationSet } from '../store/migrations.js';
 import type { Store } from '../store/store.js';
-import type { CanonicalValue } from '../../contracts/ledger/canonical.js';
-import { type LedgerEntry, type LedgerRecord, sealEntry, verifyChain, type VerifyResult } from '../../contracts/ledger/chain.js';
+import { type LedgerEntry, type LedgerRecord, sealEntry, type VerifyResult } from '../../contracts/ledger/chain.js';
+import { LedgerReader } from '../../contracts/ledger/reader.js';
 
 /**
  * The WORM evidence ledger table. Triggers refuse UPDATE and DELETE, so even a bug in the service cannot rewrite
@@ -50,41 +50,6 @@ export const ledgerMigrations: MigrationSet = {
   ],
 };
 
-interface LedgerRow {
-  sequence: number;
-  prev_hash: string;
-  hash: string;
-  type: string;
-  trade_id: string;
-  recorded_at: string;
-  payload: string;
-}
-
-function fromRow(row: LedgerRow): LedgerEntry {
-  let payload: LedgerEntry['payload'];
-  try {
-    // A BLOB where the text belongs is a hand edit too (one bit of the record header turns TEXT into BLOB), and
-    // JSON.parse would silently read its bytes as the same text: refuse anything but text.
-    if (typeof row.payload !== 'string') throw new TypeError('the payload is not stored as text');
-    payload = JSON.parse(row.payload) as { [key: string]: CanonicalValue };
-  } catch {
-    // A hand-edited row may not even parse: keep the raw text so verification reports it instead of crashing.
-    payload = {
-      unparseable:
-        typeof row.payload === 'string' ? row.payload : `<stored as ${Buffer.isBuffer(row.payload) ? 'blob' : typeof row.payload}>`,
-    };
-  }
-  return {
-    sequence: row.sequence,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-    type: row.type,
-    tradeId: row.trade_id,
-    recordedAt: row.recorded_at,
-    payload,
-  };
-}
-
 export type LedgerListener = (entry: LedgerEntry) => void;
 
 export class LedgerRepository {
@@ -95,7 +60,11 @@ export class LedgerRepository {
     headLink: Statement;
   };
 
+  /** Reads go through the one reader of the table (contracts/ledger/reader.ts); appends stay here. */
+  private readonly reader: LedgerReader;
+
   constructor(private readonly store: Store) {
+    this.reader = new LedgerReader(store.db);
     this.statements = {
       insert: store.db.prepare(
         'INSERT INTO ledger_entries (sequence, prev_hash, hash, type, trade_id, recorded_at, payload) VALUES (?, ?, ?, ?, ?, ?, ?)',
@@ -134,41 +103,32 @@ export class LedgerRepository {
   }
 
   head(): LedgerEntry | undefined {
-    const row = this.store.db.prepare('SELECT * FROM ledger_entries ORDER BY sequence DESC LIMIT 1').get() as LedgerRow | undefined;
-    return row ? fromRow(row) : undefined;
+    return this.reader.head();
   }
 
   get(sequence: number): LedgerEntry | undefined {
-    const row = this.store.db.prepare('SELECT * FROM ledger_entries WHERE sequence = ?').get(sequence) as LedgerRow | undefined;
-    return row ? fromRow(row) : undefined;
+    return this.reader.get(sequence);
   }
 
   forTrade(tradeId: string): LedgerEntry[] {
-    return (this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[]).map(
-      fromRow,
-    );
+    return this.reader.forTrade(tradeId);
   }
 
   /** Latest entry of a trade: its hash is the trade's evidence head (`evidenceHash`). */
   latestForTrade(tradeId: string): LedgerEntry | undefined {
-    const row = this.store.db.prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence DESC LIMIT 1').get(tradeId) as
-      | LedgerRow
-      | undefined;
-    return row ? fromRow(row) : undefined;
+    return this.reader.latestForTrade(tradeId);
   }
 
-  *iterate(): Generator<LedgerEntry> {
-    for (const row of this.store.db.prepare('SELECT * FROM ledger_entries ORDER BY sequence').iterate() as Iterable<LedgerRow>) {
-      yield fromRow(row);
-    }
+  iterate(): Generator<LedgerEntry> {
+    return this.reader.iterate();
   }
 
   count(): number {
-    return (this.store.db.prepare('SELECT COUNT(*) AS n FROM ledger_entries').get() as { n: number }).n;
+    return this.reader.count();
   }
 
   /** Recomputes the whole chain from the genesis hash. */
   verify(): VerifyResult {
-    return verifyChain(this.iterate());
+    return this.reader.verify();
   }
 }

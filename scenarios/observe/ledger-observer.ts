@@ -1,28 +1,7 @@
 import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { GENESIS_HASH, type LedgerEntry, verifyChain } from '../../src/contracts/ledger/chain.js';
-
-interface LedgerRow {
-  sequence: number;
-  prev_hash: string;
-  hash: string;
-  type: string;
-  trade_id: string;
-  recorded_at: string;
-  payload: string;
-}
-
-function entryOf(row: LedgerRow): LedgerEntry {
-  return {
-    sequence: row.sequence,
-    prevHash: row.prev_hash,
-    hash: row.hash,
-    type: row.type,
-    tradeId: row.trade_id,
-    recordedAt: row.recorded_at,
-    payload: JSON.parse(row.payload) as LedgerEntry['payload'],
-  };
-}
+import { LedgerReader } from '../../src/contracts/ledger/reader.js';
 
 /** `order.transition:Filled`, `compliance.check:kyc`: an entry's type with what distinguishes it. */
 export function ledgerLabel(entry: Pick<LedgerEntry, 'type' | 'payload'>): string {
@@ -32,32 +11,33 @@ export function ledgerLabel(entry: Pick<LedgerEntry, 'type' | 'payload'>): strin
 }
 
 /**
- * The evidence ledger, read-only from the service's SQLite file (WAL lets the service keep writing). Verification
+ * The evidence ledger, read-only from the service's SQLite file (WAL lets the service keep writing) through the one
+ * reader of the table (src/contracts/ledger/reader.ts). Verification
  * is incremental: each call recomputes the entries appended since the last one, chained to the last verified head,
  * so checking after every step stays cheap however long the ledger grows.
  */
-export class LedgerReader {
+export class LedgerObserver {
   private anchor: { sequence: number; hash: string } = { sequence: 0, hash: GENESIS_HASH };
   private db: Database.Database | undefined;
+  private table: LedgerReader | undefined;
 
   private constructor(private readonly path: string) {}
 
-  static open(path: string | undefined): LedgerReader | undefined {
+  static open(path: string | undefined): LedgerObserver | undefined {
     if (path === undefined || !existsSync(path)) return undefined;
-    return new LedgerReader(path);
+    return new LedgerObserver(path);
   }
 
-  private connection(): Database.Database {
+  private connection(): LedgerReader {
     this.db ??= new Database(this.path, { readonly: true, fileMustExist: true });
-    return this.db;
+    this.table ??= new LedgerReader(this.db);
+    return this.table;
   }
 
   /** Recomputes the entries appended since the last call; names the first broken one. */
   verifyNew(): { ok: true; entries: number } | { ok: false; brokenAt: number; reason: string } {
-    const rows = this.connection()
-      .prepare('SELECT * FROM ledger_entries WHERE sequence > ? ORDER BY sequence')
-      .all(this.anchor.sequence) as LedgerRow[];
-    const result = verifyChain(rows.map(entryOf), this.anchor);
+    const rows = this.connection().after(this.anchor.sequence);
+    const result = verifyChain(rows, this.anchor);
     if (!result.ok) return { ok: false, brokenAt: result.brokenAt, reason: result.reason };
     const last = rows[rows.length - 1];
     if (last !== undefined) this.anchor = { sequence: last.sequence, hash: last.hash };
@@ -66,12 +46,12 @@ export class LedgerReader {
 
   /** Labels of one trade's entries, in sequence order. */
   labelsOf(tradeId: string): string[] {
-    const rows = this.connection().prepare('SELECT * FROM ledger_entries WHERE trade_id = ? ORDER BY sequence').all(tradeId) as LedgerRow[];
-    return rows.map((row) => ledgerLabel(entryOf(row)));
+    return this.connection().forTrade(tradeId).map(ledgerLabel);
   }
 
   close(): void {
     this.db?.close();
     this.db = undefined;
+    this.table = undefined;
   }
 }
