@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { TestClock } from '../clock/index.js';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
 import { createService, type Service } from '../service/app.js';

@@ -41,7 +41,12 @@ export class ServiceHost {
     return {
       name: 'settlement service',
       start: async (context) => {
-        this.sandbox = { manifest: context.manifest, chains: context.chains, restartChain: context.restartChain, stateDir: context.layout.root };
+        this.sandbox = {
+          manifest: context.manifest,
+          chains: context.chains,
+          restartChain: context.restartChain,
+          stateDir: context.layout.root,
+        };
         await this.start();
         const service = this.service;
         return {
