@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Address } from 'viem';
 import { RestClient } from '../src/clients/rest-client.js';
 import type { SandboxManifest } from '../src/contracts/deployment.js';
-import { startSandbox } from '../src/devnet/sandbox.js';
+import { startSandbox } from '../src/sandbox/sandbox.js';
 import { TestTaker } from '../test/support/settlement/taker.js';
 import { startReferenceSolvers } from '../src/solvers/index.js';
 import { type CrashFigures, runCrashCampaign } from './crash.js';

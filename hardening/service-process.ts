@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { readManifest } from '../src/devnet/manifest-file.js';
 import { createRpcClient } from '../src/devnet/rpc.js';
-import type { SandboxChain } from '../src/devnet/sandbox.js';
+import type { SandboxChain } from '../src/sandbox/sandbox.js';
 import { stateLayout } from '../src/devnet/state-dir.js';
 import { settlementServiceComponent } from '../src/sandbox/service-component.js';
 

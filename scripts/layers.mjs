@@ -74,8 +74,15 @@ export const layers = [
   },
   {
     id: 'service',
-    folders: ['src/service/app.ts', 'src/service/realtime-config.ts'],
-    holds: '`createService`: composes the modules and the adapters into one service; the real-time settings of the adapters',
+    folders: [
+      'src/service/app.ts',
+      'src/service/realtime-config.ts',
+      'src/service/auth-module.ts',
+      'src/service/corridors-module.ts',
+      'src/service/sandbox-clock.ts',
+    ],
+    holds:
+      '`createService`: composes the modules and the adapters into one service; the platform modules that mount adapter routes (auth, corridors, the sandbox clock); the real-time settings of the adapters',
     mayImport: ['service-kernel', 'service-domain', 'service-adapters', 'contracts', 'clock'],
     never: ['cli', 'sandbox', 'solvers', 'scenarios', 'conformance'],
   },
@@ -309,10 +316,6 @@ export const changePlaces = [
  * deleted in the change that removes it. Every entry is `file -> imported file`.
  */
 export const pendingCrossings = [
-  {
-    removedBy: 'issue #31 part 2 (startSandbox and SandboxComponent move from src/devnet to src/sandbox)',
-    imports: ['src/solvers/index.ts -> src/devnet/sandbox.ts'],
-  },
   {
     removedBy: 'issue #31 part 3 (shared helpers leave src/cli; one ledger reader)',
     imports: [

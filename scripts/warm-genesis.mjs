@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
 try {
-  const { startSandbox } = await import(pathToFileURL(join(root, 'dist/src/devnet/sandbox.js')).href);
-  const sandbox = await startSandbox({});
+  const { startDevnet } = await import(pathToFileURL(join(root, 'dist/src/devnet/devnet.js')).href);
+  const sandbox = await startDevnet({});
   await sandbox.stop();
   console.log(`genesis: default chains deployed and cached in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 } catch (error) {

@@ -1,7 +1,7 @@
 /** The crash campaign's plan: which lifecycles run, where each one is killed, and what the campaign reports. */
 import type { Address } from 'viem';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
-import type { Sandbox } from '../../src/devnet/sandbox.js';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { SeededRandom } from '../support/random.js';
 
 type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';

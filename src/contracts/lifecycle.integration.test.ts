@@ -16,7 +16,7 @@ import {
   parseEventLogs,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
-import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import type { ChainInfo } from './deployment.js';
 import {
   InputOracleArtifact,

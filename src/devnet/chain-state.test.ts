@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { trimHistory } from './chain-state.js';
-import { startSandbox } from './sandbox.js';
+import { startDevnet } from './devnet.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-trim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('saved chain state', () => {
   it('keeps only recent history, and the chain resumes from it with its balances and nonces', async () => {
-    const first = await startSandbox({ stateDir: dir, chains: 1 });
+    const first = await startDevnet({ stateDir: dir, chains: 1 });
     const [alpha] = first.chains;
     const taker = first.manifest.accounts.takers[2]?.address;
     const sink = '0x000000000000000000000000000000000000dEaD';
@@ -31,7 +31,7 @@ describe('saved chain state', () => {
     expect(saved.blocks.length).toBeGreaterThan(40);
     const { writeFileSync } = await import('node:fs');
     writeFileSync(join(dir, 'chains', 'alpha', 'state.json'), trimHistory(state, 10));
-    const second = await startSandbox({ stateDir: dir, chains: 1 });
+    const second = await startDevnet({ stateDir: dir, chains: 1 });
     const rpc = second.chains[0]!.rpc;
     expect(Number(await rpc.call<string>('eth_blockNumber'))).toBe(head);
     expect(await rpc.call('eth_getBlockByNumber', ['0x1', false])).toBeNull();

@@ -1,15 +1,10 @@
-/** The devnet's public API: start sandboxes from code, read a running one's manifest, move chain time. */
-export { startSandbox } from './sandbox.js';
-export type {
-  Sandbox,
-  SandboxChain,
-  SandboxComponent,
-  SandboxComponentContext,
-  SandboxExit,
-  RunningComponent,
-  StartSandboxOptions,
-} from './sandbox.js';
-export { readManifest } from './manifest-file.js';
+/**
+ * The devnet's public API: start the chains from code, read a running sandbox's manifest, move chain time. A whole
+ * sandbox (chains, service, solvers) starts from the composition root, src/sandbox/sandbox.ts.
+ */
+export { startDevnet } from './devnet.js';
+export type { Devnet, DevnetExit, SandboxChain, StartDevnetOptions } from './devnet.js';
+export { readManifest, writeManifest } from './manifest-file.js';
 export { advanceChainTime, advanceSandboxTime, readChainTime, type ChainTime } from './chain-time.js';
 export { CHAIN_NAMES, FIRST_CHAIN_ID, defaultChains, type ChainSpec } from './chain-config.js';
 export { ANVIL_MNEMONIC, ROLE_LAYOUT } from './accounts.js';

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { rename, writeFile } from 'node:fs/promises';
 import { SandboxError, SandboxNotRunningError } from './errors.js';
 import { liveLockOwner } from './lock.js';
 import type { SandboxManifest } from '../contracts/deployment.js';
-import { DEFAULT_STATE_DIR, stateLayout } from './state-dir.js';
+import { writeFileAtomic } from './chain-state.js';
+import { DEFAULT_STATE_DIR, stateLayout, type StateLayout } from './state-dir.js';
 
 /**
  * Reads `sandbox.json` of a state folder: what every other command (`clock`, `keys`, `scenario`, …) uses to
@@ -49,10 +49,8 @@ export function readServiceManifest(stateDir: string = DEFAULT_STATE_DIR): Servi
   return manifest as ServiceManifest;
 }
 
-/** Rewrites sandbox.json atomically (write then rename), so a reader never sees half a file. */
-export async function writeManifest(stateDir: string, manifest: SandboxManifest): Promise<void> {
-  const path = stateLayout(stateDir).manifest;
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(temporary, path);
+/** Writes `sandbox.json` of a state folder (atomically: readers never see half of it). */
+export function writeManifest(layout: StateLayout, manifest: SandboxManifest): void {
+  // It holds private keys (public test keys by default, but a custom mnemonic is someone's secret).
+  writeFileAtomic(layout.manifest, JSON.stringify(manifest, null, 2) + '\n', 0o600);
 }

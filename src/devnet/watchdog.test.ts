@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxManifest } from '../contracts/deployment.js';
-import { startSandbox } from './sandbox.js';
+import { startDevnet } from './devnet.js';
 import { ensureBuilt } from '../../test/support/devnet/dist.js';
 import { anvilsOf, processesMatching, runCli, startCli, waitFor } from '../../test/support/devnet/processes.js';
 
@@ -74,7 +74,7 @@ describe.runIf(process.platform === 'linux')('chain processes die with their own
   });
 
   it('a chain that dies on its own ends the sandbox, which still stops cleanly', async () => {
-    const sandbox = await startSandbox();
+    const sandbox = await startDevnet();
     const [alpha] = sandbox.chains;
     process.kill(alpha?.pid as number, 'SIGKILL');
     // The watchdog passes anvil's status on: 128 + SIGKILL.

@@ -1,6 +1,7 @@
 import { assertPortFree } from '../devnet/ports.js';
-import type { SandboxComponent } from '../devnet/sandbox.js';
-import type { SandboxRunOptions } from './run-options.js';
+import type { SandboxPartsOptions } from './run-options.js';
+import type { SandboxComponent } from './sandbox.js';
+import { serviceSettingsOf } from './service-config.js';
 
 /** Reference solvers `sandbox up` connects unless `--solvers` says otherwise. */
 export const DEFAULT_SOLVERS = 3;
@@ -10,7 +11,7 @@ export const DEFAULT_SOLVERS = 3;
  * the manifest), then the reference solvers, which connect to it over the real solver stream. Both the foreground
  * `up` and the detached supervisor start exactly this list.
  */
-export async function sandboxComponents(options: SandboxRunOptions): Promise<SandboxComponent[]> {
+export async function sandboxComponents(options: SandboxPartsOptions): Promise<SandboxComponent[]> {
   // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
   if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
   const components: SandboxComponent[] = [];
@@ -29,8 +30,7 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
       'settlement service',
       import('./service-component.js').then(({ settlementServiceComponent }) =>
         settlementServiceComponent({
-          ...(options.port === undefined ? {} : { port: options.port }),
-          ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          ...serviceSettingsOf(options),
           databaseUrl: () => database.url,
           ...(options.instances === undefined ? {} : { instances: options.instances }),
         }),
@@ -42,7 +42,7 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
     components.push(
       loadedWhileChainsStart(
         'reference solvers',
-        import('../solvers/index.js').then(({ referenceSolversComponent }) =>
+        import('./solvers-component.js').then(({ referenceSolversComponent }) =>
           referenceSolversComponent({
             count: solvers,
             ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),

@@ -1,12 +1,14 @@
 import type { ApiInfo, SandboxManifest } from '../contracts/deployment.js';
-import { type Sandbox, startSandbox } from '../devnet/sandbox.js';
-import { type ReferenceSolvers, startReferenceSolvers } from '../solvers/index.js';
+import type { ReferenceSolvers } from '../solvers/index.js';
 import { DEFAULT_SOLVERS } from './components.js';
-import { type ComplianceSettings, ServiceHost } from './service-host.js';
+import { type Sandbox, startSandbox } from './sandbox.js';
+import type { ServiceSettings } from './service-config.js';
+import { ServiceHost } from './service-host.js';
+import { referenceSolversComponent } from './solvers-component.js';
 
-export interface InProcessSandboxOptions {
+/** The in-process sandbox's choices: the service's settings (as `sandbox up` takes them), solvers, environment. */
+export interface InProcessSandboxOptions extends Omit<ServiceSettings, 'port'> {
   environment?: 'sandbox' | 'production';
-  compliance?: ComplianceSettings;
   /** Reference solvers (default 3, like `sandbox up`). */
   solvers?: number;
   /** How they find orders: the solver stream (default) or the escrows' Open logs (`--solver-mode chain`). */
@@ -35,35 +37,26 @@ export interface InProcessSandbox {
 }
 
 export async function startInProcessSandbox(options: InProcessSandboxOptions = {}): Promise<InProcessSandbox> {
-  const environment = options.environment ?? 'sandbox';
-  const onProgress = options.onProgress ?? (() => undefined);
-  const sandbox = await startSandbox({ environment, onProgress });
-  const host = new ServiceHost(sandbox, options);
+  const { environment = 'sandbox', solvers: count, solverMode, seed, onProgress = () => undefined, ...settings } = options;
+  const host = new ServiceHost(settings);
+  const solverCount = count ?? DEFAULT_SOLVERS;
   let solvers: ReferenceSolvers | undefined;
-  const stop = async () => {
-    await solvers?.stop();
-    await host.stop();
-    await sandbox.stop();
-  };
-  try {
-    await host.start();
-    const first = host.service;
-    const manifest: SandboxManifest & { api: ApiInfo } = {
-      ...sandbox.manifest,
-      api: { url: first.url, wsUrl: first.wsUrl, workspaceId: host.admin.workspaceId, apiKeys: [host.admin.apiKey] },
-    };
-    const solverCount = options.solvers ?? DEFAULT_SOLVERS;
-    if (solverCount > 0)
-      solvers = await startReferenceSolvers({
-        manifest,
+  // The composition root's start, with the host as the service component (the solvers stop first, the chains last).
+  const sandbox = await startSandbox({
+    environment,
+    onProgress,
+    components: [
+      host.component(),
+      referenceSolversComponent({
         count: solverCount,
-        followFaults: true,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
-      });
-    return { sandbox, host, manifest, environment, solverCount, solvers, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
+        ...(seed === undefined ? {} : { seed }),
+        ...(solverMode === undefined ? {} : { mode: solverMode }),
+        onStarted: (started) => {
+          solvers = started;
+        },
+      }),
+    ],
+  });
+  const manifest = sandbox.manifest as SandboxManifest & { api: ApiInfo };
+  return { sandbox, host, manifest, environment, solverCount, solvers, stop: () => sandbox.stop() };
 }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SandboxComponent } from '../devnet/sandbox.js';
+import type { SandboxComponent } from './sandbox.js';
 import { startLocalPostgres } from '../service/store/postgres/local-server.js';
 
 /** Where `sandbox up --database postgres` keeps its server's data. */

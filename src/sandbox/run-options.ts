@@ -1,11 +1,31 @@
 import type { Environment } from '../contracts/deployment.js';
 import type { ChainSpec } from '../devnet/chain-config.js';
+import type { ServiceSettings } from './service-config.js';
 
 /**
- * What `sandbox up` runs, in the foreground or in the detached supervisor. JSON-serialisable: the CLI hands it
- * to the supervisor on its command line. Later parts add their settings (service port, solvers) here.
+ * What runs on top of the chains: the service (its settings are the ServiceSettings every assembly path shares:
+ * `--port`, `--webhook-profile`…), its store, the reference solvers. JSON-serialisable.
  */
-export interface SandboxRunOptions {
+export interface SandboxPartsOptions extends ServiceSettings {
+  /** Reference solvers to connect (`--solvers`, default 3; 0 leaves the field to yours). */
+  solvers?: number;
+  /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
+  solverSeed?: number;
+  /** How the reference solvers find orders (`--solver-mode stream|chain`, default stream). */
+  solverMode?: 'stream' | 'chain';
+  /** `--database postgres` without a URL: a Postgres server of the sandbox's own, in `<state>/postgres`. */
+  database?: 'sqlite' | 'postgres';
+  /** `--database-url` (or DATABASE_URL): the service's store in this Postgres database. */
+  databaseUrl?: string;
+  /** `--instances N`: service processes behind the one port (default 1; 2 or more need Postgres). */
+  instances?: number;
+}
+
+/**
+ * What `sandbox up` runs, in the foreground or in the detached supervisor: the chains and the parts on top. The
+ * CLI hands it to the supervisor on its command line as JSON.
+ */
+export interface SandboxRunOptions extends SandboxPartsOptions {
   stateDir: string;
   chains: ChainSpec[];
   fresh: boolean;
@@ -13,20 +33,4 @@ export interface SandboxRunOptions {
   environment?: Environment;
   allowPublicChainIds?: boolean;
   cacheDir?: string;
-  /** REST/WebSocket port of the service (`--port`); default a free one. */
-  port?: number;
-  /** Reference solvers to connect (`--solvers`, default 3; 0 leaves the field to yours). */
-  solvers?: number;
-  /** Seed of the reference solvers' pricing strategies (`--solver-seed`). */
-  solverSeed?: number;
-  /** How the reference solvers find orders (`--solver-mode stream|chain`, default stream). */
-  solverMode?: 'stream' | 'chain';
-  /** Webhook retry profile of the service (`--webhook-profile A|B`). */
-  webhookProfile?: 'A' | 'B';
-  /** `--database postgres` without a URL: a Postgres server of the sandbox's own, in `<state>/postgres`. */
-  database?: 'sqlite' | 'postgres';
-  /** `--database-url` (or DATABASE_URL): the service's store in this Postgres database. */
-  databaseUrl?: string;
-  /** `--instances N`: service processes behind the one port (default 1; 2 or more need Postgres). */
-  instances?: number;
 }

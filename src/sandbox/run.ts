@@ -1,9 +1,10 @@
 import { sandboxComponents } from './components.js';
-import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
-import type { SandboxRunOptions } from './run-options.js';
+import type { SandboxPartsOptions, SandboxRunOptions } from './run-options.js';
+import { type Sandbox, startSandbox } from './sandbox.js';
 
-export type { SandboxRunOptions } from './run-options.js';
+export type { SandboxPartsOptions, SandboxRunOptions } from './run-options.js';
 
+/** `sandbox up` (foreground, or in the detached supervisor): a persisted sandbox in the state folder. */
 export async function runSandbox(options: SandboxRunOptions, onProgress: (message: string) => void): Promise<Sandbox> {
   return startSandbox({
     stateDir: options.stateDir,
@@ -17,4 +18,12 @@ export async function runSandbox(options: SandboxRunOptions, onProgress: (messag
     components: await sandboxComponents(options),
     onProgress,
   });
+}
+
+/**
+ * A sandbox of a harness's own (`sandbox certify solver`): two chains on free ports in a temporary folder, removed
+ * on stop, with the same parts `sandbox up` would start for these options.
+ */
+export async function runScratchSandbox(options: SandboxPartsOptions, onProgress: (message: string) => void): Promise<Sandbox> {
+  return startSandbox({ components: await sandboxComponents(options), onProgress });
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
 import { SandboxError } from '../devnet/errors.js';
-import type { ServiceConfig } from '../service/config.js';
+import type { ServiceKeys, ServiceSettings } from './service-config.js';
 import { type SavedAccess, serviceLayout } from './service-layout.js';
 
 /**
@@ -23,9 +23,9 @@ export interface WorkerConfig {
   logFile: string;
   logLevel: string;
   previous?: SavedAccess;
-  settlement?: ServiceConfig['settlement'];
-  faucet?: ServiceConfig['faucet'];
-  webhookProfile?: ServiceConfig['webhookProfile'];
+  keys: ServiceKeys;
+  /** The user's service settings, as a lone instance gets them (its port aside: the cluster's). */
+  settings: ServiceSettings;
 }
 
 export interface InstanceStatus {
@@ -165,9 +165,8 @@ export async function startServiceCluster(options: ServiceClusterOptions): Promi
       chains: options.chains,
       databaseUrl: options.databaseUrl,
       logLevel: options.logLevel,
-      ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
-      ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
-      ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+      keys: options.keys,
+      settings: options.settings,
     };
     // Every worker must ask for the same port number: the primary shares one socket per (address, port) it was
     // asked for, so a worker asking for 0 and another for the port the first one got would bind twice.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readChainTime } from '../devnet/chain-time.js';
 import type { SandboxManifest } from '../contracts/deployment.js';
 import { createRpcClient, type RpcClient } from '../devnet/rpc.js';
-import type { SandboxChain } from '../devnet/sandbox.js';
+import type { SandboxChain } from '../sandbox/sandbox.js';
 import { stateLayout } from '../devnet/state-dir.js';
 import { startTestAnvil, type TestAnvil } from '../../test/support/service/anvil.js';
 import { sampleChains } from '../../test/support/service/service.js';

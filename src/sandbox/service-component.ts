@@ -1,19 +1,26 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { TestClock } from '../clock/index.js';
-import { advanceChainTime, readChainTime } from '../devnet/chain-time.js';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
-import type { RpcClient } from '../devnet/rpc.js';
-import type { SandboxComponent, SandboxComponentContext } from '../devnet/sandbox.js';
 import { createService, type Service } from '../service/app.js';
 import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ServiceModule } from '../service/module.js';
 import { redactUrl } from '../service/store/sql.js';
 import { SandboxError } from '../devnet/errors.js';
+import type { SandboxComponent, SandboxComponentContext } from './sandbox.js';
 import type { WorkerEntry } from './service-cluster.js';
+import {
+  chainAlignedClock,
+  devnetChainTime,
+  type ServiceKeys,
+  type ServiceSettings,
+  serviceConfigFor,
+  serviceKeysOf,
+  serviceSettingsOf,
+} from './service-config.js';
 import { readSavedAccess, type SavedAccess, serviceLayout } from './service-layout.js';
 
 export { serviceLayout } from './service-layout.js';
+export { devnetChainTime } from './service-config.js';
 
 export interface SandboxServiceOptions {
   stateDir: string;
@@ -22,18 +29,16 @@ export interface SandboxServiceOptions {
   chainTime?: ChainTime;
   /** Default: a ticking test clock starting now. */
   clock?: TestClock;
-  port?: number;
+  /** Port, webhook profile, compliance: the user's choices, as every assembly path passes them. */
+  settings?: ServiceSettings;
   /** Workspace and keys of an earlier start: reused while the store still accepts them. */
   previous?: SavedAccess;
   logger?: ServiceConfig['logger'];
   modules?: ServiceModule[];
-  /** Relayer keys of the settlement engine; `sandbox up` passes sandbox.json's relayer accounts. */
-  settlement?: ServiceConfig['settlement'];
-  /** Minter of the test stablecoins for `POST /api/v1/sandbox/faucet` (the deployer). */
-  faucet?: ServiceConfig['faucet'];
-  /** The devnet's controls (the `chain.restart` fault). */
-  devnet?: ServiceConfig['devnet'];
-  webhookProfile?: ServiceConfig['webhookProfile'];
+  /** Relayer keys of the settlement engine and the faucet's minter: sandbox.json's accounts. */
+  keys?: ServiceKeys;
+  /** The devnet's chain restart (the `chain.restart` fault). */
+  restartChain?: SandboxComponentContext['restartChain'];
   /** `postgres://…`: the store in Postgres instead of `<state>/service/service.sqlite`. */
   databaseUrl?: string;
   /** One of several instances (`--instances`): what to do when the singleton lease is lost (a worker exits). */
@@ -47,22 +52,22 @@ export interface SandboxServiceOptions {
 export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
   const layout = serviceLayout(options.stateDir);
   mkdirSync(layout.root, { recursive: true });
-  const service = await createService({
-    environment: options.environment ?? 'sandbox',
-    chains: options.chains,
-    storePath: layout.store,
-    ...(options.databaseUrl === undefined ? {} : { databaseUrl: options.databaseUrl }),
-    clock: options.clock ?? new TestClock({ ticking: true }),
-    ...(options.port === undefined ? {} : { port: options.port }),
-    ...(options.chainTime === undefined ? {} : { chainTime: options.chainTime }),
-    logger: options.logger ?? { file: layout.log },
-    ...(options.modules === undefined ? {} : { modules: options.modules }),
-    ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
-    ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
-    ...(options.devnet === undefined ? {} : { devnet: options.devnet }),
-    ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
-    ...(options.onSingletonLost === undefined ? {} : { onSingletonLost: options.onSingletonLost }),
-  });
+  const service = await createService(
+    serviceConfigFor({
+      stateDir: options.stateDir,
+      environment: options.environment,
+      chains: options.chains,
+      keys: options.keys ?? {},
+      settings: options.settings ?? {},
+      logger: options.logger ?? { file: layout.log },
+      clock: options.clock ?? new TestClock({ ticking: true }),
+      chainTime: options.chainTime,
+      restartChain: options.restartChain,
+      databaseUrl: options.databaseUrl,
+      modules: options.modules,
+      onSingletonLost: options.onSingletonLost,
+    }),
+  );
   const previous = options.previous ?? readSavedAccess(layout.access);
   const reusable = (previous?.apiKeys ?? []).filter((key) => {
     try {
@@ -85,23 +90,9 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
   return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access, store } };
 }
 
-/** Moves the sandbox chains with the service clock, through the devnet's chain-time functions. */
-export function devnetChainTime(chains: ReadonlyArray<{ name: string; rpc: RpcClient }>): ChainTime {
-  return {
-    advance: async (seconds) => {
-      await advanceChainTime(chains, seconds);
-    },
-    now: async () => Math.max(...(await readChainTime(chains)).map((chain) => chain.timestamp)),
-  };
-}
-
-export interface ServiceComponentOptions {
-  /** Port of the REST/WebSocket server; default a free one (`sandbox up --port`). */
-  port?: number;
-  logLevel?: string;
+/** The user's service settings (port, webhook profile, log level…), and how this sandbox runs its service. */
+export interface ServiceComponentOptions extends ServiceSettings {
   modules?: ServiceModule[];
-  /** Webhook retry profile: A (default; pause after 5 exhausted events) or B (disable after 5 failed attempts). */
-  webhookProfile?: ServiceConfig['webhookProfile'];
   /** The Postgres database of the store, once known (a local server starts just before the service). */
   databaseUrl?: () => string | undefined;
   /** Service processes behind the one port (`--instances`, default 1); 2 or more need Postgres. */
@@ -136,9 +127,8 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
           port: options.port,
           databaseUrl,
           logLevel: options.logLevel ?? 'info',
-          ...(relayerKeys(context.manifest) === undefined ? {} : { settlement: relayerKeys(context.manifest) }),
-          ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
-          ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          keys: serviceKeysOf(context.manifest),
+          settings: serviceSettingsOf(options),
           onProgress: context.onProgress,
           workerEntry: options.workerEntry,
         });
@@ -146,34 +136,22 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         context.onProgress(`settlement service listening on ${started.api.url} (${options.instances} instances)`);
         return { manifest: { api: { ...started.api, store } }, stop: () => started.stop() };
       }
-      const times = await readChainTime(context.chains);
-      const offsetSeconds = Math.max(0, ...times.map((time) => time.offsetSeconds));
       const { service, api } = await startSandboxService({
         stateDir: context.layout.root,
         environment: context.manifest.environment,
         chains: context.manifest.chains,
         chainTime: devnetChainTime(context.chains),
         // Chains run ahead of the wall clock by their saved offset; the service clock starts where they are.
-        clock: new TestClock({ ticking: true, start: Date.now() + offsetSeconds * 1_000 }),
-        ...(options.port === undefined ? {} : { port: options.port }),
+        clock: await chainAlignedClock(context.chains),
+        settings: serviceSettingsOf(options),
         logger: { file: layout.log, level: options.logLevel ?? 'info' },
         ...(options.modules === undefined ? {} : { modules: options.modules }),
-        settlement: relayerKeys(context.manifest),
-        ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+        keys: serviceKeysOf(context.manifest),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
-        ...(context.restartChain === undefined ? {} : { devnet: { restartChain: context.restartChain } }),
-        ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
+        ...(context.restartChain === undefined ? {} : { restartChain: context.restartChain }),
       });
       context.onProgress(`settlement service listening on ${api.url}`);
       return { manifest: { api }, stop: () => service.stop() };
     },
   };
-}
-
-/** The settlement engine relays with the devnet's service and oracle relayer accounts. */
-function relayerKeys(manifest: SandboxComponentContext['manifest']): ServiceConfig['settlement'] {
-  const service = manifest.accounts.serviceRelayer[0];
-  const oracle = manifest.accounts.oracleRelayer[0];
-  if (!service || !oracle) return undefined;
-  return { serviceRelayer: { privateKey: service.privateKey }, oracleRelayer: { privateKey: oracle.privateKey } };
 }

@@ -1,19 +1,18 @@
 import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
-import { type Clock, TestClock } from '../clock/index.js';
-import { readChainTime } from '../devnet/chain-time.js';
-import type { Sandbox } from '../devnet/sandbox.js';
+import type { Clock } from '../clock/index.js';
 import { createService, type Service } from '../service/app.js';
-import type { ComplianceSettings } from '../service/compliance/settings.js';
-import { devnetChainTime } from './service-component.js';
+import type { SandboxComponent, SandboxComponentContext } from './sandbox.js';
+import { chainAlignedClock, devnetChainTime, type ServiceSettings, serviceConfigFor, serviceKeysOf } from './service-config.js';
+import { serviceLayout } from './service-layout.js';
 
 export type { ComplianceSettings } from '../service/compliance/settings.js';
 
-export interface ServiceHostOptions {
-  environment?: 'sandbox' | 'production';
-  compliance?: ComplianceSettings;
-}
+/** The user's service settings (compliance, webhook profile…); the host keeps its own port across restarts. */
+export type ServiceHostOptions = Omit<ServiceSettings, 'port'>;
+
+/** The sandbox a host's service runs on: its chains and manifest, and its state folder. */
+type HostedOn = Pick<SandboxComponentContext, 'manifest' | 'chains' | 'restartChain'> & { stateDir: string };
 
 /** The workspace a host bootstraps for its operator (the scenario runner, a test). */
 export interface HostWorkspace {
@@ -33,11 +32,35 @@ export class ServiceHost {
   private log: Logger | undefined;
   /** The clock of the latest start: it exists before the service answers and outlives a stop. */
   private clock: Clock | undefined;
+  private sandbox: HostedOn | undefined;
 
-  constructor(
-    private readonly sandbox: Sandbox,
-    private readonly options: ServiceHostOptions,
-  ) {}
+  constructor(private readonly options: ServiceHostOptions = {}) {}
+
+  /** The host as a part of the sandbox: started on its chains, stopped before them. */
+  component(): SandboxComponent {
+    return {
+      name: 'settlement service',
+      start: async (context) => {
+        this.sandbox = {
+          manifest: context.manifest,
+          chains: context.chains,
+          restartChain: context.restartChain,
+          stateDir: context.layout.root,
+        };
+        await this.start();
+        const service = this.service;
+        return {
+          manifest: { api: { url: service.url, wsUrl: service.wsUrl, workspaceId: this.admin.workspaceId, apiKeys: [this.admin.apiKey] } },
+          stop: () => this.stop(),
+        };
+      },
+    };
+  }
+
+  private get hostedOn(): HostedOn {
+    if (this.sandbox === undefined) throw new Error('the service host is not part of a started sandbox');
+    return this.sandbox;
+  }
 
   get running(): boolean {
     return this._service !== undefined;
@@ -62,43 +85,31 @@ export class ServiceHost {
   }
 
   get storePath(): string {
-    return join(this.sandbox.stateDir, 'service', 'service.sqlite');
+    return serviceLayout(this.hostedOn.stateDir).store;
   }
 
   async start(): Promise<void> {
     if (this._service !== undefined) return;
-    const manifest = this.sandbox.manifest;
-    const environment = this.options.environment ?? 'sandbox';
-    mkdirSync(join(this.sandbox.stateDir, 'service'), { recursive: true });
-    const deployer = manifest.accounts.deployer[0];
-    const serviceRelayer = manifest.accounts.serviceRelayer[0];
-    const oracleRelayer = manifest.accounts.oracleRelayer[0];
-    if (serviceRelayer === undefined || oracleRelayer === undefined) throw new Error('the sandbox has no relayer accounts');
-    let timing = {};
-    if (environment === 'sandbox') {
-      // The chains may run ahead of the wall clock (earlier advances): the service clock starts where they are.
-      const offset = Math.max(0, ...(await readChainTime(this.sandbox.chains)).map((c) => c.offsetSeconds));
-      // Never earlier than where the previous start's clock stood: the chains' offset is whole seconds, and a
-      // clock stepping back across a restart would date new work before work already done.
-      const start = Math.max(Date.now() + offset * 1_000, this.clock?.now() ?? 0);
-      this.clock = new TestClock({ ticking: true, start });
-      timing = {
-        clock: this.clock,
-        chainTime: devnetChainTime(this.sandbox.chains),
-      };
-    }
-    const service = await createService({
-      environment,
-      chains: manifest.chains,
-      storePath: this.storePath,
-      port: this.port,
-      ...timing,
-      logger: this.logger(),
-      settlement: { serviceRelayer: { privateKey: serviceRelayer.privateKey }, oracleRelayer: { privateKey: oracleRelayer.privateKey } },
-      ...(environment === 'sandbox' && deployer !== undefined ? { faucet: { minterKey: deployer.privateKey } } : {}),
-      ...(environment === 'sandbox' ? { devnet: { restartChain: this.sandbox.restartChain } } : {}),
-      ...(this.options.compliance === undefined ? {} : { compliance: this.options.compliance }),
-    });
+    const sandbox = this.hostedOn;
+    const environment = sandbox.manifest.environment;
+    mkdirSync(serviceLayout(sandbox.stateDir).root, { recursive: true });
+    const keys = serviceKeysOf(sandbox.manifest);
+    if (keys.settlement === undefined) throw new Error('the sandbox has no relayer accounts');
+    // In the sandbox the service's clock is a test clock where the chains are, never earlier than where the
+    // previous start's clock stood (the chains' offset is whole seconds); in production the service keeps its own.
+    if (environment === 'sandbox') this.clock = await chainAlignedClock(sandbox.chains, this.clock?.now() ?? 0);
+    const service = await createService(
+      serviceConfigFor({
+        stateDir: sandbox.stateDir,
+        environment,
+        chains: sandbox.manifest.chains,
+        keys,
+        settings: { ...this.options, port: this.port },
+        logger: this.logger(),
+        ...(environment === 'sandbox' ? { clock: this.clock, chainTime: devnetChainTime(sandbox.chains) } : {}),
+        restartChain: sandbox.restartChain,
+      }),
+    );
     this._service = service;
     this.clock = service.clock;
     this.port = Number(new URL(service.url).port);
@@ -112,7 +123,7 @@ export class ServiceHost {
   private logger(): Logger {
     this.log ??= pino(
       { level: process.env.SCENARIO_SERVICE_LOG ?? 'warn', base: { service: 'settlement' } },
-      pino.destination({ dest: join(this.sandbox.stateDir, 'service', 'service.log'), sync: true, mkdir: true }),
+      pino.destination({ dest: serviceLayout(this.hostedOn.stateDir).log, sync: true, mkdir: true }),
     );
     return this.log;
   }

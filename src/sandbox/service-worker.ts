@@ -4,10 +4,9 @@
  * the primary over IPC. It exits when the primary goes away, and when it loses the singleton lease (another
  * instance may hold the work by then; the primary starts a fresh worker in its place).
  */
-import { TestClock } from '../clock/index.js';
-import { readChainTime } from '../devnet/chain-time.js';
 import { createRpcClient } from '../devnet/rpc.js';
-import { devnetChainTime, startSandboxService } from './service-component.js';
+import { startSandboxService } from './service-component.js';
+import { chainAlignedClock, devnetChainTime } from './service-config.js';
 import type { WorkerConfig, WorkerMessage } from './service-cluster.js';
 
 function send(message: WorkerMessage): void {
@@ -17,20 +16,17 @@ function send(message: WorkerMessage): void {
 async function main(): Promise<void> {
   const config = JSON.parse(process.env.SANDBOX_SERVICE_WORKER ?? '{}') as WorkerConfig;
   const chains = config.chains.map((chain) => ({ name: chain.name, rpc: createRpcClient(chain.rpcUrl) }));
-  const offsetSeconds = Math.max(0, ...(await readChainTime(chains)).map((time) => time.offsetSeconds));
   const { service, api } = await startSandboxService({
     stateDir: config.stateDir,
     environment: config.environment,
     chains: config.chains,
     chainTime: devnetChainTime(chains),
-    clock: new TestClock({ ticking: true, start: Date.now() + offsetSeconds * 1_000 }),
-    port: config.port,
+    clock: await chainAlignedClock(chains),
+    settings: { ...config.settings, port: config.port },
     logger: { file: config.logFile, level: config.logLevel },
     databaseUrl: config.databaseUrl,
     ...(config.previous === undefined ? {} : { previous: config.previous }),
-    ...(config.settlement === undefined ? {} : { settlement: config.settlement }),
-    ...(config.faucet === undefined ? {} : { faucet: config.faucet }),
-    ...(config.webhookProfile === undefined ? {} : { webhookProfile: config.webhookProfile }),
+    keys: config.keys,
     onSingletonLost: () => process.exit(1),
   });
   const status = () => ({ pid: process.pid, instanceId: service.instance.id, singleton: service.instance.singleton });

@@ -6,7 +6,7 @@
 import type { SupervisorMessage } from './daemon.js';
 import type { SandboxRunOptions } from './run.js';
 import { runSandbox } from './run.js';
-import type { Sandbox } from '../devnet/sandbox.js';
+import type { Sandbox } from './sandbox.js';
 
 process.title = 'sandbox-supervisor';
 

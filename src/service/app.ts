@@ -1,23 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import pino, { type Logger } from 'pino';
-import { ChainTimeSync, RealClock, TestClock, type Clock, type ScheduledJob } from '../clock/index.js';
-import { AccessService } from './auth/access.js';
-import { Authenticator } from './auth/authenticator.js';
+import type { Clock, ScheduledJob } from '../clock/index.js';
+import type { AccessService } from './auth/access.js';
+import type { Authenticator } from './auth/authenticator.js';
+import { AuthModule } from './auth-module.js';
 import { authenticate } from './http/auth-middleware.js';
-import { MfaService } from './auth/mfa.js';
-import { mountAuthRoutes, mountSandboxKeyRoutes } from './auth/routes.js';
-import { defaultRelyingParty, type RelyingParty, WebAuthnService } from './auth/webauthn.js';
-import { mountWebAuthnRoutes } from './auth/webauthn-routes.js';
-import { SessionTokens } from './auth/session-tokens.js';
-import { WalletSignIn } from './auth/wallet-sign-in.js';
+import type { CorridorCatalogue } from './corridors/catalogue.js';
+import { CorridorsModule } from './corridors-module.js';
 import { resolveServiceConfig, type ResolvedServiceConfig, type ServiceConfig } from './config.js';
-import { CorridorCatalogue } from './corridors/catalogue.js';
-import { mountCorridorRoutes } from './corridors/routes.js';
 import { ApiRouter } from './http/api-router.js';
 import { errorDocsPage } from './http/docs-page.js';
 import {
@@ -34,7 +28,6 @@ import { OpenApiRegistry } from './api/openapi.js';
 import { mountPlatformRoutes } from './http/platform-routes.js';
 import { CredentialRateLimiter, RateLimitBuckets, rateLimit } from './http/rate-limit.js';
 import { requestContext } from './http/request-context.js';
-import { mountSandboxClockRoutes } from './http/sandbox-clock-routes.js';
 import type { RequestGate, RunningContext, ServiceContext, ServiceModule } from './module.js';
 import type {} from './http/express-context.js';
 import './http/types.js';
@@ -60,9 +53,13 @@ import { Store } from './store/store.js';
 import { WebhooksModule } from './webhooks/module.js';
 import { joinInstances } from './cluster/service-instance.js';
 import type { ServiceInstance } from './cluster/service-instance.js';
-import { clockMigrations, SharedClock } from './cluster/shared-clock.js';
+import { clockMigrations } from './cluster/shared-clock.js';
+import { SandboxClockModule, type ServiceClockOptions } from './sandbox-clock.js';
 import { openSolverStream } from './ws/solver-stream.js';
 import { TakerStreamModule } from './ws/taker-stream.js';
+
+/** This process's membership among the instances sharing the store. */
+type JoinedInstance = Awaited<ReturnType<typeof joinInstances>>;
 
 export const API_BASE = '/api/v1';
 /** Housekeeping (expired idempotency records and sign-in challenges) runs once per clock hour. */
@@ -154,24 +151,187 @@ function hostForUrl(host: string): string {
 }
 
 /**
- * The composition root: opens the store, builds the platform services, mounts every route and module,
- * and listens (127.0.0.1, port 0 unless configured).
+ * The composition root: opens the store, builds the platform modules (corridors, auth, the sandbox clock) and the
+ * domain modules, mounts them in order, and listens (127.0.0.1, port 0 unless configured).
  */
 export async function createService(input: ServiceConfig): Promise<Service> {
   const config = resolveServiceConfig(input);
   const { logger, close: closeLog } = createLogger(input.logger);
-  const ownClock = input.clock === undefined;
-  const clock: Clock = input.clock ?? (config.environment === 'sandbox' ? new TestClock({ ticking: true }) : new RealClock());
-  clock.onJobError((error, job) => logger.error({ err: error, job: job.name }, 'scheduled job failed'));
-  // With several instances only the one walking an advance moves the chains: the sync sees them through the shared clock.
-  const sharedClock = clock instanceof TestClock ? new SharedClock(clock, input.chainTime) : undefined;
-  const chainSync = sharedClock?.chainTime !== undefined ? new ChainTimeSync(sharedClock.clock, sharedClock.chainTime) : undefined;
+  const clocks = new SandboxClockModule({ ...clockOptions(input), environment: config.environment, logger });
+  const clock = clocks.clock;
+  const domain = domainModules(input);
+  const store = openStore(config, domain);
+  const repos = createRepositories(store);
+  let stopService: (() => Promise<void>) | undefined;
+  const instance = await joinStore(store, input, logger, () => stopService);
+  const auth = new AuthModule({ store, repos, clock, config });
+  const corridors = new CorridorsModule(config);
+  // The platform's modules first: their routes come before the domains' (the OpenAPI document keeps that order).
+  const modules: ServiceModule[] = [corridors, auth, clocks, ...domain];
+  const openapi = new OpenApiRegistry();
+  const formats = new ErrorFormatRoutes();
+  const upgrades = new UpgradeRouter();
+  const gate = new RequestGateSlot();
+  const rateLimits = await openRateLimits(store, instance, logger);
+  const app = createHttpApp({ config, logger, formats, gate, authenticator: auth.authenticator, rateLimits });
+  const routes = routeFactory(
+    app,
+    openapi,
+    formats,
+    idempotency({ repository: repos.idempotency, clock, ttlMs: config.idempotencyTtlMs, instanceId: instance.id }),
+  );
 
-  // A module passed in replaces the built-in one of the same name (tests serve a fixture dashboard so).
-  const extraModules = input.modules ?? [];
-  const overridden = new Set(extraModules.map((module) => module.name));
-  const modules = [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extraModules];
-  const store = Store.open({
+  let url = '';
+  let wsUrl = '';
+  mountPlatform(routes(), openapi, store, config, () => url);
+  const context: ServiceContext = {
+    config,
+    clock,
+    store,
+    repos,
+    logger,
+    corridors: corridors.catalogue,
+    access: auth.access,
+    authenticator: auth.authenticator,
+    openapi,
+    routes,
+    upgrades,
+    app,
+    useRequestGate: (handler) => gate.use(handler),
+    instance,
+  };
+  try {
+    for (const module of modules) await module.setup?.(context);
+  } catch (error) {
+    await instance.close();
+    await rateLimits.close();
+    store.close();
+    throw error;
+  }
+  app.use(notFoundHandler(formats));
+  app.use(errorHandler());
+
+  const { server, port } = await listen(app, upgrades, config);
+  url = `http://${hostForUrl(config.host)}:${port}`;
+  wsUrl = `ws://${hostForUrl(config.host)}:${port}${API_BASE}/ws`;
+  app.locals.publicUrl = config.publicUrl ?? url;
+
+  const lifecycle = new ModuleLifecycle(modules, { ...context, url, wsUrl }, instance, logger, () => new Sweep(clock, repos, logger));
+  const stop = async (): Promise<void> => {
+    if (!lifecycle.stopping()) return;
+    await lifecycle.stopSingletons();
+    await clocks.stopAdvances();
+    await lifecycle.stopModules();
+    clocks.release();
+    upgrades.closeAll();
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await instance.close();
+    await rateLimits.close();
+    store.close();
+    closeLog();
+  };
+  stopService = stop;
+  try {
+    await lifecycle.start(stop);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  logger.info({ url, environment: config.environment, chains: config.chains.map((c) => c.name) }, 'service listening');
+
+  return {
+    app,
+    server,
+    url,
+    wsUrl,
+    clock,
+    store,
+    config,
+    repos,
+    access: auth.access,
+    corridors: corridors.catalogue,
+    openapi,
+    logger,
+    instance,
+    modules,
+    module: <T extends ServiceModule>(name: string) => findModule<T>(modules, name),
+    bootstrapWorkspace: (name) =>
+      store.transaction(() => {
+        const workspace = auth.access.createWorkspace(name);
+        return { workspaceId: workspace.id, apiKey: auth.access.createApiKey(workspace.id).key };
+      }),
+    stop,
+  };
+}
+
+/** Joins the instances sharing the store (alone on SQLite); closes the store when that fails. */
+async function joinStore(
+  store: Store,
+  input: ServiceConfig,
+  logger: Logger,
+  stopService: () => (() => Promise<void>) | undefined,
+): Promise<JoinedInstance> {
+  return joinInstances(store, {
+    logger,
+    leasePollMs: input.leasePollMs,
+    // Losing the singleton lease means another instance may be running the singleton work by now: stop ours.
+    onLost: (reason) => {
+      logger.error({ reason }, 'this instance lost the singleton lease');
+      if (input.onSingletonLost !== undefined) input.onSingletonLost(reason);
+      else void stopService()?.();
+    },
+  }).catch((error: unknown) => {
+    store.close();
+    throw error;
+  });
+}
+
+/** On Postgres every instance counts in one table of the store's schema, created before the service answers. */
+async function openRateLimits(store: Store, instance: JoinedInstance, logger: Logger): Promise<RateLimitBuckets> {
+  return RateLimitBuckets.open(store.postgres, logger).catch(async (error: unknown) => {
+    await instance.close();
+    store.close();
+    throw error;
+  });
+}
+
+/** Health and the OpenAPI document: the platform's own routes, ahead of every module's. */
+function mountPlatform(api: ApiRouter, openapi: OpenApiRegistry, store: Store, config: ResolvedServiceConfig, url: () => string): void {
+  mountPlatformRoutes(api, openapi, {
+    health: new HealthProbe(store, config.chains, { environment: config.environment, version: config.version }),
+    document: () =>
+      openapi.document(
+        {
+          title: 'Settlement service',
+          version: config.version,
+          description: `Cross-chain RFQ stablecoin settlement service (${config.environment}).`,
+        },
+        // Every path in the document already starts with /api/v1: the server is the origin alone.
+        config.publicUrl ?? url(),
+      ),
+  });
+}
+
+function clockOptions(input: ServiceConfig): Pick<ServiceClockOptions, 'clock' | 'chainTime' | 'answerWithinMs'> {
+  return { clock: input.clock, chainTime: input.chainTime, answerWithinMs: input.clockAdvanceAnswerMs };
+}
+
+function findModule<T extends ServiceModule>(modules: readonly ServiceModule[], name: string): T {
+  const found = modules.find((m) => m.name === name);
+  if (!found) throw new Error(`the service has no module named ${name}`);
+  return found as T;
+}
+
+/** The domain modules: the built-in ones, a module passed in replacing the built-in one of its name (tests serve a fixture dashboard so). */
+function domainModules(input: ServiceConfig): ServiceModule[] {
+  const extra = input.modules ?? [];
+  const overridden = new Set(extra.map((module) => module.name));
+  return [...createBuiltinModules(input, input.auction, input).filter((module) => !overridden.has(module.name)), ...extra];
+}
+
+function openStore(config: ResolvedServiceConfig, modules: readonly ServiceModule[]): Store {
+  return Store.open({
     path: config.storePath,
     databaseUrl: config.databaseUrl,
     databaseSchema: config.databaseSchema,
@@ -183,57 +343,36 @@ export async function createService(input: ServiceConfig): Promise<Service> {
       ...modules.flatMap((module) => (module.migrations === undefined ? [] : [module.migrations])),
     ],
   });
-  const repos = createRepositories(store);
-  // Losing the singleton lease means another instance may be running the singleton work by now: stop ours.
-  let stopService: (() => Promise<void>) | undefined;
-  const instance = await joinInstances(store, {
-    logger,
-    leasePollMs: input.leasePollMs,
-    onLost: (reason) => {
-      logger.error({ reason }, 'this instance lost the singleton lease');
-      if (input.onSingletonLost !== undefined) input.onSingletonLost(reason);
-      else void stopService?.();
-    },
-  }).catch((error: unknown) => {
-    store.close();
-    throw error;
-  });
+}
 
-  const access = new AccessService(store, repos, clock, {
-    environment: config.environment,
-    rotationGraceMs: config.keyRotationGraceMs,
-  });
-  const secret =
-    config.auth.jwtSecret !== undefined
-      ? Buffer.from(config.auth.jwtSecret, 'utf8')
-      : repos.secrets.getOrCreate('jwt-signing-key', () => randomBytes(32), clock.now());
-  const tokens = new SessionTokens(secret, clock);
-  const authenticator = new Authenticator(access, tokens, repos, clock);
-  const mfa = new MfaService(store, repos, clock, 'Settlement Sandbox');
-  const corridors = new CorridorCatalogue(config.chains, config.corridors);
-  const health = new HealthProbe(store, config.chains, { environment: config.environment, version: config.version });
-  const openapi = new OpenApiRegistry();
-  const formats = new ErrorFormatRoutes();
-  const upgrades = new UpgradeRouter();
+/** The sandbox's service faults (faults module) stand in front of authentication and every route, once set. */
+class RequestGateSlot {
+  private handler: RequestGate | undefined;
+  readonly middleware: RequestHandler = (req, res, next) => (this.handler === undefined ? next() : this.handler(req, res, next));
+  use(handler: RequestGate): void {
+    this.handler = handler;
+  }
+}
 
+/** The express app and the middleware every request passes, in order, before the routes. */
+function createHttpApp(parts: {
+  config: ResolvedServiceConfig;
+  logger: Logger;
+  formats: ErrorFormatRoutes;
+  gate: RequestGateSlot;
+  authenticator: Authenticator;
+  rateLimits: RateLimitBuckets;
+}): Express {
+  const { config, formats, rateLimits } = parts;
   const app = express();
   app.disable('x-powered-by');
   // Replays must be byte-identical and fresh; conditional GETs would answer 304 instead.
   app.set('etag', false);
   app.locals.publicUrl = config.publicUrl;
-
   app.use(formats.middleware());
-  app.use(requestContext(logger));
-  // The sandbox's service faults (faults module) stand in front of authentication and every route.
-  let requestGate: RequestGate | undefined;
-  app.use((req, res, next) => (requestGate === undefined ? next() : requestGate(req, res, next)));
-  app.use(authenticate(authenticator));
-  // On Postgres every instance counts in one table of the store's schema, created before the service answers.
-  const rateLimits = await RateLimitBuckets.open(store.postgres, logger).catch(async (error: unknown) => {
-    await instance.close();
-    store.close();
-    throw error;
-  });
+  app.use(requestContext(parts.logger));
+  app.use(parts.gate.middleware);
+  app.use(authenticate(parts.authenticator));
   app.use(
     rateLimit({
       credential: new CredentialRateLimiter(config.rateLimit.credential, 'credential', rateLimits),
@@ -250,100 +389,30 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     }),
   );
   app.get('/docs/errors', errorDocsPage);
+  return app;
+}
 
-  const idempotencyMiddleware = idempotency({
-    repository: repos.idempotency,
-    clock,
-    ttlMs: config.idempotencyTtlMs,
-    instanceId: instance.id,
-  });
-  const routes = (options: { base?: string; errorFormat?: ErrorFormat } = {}): ApiRouter => {
+/** `routes()` of the module context: a documented router mounted on the app, in the order of the calls. */
+function routeFactory(
+  app: Express,
+  openapi: OpenApiRegistry,
+  formats: ErrorFormatRoutes,
+  idempotent: RequestHandler,
+): (options?: { base?: string; errorFormat?: ErrorFormat }) => ApiRouter {
+  return (options = {}) => {
     const router = new ApiRouter({
       base: options.base ?? API_BASE,
       openapi,
-      idempotency: idempotencyMiddleware,
+      idempotency: idempotent,
       formats,
       ...(options.errorFormat === undefined ? {} : { errorFormat: options.errorFormat }),
     });
     app.use(router.base, router.router);
     return router;
   };
+}
 
-  let url = '';
-  let wsUrl = '';
-  let signInOrigin = { domain: 'localhost', uri: 'http://localhost' };
-  let relyingParty: RelyingParty = defaultRelyingParty(config.auth.webauthn, 'http://localhost', 0);
-  const api = routes();
-  mountPlatformRoutes(api, openapi, {
-    health,
-    document: () =>
-      openapi.document(
-        {
-          title: 'Settlement service',
-          version: config.version,
-          description: `Cross-chain RFQ stablecoin settlement service (${config.environment}).`,
-        },
-        // Every path in the document already starts with /api/v1: the server is the origin alone.
-        config.publicUrl ?? url,
-      ),
-  });
-  mountCorridorRoutes(api, openapi, corridors);
-  mountAuthRoutes(api, openapi, {
-    signIn: new WalletSignIn(store, repos, clock, tokens, {
-      // Sign-in messages name the service's own origin, known once the server listens.
-      origin: () => signInOrigin,
-      challengeTtlMs: config.auth.challengeTtlMs,
-      sessionTtlMs: config.auth.sessionTtlMs,
-      statement: 'Sign in to the settlement service dashboard.',
-    }),
-    mfa,
-    repos,
-    now: () => clock.now(),
-    defaultChainId: config.chains[0]?.chainId ?? 1,
-  });
-  mountWebAuthnRoutes(api, openapi, { webauthn: new WebAuthnService(store, repos, clock, mfa, () => relyingParty), repos });
-  // One clock across the instances of the store: this one joins at the shared time before any module schedules.
-  const advances =
-    config.environment === 'sandbox' && sharedClock !== undefined
-      ? await sharedClock.join(store, instance, logger).catch(async (error: unknown) => {
-          await instance.close();
-          store.close();
-          throw error;
-        })
-      : undefined;
-  if (config.environment === 'sandbox') {
-    mountSandboxKeyRoutes(api, openapi, access);
-    mountSandboxClockRoutes(api, openapi, {
-      clock,
-      chainTime: input.chainTime,
-      advances,
-      ...(input.clockAdvanceAnswerMs === undefined ? {} : { answerWithinMs: input.clockAdvanceAnswerMs }),
-    });
-  }
-
-  const context: ServiceContext = {
-    config,
-    clock,
-    store,
-    repos,
-    logger,
-    corridors,
-    access,
-    authenticator,
-    openapi,
-    routes,
-    upgrades,
-    app,
-    useRequestGate: (gate) => {
-      requestGate = gate;
-    },
-    instance,
-  };
-  for (const module of modules) await module.setup?.(context);
-
-  app.use(notFoundHandler(formats));
-  app.use(errorHandler());
-
+async function listen(app: Express, upgrades: UpgradeRouter, config: ResolvedServiceConfig): Promise<{ server: Server; port: number }> {
   // Express answers with its own HTML page when it cannot route at all (an unparsable target); ours answers Format A.
   const handle = app as unknown as (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
   const server = createServer((req, res) => handle(req, res, unroutedRequestHandler(req, res)));
@@ -356,108 +425,101 @@ export async function createService(input: ServiceConfig): Promise<Service> {
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  url = `http://${hostForUrl(config.host)}:${port}`;
-  wsUrl = `ws://${hostForUrl(config.host)}:${port}${API_BASE}/ws`;
-  const publicUrl = config.publicUrl ?? url;
-  app.locals.publicUrl = publicUrl;
-  signInOrigin = { domain: new URL(publicUrl).host, uri: publicUrl };
-  relyingParty = defaultRelyingParty(config.auth.webauthn, publicUrl, port);
+  return { server, port: (server.address() as AddressInfo).port };
+}
 
-  let sweepJob: ScheduledJob | undefined;
-  const sweep = () => {
-    const now = clock.now();
-    const idempotent = repos.idempotency.deleteExpired(now);
-    const challenges = repos.challenges.deleteExpired(now);
-    if (idempotent + challenges > 0) logger.debug({ idempotent, challenges }, 'expired records removed');
-    sweepJob = clock.schedule(now + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
-  };
+/** Housekeeping (expired idempotency records and sign-in challenges), once per clock hour. */
+class Sweep {
+  private job: ScheduledJob | undefined;
 
-  const running: RunningContext = { ...context, url, wsUrl };
-  const started: ServiceModule[] = [];
-  let stopped = false;
-  // The singleton work, started once this instance holds the lease (at once when it is alone).
-  let singletons: Promise<void> | undefined;
-  const startSingletons = async (): Promise<void> => {
-    for (const module of modules) {
-      if (stopped) return;
-      await module.startSingleton?.(running);
+  constructor(
+    private readonly clock: Clock,
+    private readonly repos: PlatformRepositories,
+    private readonly logger: Logger,
+  ) {}
+
+  schedule(): void {
+    this.job = this.clock.schedule(this.clock.now() + SWEEP_INTERVAL_MS, () => this.run(), { name: 'platform.sweep', coalesce: true });
+  }
+
+  cancel(): void {
+    if (this.job !== undefined) this.clock.cancel(this.job);
+  }
+
+  private run(): void {
+    const now = this.clock.now();
+    const idempotent = this.repos.idempotency.deleteExpired(now);
+    const challenges = this.repos.challenges.deleteExpired(now);
+    if (idempotent + challenges > 0) this.logger.debug({ idempotent, challenges }, 'expired records removed');
+    this.schedule();
+  }
+}
+
+/**
+ * Starts the modules on every instance, then their singleton work once this instance holds the lease (at once when
+ * it is alone), and stops what started in reverse order.
+ */
+class ModuleLifecycle {
+  private readonly started: ServiceModule[] = [];
+  private stopped = false;
+  private singletons: Promise<void> | undefined;
+  private sweep: Sweep | undefined;
+
+  constructor(
+    private readonly modules: readonly ServiceModule[],
+    private readonly running: RunningContext,
+    private readonly instance: ServiceInstance,
+    private readonly logger: Logger,
+    private readonly newSweep: () => Sweep,
+  ) {}
+
+  async start(stop: () => Promise<void>): Promise<void> {
+    for (const module of this.modules) {
+      this.started.push(module);
+      await module.start?.(this.running);
     }
-    if (!stopped) sweepJob = clock.schedule(clock.now() + SWEEP_INTERVAL_MS, sweep, { name: 'platform.sweep', coalesce: true });
-  };
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await singletons?.catch(() => undefined);
-    // A clock advance still walking (it answered 202) stops before the modules whose jobs it runs.
-    await advances?.stopAll();
-    for (const module of [...started].reverse()) {
-      try {
-        await module.stop?.();
-      } catch (error) {
-        logger.error({ err: error, module: module.name }, 'module failed to stop');
-      }
-    }
-    if (sweepJob !== undefined) clock.cancel(sweepJob);
-    chainSync?.detach();
-    if (ownClock) clock.stop();
-    upgrades.closeAll();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await instance.close();
-    await rateLimits.close();
-    store.close();
-    closeLog();
-  };
-  stopService = stop;
-  try {
-    for (const module of modules) {
-      started.push(module);
-      await module.start?.(running);
-    }
-    if (instance.singleton) {
-      singletons = startSingletons();
-      await singletons;
+    if (this.instance.singleton) {
+      this.singletons = this.startSingletons();
+      await this.singletons;
     } else {
-      instance.onSingleton(() => {
-        singletons = startSingletons().catch((error: unknown) => {
-          logger.error({ err: error }, 'the singleton work failed to start');
+      this.instance.onSingleton(() => {
+        this.singletons = this.startSingletons().catch((error: unknown) => {
+          this.logger.error({ err: error }, 'the singleton work failed to start');
           void stop();
         });
       });
     }
-  } catch (error) {
-    await stop();
-    throw error;
   }
-  logger.info({ url, environment: config.environment, chains: config.chains.map((c) => c.name) }, 'service listening');
 
-  return {
-    app,
-    server,
-    url,
-    wsUrl,
-    clock,
-    store,
-    config,
-    repos,
-    access,
-    corridors,
-    openapi,
-    logger,
-    instance,
-    modules,
-    module<T extends ServiceModule>(name: string): T {
-      const found = modules.find((m) => m.name === name);
-      if (!found) throw new Error(`the service has no module named ${name}`);
-      return found as T;
-    },
-    bootstrapWorkspace(name: string) {
-      return store.transaction(() => {
-        const workspace = access.createWorkspace(name);
-        return { workspaceId: workspace.id, apiKey: access.createApiKey(workspace.id).key };
-      });
-    },
-    stop,
-  };
+  /** False when stopping began already (stop is safe to call twice). */
+  stopping(): boolean {
+    if (this.stopped) return false;
+    this.stopped = true;
+    return true;
+  }
+
+  async stopSingletons(): Promise<void> {
+    await this.singletons?.catch(() => undefined);
+  }
+
+  async stopModules(): Promise<void> {
+    for (const module of [...this.started].reverse()) {
+      try {
+        await module.stop?.();
+      } catch (error) {
+        this.logger.error({ err: error, module: module.name }, 'module failed to stop');
+      }
+    }
+    this.sweep?.cancel();
+  }
+
+  private async startSingletons(): Promise<void> {
+    for (const module of this.modules) {
+      if (this.stopped) return;
+      await module.startSingleton?.(this.running);
+    }
+    if (this.stopped) return;
+    this.sweep = this.newSweep();
+    this.sweep.schedule();
+  }
 }

@@ -16,7 +16,7 @@ import { InputSettlerEscrowArtifact } from '../contracts/artifacts/index.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { addressToBytes32, type StandardOrder, toAbiOrder, tokenId } from '../contracts/order.js';
 import { defaultChains } from '../devnet/chain-config.js';
-import type { Sandbox } from '../devnet/sandbox.js';
+import type { Sandbox } from '../sandbox/sandbox.js';
 import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { runSandbox } from '../sandbox/run.js';
 

@@ -3,7 +3,6 @@
  * behaviours, each with its own funded key from `sandbox.json` (accounts.solvers[i]).
  */
 import type { SandboxManifest } from '../contracts/deployment.js';
-import type { SandboxComponent } from '../devnet/sandbox.js';
 import type { SolverBehaviour } from './behaviour.js';
 import { ReferenceSolver } from './reference-solver.js';
 import { solverNameFromSeed, strategyFromSeed, type PricingStrategy } from './strategy.js';
@@ -92,33 +91,4 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
     throw error;
   }
   return { solvers, stop, ...(faults === undefined ? {} : { faults }) };
-}
-
-export interface ReferenceSolversComponentOptions {
-  count?: number;
-  seed?: number;
-  mode?: 'stream' | 'chain';
-  behaviours?: ReadonlyArray<SolverBehaviour | undefined>;
-}
-
-/** The reference solvers as a part of `sandbox up` (after the settlement service, whose `api` they use). */
-export function referenceSolversComponent(options: ReferenceSolversComponentOptions = {}): SandboxComponent {
-  return {
-    name: 'reference solvers',
-    async start(context) {
-      const count = options.count ?? DEFAULT_SOLVER_COUNT;
-      if (count === 0) return { stop: async () => undefined };
-      const started = await startReferenceSolvers({
-        manifest: context.manifest,
-        count,
-        seed: options.seed ?? DEFAULT_SOLVER_SEED,
-        behaviours: options.behaviours,
-        followFaults: true,
-        ...(options.mode === undefined ? {} : { mode: options.mode }),
-      });
-      const how = options.mode === 'chain' ? 'watching the chains (no solver stream)' : 'connected';
-      context.onProgress(`${count} reference solver(s) ${how}: ${started.solvers.map((s) => s.name).join(', ')}`);
-      return { stop: started.stop };
-    },
-  };
 }

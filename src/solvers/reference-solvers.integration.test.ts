@@ -26,7 +26,7 @@ import {
 } from '../contracts/index.js';
 import { typedDataFromJson } from '../contracts/typed-data.js';
 import type { ChainInfo, SandboxManifest } from '../contracts/deployment.js';
-import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { createService, type Service } from '../service/app.js';
 import type { AuctionModule } from '../service/auction/module.js';

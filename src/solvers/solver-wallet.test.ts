@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, http } from 'viem';
-import { startSandbox, type Sandbox } from '../devnet/sandbox.js';
+import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { buildStandardOrder } from '../contracts/standard-order.js';
 import type { StandardOrder } from '../contracts/order.js';

@@ -12,7 +12,7 @@ import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LockType, RestClient } from '../../src/clients/rest-client.js';
 import type { ApiInfo, ChainInfo } from '../../src/contracts/deployment.js';
-import { type Sandbox, startSandbox } from '../../src/devnet/sandbox.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 import { DashboardModule } from '../../src/service/dashboard/module.js';
 import { settlementServiceComponent } from '../../src/sandbox/service-component.js';
 import { TestTaker } from '../support/settlement/taker.js';

@@ -25,7 +25,7 @@ import {
 } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultChains } from '../../src/devnet/chain-config.js';
-import type { Sandbox } from '../../src/devnet/sandbox.js';
+import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { runSandbox } from '../../src/sandbox/run.js';
 import {
   ERC20_ABI,

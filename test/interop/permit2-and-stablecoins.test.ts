@@ -36,7 +36,7 @@ import {
 } from 'ethers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultChains } from '../../src/devnet/chain-config.js';
-import { type Sandbox, startSandbox } from '../../src/devnet/sandbox.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/sandbox.js';
 
 // ---- Uniswap Permit2's ISignatureTransfer (and its errors), human-readable ----------------------------------
 

@@ -73,7 +73,7 @@ async function once(modules, dueJobs) {
 
 export async function run({ runs }) {
   const modules = {
-    ...(await load('src/devnet/sandbox.js')),
+    ...(await load('src/sandbox/sandbox.js')),
     ...(await load('src/devnet/chain-time.js')),
     ...(await load('src/service/app.js')),
     ...(await load('src/clock/index.js')),

@@ -60,7 +60,7 @@ async function pool(count, concurrency, task) {
 }
 
 export async function run() {
-  const { startSandbox } = await load('src/devnet/sandbox.js');
+  const { startSandbox } = await load('src/sandbox/sandbox.js');
   const { readChainTime } = await load('src/devnet/chain-time.js');
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');

@@ -14,9 +14,9 @@ const RUNS = Number(process.env.BENCH_CONFORMANCE_RUNS ?? 1);
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 export async function run() {
-  const { startSandbox } = await load('src/devnet/sandbox.js');
+  const { startSandbox } = await load('src/sandbox/sandbox.js');
   const { settlementServiceComponent } = await load('src/sandbox/service-component.js');
-  const { referenceSolversComponent } = await load('src/solvers/index.js');
+  const { referenceSolversComponent } = await load('src/sandbox/solvers-component.js');
   const { runConformance, generateSigningKey } = await load('conformance/index.js');
 
   const times = [];

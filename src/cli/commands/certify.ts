@@ -139,10 +139,9 @@ export function register(program: Command): void {
               if (!json) process.stderr.write(`› ${line}\n`);
             };
             // The harness's own deployment: chains, contracts, the service, and no reference solver to compete.
-            const { startSandbox } = await import('../../devnet/sandbox.js');
-            const { settlementServiceComponent } = await import('../../sandbox/service-component.js');
+            const { runScratchSandbox } = await import('../../sandbox/run.js');
             progress('starting the certification sandbox');
-            const sandbox = await startSandbox({ components: [settlementServiceComponent({ logLevel: 'silent' })], onProgress: progress });
+            const sandbox = await runScratchSandbox({ solvers: 0, logLevel: 'silent' }, progress);
             stop = () => sandbox.stop();
             const api = sandbox.manifest.api;
             if (!api) throw new Error('the certification sandbox started without the service');

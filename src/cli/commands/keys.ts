@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { readServiceManifest, writeManifest } from '../../devnet/manifest-file.js';
+import { stateLayout } from '../../devnet/state-dir.js';
 import { action, type GlobalOptions, type Output } from '../output.js';
 import { sandboxApi } from '../sandbox-api.js';
 
@@ -31,7 +32,7 @@ export async function createKey(stateDir: string): Promise<IssuedKey> {
   const { data } = await sandboxApi<IssuedKey>(stateDir, 'POST', '/api/v1/sandbox/keys');
   const manifest = readServiceManifest(stateDir);
   manifest.api.apiKeys = [...manifest.api.apiKeys, data.key];
-  await writeManifest(stateDir, manifest);
+  writeManifest(stateLayout(stateDir), manifest);
   return data;
 }
 
@@ -43,7 +44,7 @@ export async function rotateKey(stateDir: string, keyId?: string): Promise<Rotat
   const { data } = await sandboxApi<RotatedKey>(stateDir, 'POST', '/api/v1/sandbox/keys/rotate', keyId === undefined ? {} : { keyId });
   const manifest = readServiceManifest(stateDir);
   manifest.api.apiKeys = [data.key.key, ...manifest.api.apiKeys.filter((key) => key !== data.key.key)];
-  await writeManifest(stateDir, manifest);
+  writeManifest(stateLayout(stateDir), manifest);
   return data;
 }
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http } from 'viem';
-import { startSandbox, type Sandbox } from '../../devnet/sandbox.js';
+import { startSandbox, type Sandbox } from '../../sandbox/sandbox.js';
 import { settlementServiceComponent } from '../../sandbox/service-component.js';
 
 let sandbox: Sandbox;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type AdvanceResult, parseDuration, type ChainTime, type Clock, type TestClock } from '../../clock/index.js';
 import { ADVANCE_ANSWER_WITHIN_MS, type AdvanceOperation, ClockAdvances } from '../clock-advances.js';
-import type { ApiRouter } from './api-router.js';
+import type { RouteTable } from '../api/route.js';
 import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { IsoTimestamp, isoTime } from '../api/wire.js';
@@ -66,7 +66,7 @@ function isTestClock(clock: Clock): clock is TestClock {
 
 /** `GET /sandbox/clock` and `POST /sandbox/clock/advance`: one clock for the service and every chain. */
 export function mountSandboxClockRoutes(
-  api: ApiRouter,
+  api: RouteTable,
   openapi: OpenApiRegistry,
   deps: { clock: Clock; chainTime: ChainTime | undefined; advances?: ClockAdvances; answerWithinMs?: number },
 ): void {

@@ -3,9 +3,9 @@
  * deployment under test. The certifier itself never imports the service; the tests need a deployment to certify,
  * and this is ours.
  */
-import { startSandbox, type Sandbox } from '../../../src/devnet/sandbox.js';
+import { startSandbox, type Sandbox } from '../../../src/sandbox/sandbox.js';
 import { settlementServiceComponent } from '../../../src/sandbox/service-component.js';
-import { referenceSolversComponent } from '../../../src/solvers/index.js';
+import { referenceSolversComponent } from '../../../src/sandbox/solvers-component.js';
 import type { SandboxFile } from '../../../conformance/deployment/sandbox-file.js';
 
 export interface OwnSandbox {

@@ -11,7 +11,7 @@ import { RestClient } from '../../../src/clients/rest-client.js';
 import { TestClock } from '../../../src/clock/index.js';
 import { readChainTime } from '../../../src/devnet/chain-time.js';
 import type { SandboxManifest } from '../../../src/contracts/deployment.js';
-import { type Sandbox, startSandbox } from '../../../src/devnet/sandbox.js';
+import { type Sandbox, startSandbox } from '../../../src/sandbox/sandbox.js';
 import { createService, type Service } from '../../../src/service/app.js';
 import type { OrdersModule } from '../../../src/service/orders/module.js';
 import { devnetChainTime } from '../../../src/sandbox/service-component.js';

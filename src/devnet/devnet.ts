@@ -7,18 +7,19 @@ import { startAnvilProcess, type AnvilProcess } from './anvil.js';
 import { resolveAnvilBinary } from './anvil-binary.js';
 import { loadArtifacts } from './artifacts.js';
 import { defaultChains, validateChains, type ChainSpec } from './chain-config.js';
-import { findSavedChainState, restoreChainTime, saveChainState, writeFileAtomic, type ChainStateMeta } from './chain-state.js';
+import { findSavedChainState, restoreChainTime, saveChainState, type ChainStateMeta } from './chain-state.js';
 import { advanceChainTime, readChainTime, type ChainTime } from './chain-time.js';
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
 import { ChainStartError, SandboxError } from './errors.js';
 import { deployPlan, describeDeployment, genesisPath, saveGenesis, type DeploymentDescription } from './genesis.js';
 import { acquireStateLock } from './lock.js';
+import { writeManifest } from './manifest-file.js';
 import type { ChainInfo, Environment, Hex, SandboxManifest } from '../contracts/deployment.js';
 import { assertPortFree } from './ports.js';
 import { createRpcClient, type RpcClient } from './rpc.js';
 import { defaultCacheDir, ensureDir, stateLayout, type StateLayout } from './state-dir.js';
 
-export interface StartSandboxOptions {
+export interface StartDevnetOptions {
   /** State folder. Default: a new temporary folder, removed by stop(). */
   stateDir?: string;
   /** Number of chains (named alpha, beta, …, ids 31337, 31338, …) or the chains themselves. Default 2. */
@@ -35,8 +36,6 @@ export interface StartSandboxOptions {
   allowPublicChainIds?: boolean;
   /** Shared cache of deployments and genesis states. Default node_modules/.cache/settlement-sandbox. */
   cacheDir?: string;
-  /** Parts started once the chains are ready, in order (the settlement service, reference solvers). */
-  components?: readonly SandboxComponent[];
   /** Progress lines for people ("starting chains", "deploying contracts"). */
   onProgress?: (message: string) => void;
   /** Owner pid recorded in the lock and manifest. Default: this process. */
@@ -57,48 +56,36 @@ export interface SandboxChain {
   readonly rpc: RpcClient;
 }
 
-export interface SandboxComponentContext {
-  manifest: SandboxManifest;
-  chains: readonly SandboxChain[];
-  layout: StateLayout;
-  /** `--fresh`: components drop their own saved state too. */
-  fresh: boolean;
-  onProgress: (message: string) => void;
-  /** Kills one chain's anvil (SIGKILL) and starts it again from its state saved just before (the sandbox's fault). */
-  restartChain?(chainId: number, options?: { downMs?: number }): Promise<void>;
-}
-
-export interface RunningComponent {
-  /** Fields this component adds to `sandbox.json` (e.g. `api`). */
-  manifest?: Partial<SandboxManifest>;
-  stop(): Promise<void>;
-}
+export type DevnetExit = { reason: 'stopped' } | { reason: 'chain-exited'; chain: string; code: number | undefined };
 
 /**
- * A part of the sandbox that runs on top of the chains. The settlement service plugs in here: `sandbox up`
- * passes it in `components`, its start() receives the chains and manifest, and what it returns is merged into
- * `sandbox.json` and stopped (in reverse order) before the chains.
+ * The running chains of a sandbox: anvil processes with the contracts deployed and the accounts funded, the state
+ * folder they hold (lock, `sandbox.json`, saved chain state). What runs on top of them (the service, solvers) is
+ * the composition root's business (src/sandbox).
  */
-export interface SandboxComponent {
-  name: string;
-  start(context: SandboxComponentContext): Promise<RunningComponent>;
-}
-
-export type SandboxExit = { reason: 'stopped' } | { reason: 'chain-exited'; chain: string; code: number | undefined };
-
-export interface Sandbox {
+export interface Devnet {
+  /** The chains' part of `sandbox.json`, as written at start. */
   readonly manifest: SandboxManifest;
   readonly chains: readonly SandboxChain[];
   readonly stateDir: string;
+  readonly layout: StateLayout;
+  /** Started with `fresh`: saved state was dropped (parts on top drop theirs too). */
+  readonly fresh: boolean;
+  /** Chain state is saved on stop() and loaded on the next start. */
+  readonly persist: boolean;
   /** Moves every chain's time forward together and mines a block on each. */
   advanceTime(seconds: number): Promise<ChainTime[]>;
   chainTime(): Promise<ChainTime[]>;
   /** Saves every chain's state now (stop() does it too when persisting). */
   save(): Promise<void>;
-  /** Saves state (when persisting), stops components and chains, releases the state folder. Idempotent. */
+  /** Saves state (when persisting), then close(). Idempotent. */
   stop(): Promise<void>;
-  /** Settles when the sandbox ends: stop() was called, or a chain died on its own. */
-  readonly exited: Promise<SandboxExit>;
+  /** Stops the chains without saving and releases the state folder (removed when temporary). Idempotent. */
+  close(): Promise<void>;
+  /** Rewrites `sandbox.json` (parts started on top add their fields, e.g. `api`). */
+  writeManifest(manifest: SandboxManifest): void;
+  /** Settles when the devnet ends: stop() or close() was called, or a chain died on its own. */
+  readonly exited: Promise<DevnetExit>;
   /**
    * Kills one chain's anvil with SIGKILL and starts it again on the same port from the state saved just before
    * (`downMs` of wall time in between): what a crashed node that comes back looks like to its clients. Its pool is
@@ -116,10 +103,10 @@ interface ChainPlan {
 }
 
 /**
- * Starts a sandbox: chains, contracts at fixed addresses, funded accounts, then the components. Ready when it
- * resolves (RPC answers, contracts present), with `sandbox.json` written to the state folder.
+ * Starts the chains of a sandbox: contracts at fixed addresses, funded accounts. Ready when it resolves (RPC
+ * answers, contracts present), with `sandbox.json` written to the state folder.
  */
-export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
+export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
   const onProgress = options.onProgress ?? (() => {});
   const specs = typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
   validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });
@@ -135,7 +122,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const lock = acquireStateLock(layout.lock, layout.root, options.ownerPid);
   const processes: AnvilProcess[] = [];
   const rpcs: RpcClient[] = [];
-  const running: Array<{ name: string; component: RunningComponent }> = [];
   /** Chains being restarted on purpose: their anvil's exit is not the sandbox's end. */
   const restarting = new Set<string>();
   let chainList: SandboxChain[] = [];
@@ -175,7 +161,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   let onRestarted: (process: AnvilProcess) => void = () => undefined;
 
   const cleanUp = async () => {
-    for (const { component } of running.reverse()) await component.stop().catch(() => {});
     await Promise.all(processes.map((p) => p.stop().catch(() => {})));
     for (const rpc of rpcs) rpc.close();
     lock.release();
@@ -254,7 +239,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
         tokens: description.tokens.map((t) => ({ ...t })),
       },
     }));
-    let manifest: SandboxManifest = {
+    const manifest: SandboxManifest = {
       environment: options.environment ?? 'sandbox',
       manifestVersion: 1,
       stateDir: layout.root,
@@ -268,22 +253,13 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     writeManifest(layout, manifest);
     chainList = chains;
 
-    for (const component of options.components ?? []) {
-      onProgress(`starting ${component.name}`);
-      const runningComponent = await component.start({ manifest, chains, layout, fresh, onProgress, restartChain });
-      running.push({ name: component.name, component: runningComponent });
-      if (runningComponent.manifest) {
-        manifest = { ...manifest, ...runningComponent.manifest };
-        writeManifest(layout, manifest);
-      }
-    }
-
     const handle = createHandle({
       layout,
       manifest,
       chains,
       processes,
       persist,
+      fresh,
       deploymentId: description.id,
       cleanUp,
       restarting,
@@ -295,11 +271,6 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     await cleanUp();
     throw error;
   }
-}
-
-function writeManifest(layout: StateLayout, manifest: SandboxManifest): void {
-  // It holds private keys (public test keys by default, but a custom mnemonic is someone's secret).
-  writeFileAtomic(layout.manifest, JSON.stringify(manifest, null, 2) + '\n', 0o600);
 }
 
 /** Readiness that is real: the right chain answers on that port, and every contract of the manifest has code. */
@@ -320,15 +291,17 @@ function createHandle(parts: {
   chains: SandboxChain[];
   processes: AnvilProcess[];
   persist: boolean;
+  fresh: boolean;
   deploymentId: string;
   cleanUp: () => Promise<void>;
   restarting: ReadonlySet<string>;
-  restartChain: Sandbox['restartChain'];
-}): { sandbox: Sandbox; watch: (process: AnvilProcess) => void } {
+  restartChain: Devnet['restartChain'];
+}): { sandbox: Devnet; watch: (process: AnvilProcess) => void } {
   const { layout, manifest, chains, processes, persist, deploymentId, cleanUp, restarting } = parts;
   let stopping: Promise<void> | undefined;
-  let resolveExit!: (exit: SandboxExit) => void;
-  const exited = new Promise<SandboxExit>((resolve) => (resolveExit = resolve));
+  let closing: Promise<void> | undefined;
+  let resolveExit!: (exit: DevnetExit) => void;
+  const exited = new Promise<DevnetExit>((resolve) => (resolveExit = resolve));
   const dead = new Set<string>();
 
   const save = async () => {
@@ -343,13 +316,19 @@ function createHandle(parts: {
       });
   };
 
+  const close = () => {
+    closing ??= (async () => {
+      await cleanUp();
+      resolveExit({ reason: 'stopped' });
+    })();
+    return closing;
+  };
   const stop = () => {
     stopping ??= (async () => {
       try {
         if (persist) await save();
       } finally {
-        await cleanUp();
-        resolveExit({ reason: 'stopped' });
+        await close();
       }
     })();
     return stopping;
@@ -365,14 +344,19 @@ function createHandle(parts: {
   };
   processes.forEach(watch);
 
-  const sandbox: Sandbox = {
+  const sandbox: Devnet = {
     manifest,
     chains,
     stateDir: layout.root,
+    layout,
+    fresh: parts.fresh,
+    persist,
     advanceTime: (seconds) => advanceChainTime(chains, seconds),
     chainTime: () => readChainTime(chains),
     save,
     stop,
+    close,
+    writeManifest: (next) => writeManifest(layout, next),
     exited,
     restartChain: parts.restartChain,
   };

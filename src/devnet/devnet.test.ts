@@ -11,7 +11,7 @@ import { PortInUseError, SandboxAlreadyRunningError, StateMismatchError } from '
 import type { SandboxManifest } from '../contracts/deployment.js';
 import { advanceSandboxTime } from './chain-time.js';
 import { readManifest } from './manifest-file.js';
-import { startSandbox, type Sandbox, type SandboxChain } from './sandbox.js';
+import { type Devnet, type SandboxChain, startDevnet } from './devnet.js';
 import { viemChain } from '../contracts/viem-chain.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -25,7 +25,7 @@ function tempDir(prefix: string): string {
   return dir;
 }
 
-async function started(promise: Promise<Sandbox>): Promise<Sandbox> {
+async function started(promise: Promise<Devnet>): Promise<Devnet> {
   const sandbox = await promise;
   cleanups.push(() => sandbox.stop());
   return sandbox;
@@ -47,9 +47,9 @@ async function transfer(chain: SandboxChain, tokenAddress: Address, from: Addres
   expect(receipt.status).toBe('0x1');
 }
 
-describe('startSandbox', () => {
+describe('startDevnet', () => {
   it('runs two sandboxes side by side, each with two chains at local chain ids on their own ports', async () => {
-    const [a, b] = await Promise.all([started(startSandbox()), started(startSandbox())]);
+    const [a, b] = await Promise.all([started(startDevnet()), started(startDevnet())]);
     const ports = [...a.chains, ...b.chains].map((c) => c.port);
     expect(new Set(ports).size).toBe(4);
     for (const sandbox of [a, b]) {
@@ -74,9 +74,9 @@ describe('startSandbox', () => {
   });
 
   it('places every contract at the same address on every chain and every run, also when deploying from scratch', async () => {
-    const cached = await started(startSandbox());
+    const cached = await started(startDevnet());
     // An empty cache forces a real deployment through the CREATE2 deployer instead of loading the cached genesis.
-    const scratch = await started(startSandbox({ cacheDir: tempDir('sandbox-cache-'), chains: 3 }));
+    const scratch = await started(startDevnet({ cacheDir: tempDir('sandbox-cache-'), chains: 3 }));
     const [first] = cached.manifest.chains;
     for (const chain of [...cached.manifest.chains, ...scratch.manifest.chains]) {
       expect(chain.contracts).toEqual(first?.contracts);
@@ -102,7 +102,7 @@ describe('startSandbox', () => {
   });
 
   it('deploys the tokens, the Permit2 domain and the funding the manifest describes', async () => {
-    const sandbox = await started(startSandbox());
+    const sandbox = await started(startDevnet());
     const { manifest } = sandbox;
     expect(manifest.environment).toBe('sandbox');
     expect(manifest.chains[0]?.tokens.map((t) => [t.symbol, t.decimals, t.eip3009])).toEqual([
@@ -176,7 +176,7 @@ describe('startSandbox', () => {
 
   it('keeps balances, contracts and chain time across stop and start, and starts clean with fresh', async () => {
     const stateDir = tempDir('sandbox-state-');
-    const first = await startSandbox({ stateDir });
+    const first = await startDevnet({ stateDir });
     const { manifest } = first;
     const usdt = token(manifest, 'USDT');
     const [taker, solver] = [manifest.accounts.takers[1]?.address as Address, manifest.accounts.solvers[2]?.address as Address];
@@ -187,7 +187,7 @@ describe('startSandbox', () => {
     await first.stop();
     expect(JSON.parse(readFileSync(join(stateDir, 'chains', 'beta', 'meta.json'), 'utf8')).timeOffsetSeconds).toBe(moved[1]?.offsetSeconds);
 
-    const second = await started(startSandbox({ stateDir }));
+    const second = await started(startDevnet({ stateDir }));
     const betaAgain = second.chains[1] as SandboxChain;
     const balanceOf = (chain: SandboxChain, who: Address) =>
       client(chain).readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [who] });
@@ -202,14 +202,14 @@ describe('startSandbox', () => {
     expect(betaTime?.timestamp).toBeGreaterThanOrEqual(Math.floor(Date.now() / 1000) + 7 * 24 * 3600 - 5);
     await second.stop();
 
-    const fresh = await started(startSandbox({ stateDir, fresh: true }));
+    const fresh = await started(startDevnet({ stateDir, fresh: true }));
     expect(await balanceOf(fresh.chains[1] as SandboxChain, taker)).toBe(FUNDING.tokensPerTaker * 10n ** 6n);
     const [, freshTime] = await fresh.chainTime();
     expect(freshTime?.offsetSeconds).toBe(0);
   });
 
   it('advances the time of all chains together and mines a block on each', async () => {
-    const sandbox = await started(startSandbox({ chains: 3 }));
+    const sandbox = await started(startDevnet({ chains: 3 }));
     const before = await sandbox.chainTime();
     // Chains that drifted apart (one moved alone) are brought together.
     await sandbox.chains[2]?.rpc.call('evm_increaseTime', [50]);
@@ -232,7 +232,7 @@ describe('startSandbox', () => {
 describe('chains from a configuration', () => {
   it('runs custom names and ids, one chain or several', async () => {
     const sandbox = await started(
-      startSandbox({
+      startDevnet({
         chains: [
           { name: 'left', chainId: 900001, port: 0 },
           { name: 'right', chainId: 900002, port: 0 },
@@ -241,13 +241,13 @@ describe('chains from a configuration', () => {
     );
     expect(sandbox.manifest.chains.map((c) => `${c.name}:${c.chainId}`)).toEqual(['left:900001', 'right:900002']);
     expect(await client(sandbox.chains[1] as SandboxChain).getChainId()).toBe(900002);
-    const single = await started(startSandbox({ chains: 1 }));
+    const single = await started(startDevnet({ chains: 1 }));
     expect(single.chains).toHaveLength(1);
   });
 
   it('reads the manifest of a running sandbox, and refuses a stopped one when asked', async () => {
     const stateDir = tempDir('sandbox-manifest-');
-    const sandbox = await startSandbox({ stateDir });
+    const sandbox = await startDevnet({ stateDir });
     expect(readManifest(stateDir, { requireRunning: true })).toEqual(sandbox.manifest);
     await sandbox.stop();
     expect(() => readManifest(stateDir, { requireRunning: true })).toThrow(/No sandbox is running/);
@@ -256,11 +256,11 @@ describe('chains from a configuration', () => {
   });
 });
 
-describe('startSandbox refuses', () => {
+describe('startDevnet refuses', () => {
   it('a second sandbox on the same state folder', async () => {
     const stateDir = tempDir('sandbox-lock-');
-    const first = await started(startSandbox({ stateDir }));
-    const error = await startSandbox({ stateDir }).catch((e: unknown) => e);
+    const first = await started(startDevnet({ stateDir }));
+    const error = await startDevnet({ stateDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxAlreadyRunningError);
     expect((error as Error).message).toContain(`already running on state folder ${first.stateDir}`);
     expect((error as Error).message).toContain(`pid ${process.pid}`);
@@ -274,7 +274,7 @@ describe('startSandbox refuses', () => {
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.address() as { port: number }).port;
     const stateDir = tempDir('sandbox-port-');
-    const error = await startSandbox({
+    const error = await startDevnet({
       stateDir,
       chains: [
         { name: 'alpha', chainId: 31337, port: 0 },
@@ -284,7 +284,7 @@ describe('startSandbox refuses', () => {
     expect(error).toBeInstanceOf(PortInUseError);
     expect((error as Error).message).toBe(`Port ${port} is already in use (chain beta). Choose other ports with --chain-ports.`);
     // The lock was released: the folder is usable at once.
-    const retry = await started(startSandbox({ stateDir }));
+    const retry = await started(startDevnet({ stateDir }));
     expect(retry.chains).toHaveLength(2);
   });
 
@@ -295,10 +295,10 @@ describe('startSandbox refuses', () => {
     const previousTmp = process.env.TMPDIR;
     process.env.TMPDIR = privateTmp;
     try {
-      await expect(startSandbox({ chains: [{ name: 'main', chainId: 1, port: 0 }] })).rejects.toThrow(ConfigError);
-      await expect(startSandbox({ chains: [{ name: 'base', chainId: 8453, port: 0 }] })).rejects.toThrow(/public network/);
+      await expect(startDevnet({ chains: [{ name: 'main', chainId: 1, port: 0 }] })).rejects.toThrow(ConfigError);
+      await expect(startDevnet({ chains: [{ name: 'base', chainId: 8453, port: 0 }] })).rejects.toThrow(/public network/);
       await expect(
-        startSandbox({
+        startDevnet({
           chains: [
             { name: 'a', chainId: 31337, port: 0 },
             { name: 'a', chainId: 31338, port: 0 },
@@ -314,16 +314,16 @@ describe('startSandbox refuses', () => {
 
   it('saved state of another deployment or chain id', async () => {
     const stateDir = tempDir('sandbox-mismatch-');
-    await (await startSandbox({ stateDir })).stop();
+    await (await startDevnet({ stateDir })).stop();
     const metaPath = join(stateDir, 'chains', 'alpha', 'meta.json');
     const meta = JSON.parse(readFileSync(metaPath, 'utf8'));
     writeFileSync(metaPath, JSON.stringify({ ...meta, deploymentId: 'something-else' }));
-    const error = await startSandbox({ stateDir }).catch((e: unknown) => e);
+    const error = await startDevnet({ stateDir }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StateMismatchError);
     expect((error as Error).message).toMatch(/chain alpha .* contracts, accounts or funding plan changed.*--fresh/);
-    await expect(startSandbox({ stateDir, chains: [{ name: 'beta', chainId: 99999, port: 0 }] })).rejects.toThrow(
+    await expect(startDevnet({ stateDir, chains: [{ name: 'beta', chainId: 99999, port: 0 }] })).rejects.toThrow(
       /saved with chain id 31338, now 99999/,
     );
-    for (const c of (await started(startSandbox({ stateDir, fresh: true }))).chains) expect(c.port).toBeGreaterThan(0);
+    for (const c of (await started(startDevnet({ stateDir, fresh: true }))).chains) expect(c.port).toBeGreaterThan(0);
   });
 });
