@@ -242,6 +242,8 @@ export const SolverStats = z.object({
   volume: z.string().meta({ description: 'Input volume of won orders, USD (1 stable token = 1 USD), decimal string.' }),
 });
 
+export type SolverStats = z.output<typeof SolverStats>;
+
 export const Solver = z.object({
   solverId: z.string(),
   name: z.string(),
