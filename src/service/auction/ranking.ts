@@ -1,11 +1,11 @@
-import type { Preference } from '../../contracts/wire/enums.js';
 /**
  * Orders the quotes of one RFQ best first. Every quote of an RFQ is in the same two tokens, so amounts compare
  * directly; the preference only changes which criterion comes first.
  */
 
-export type { Preference } from '../../contracts/wire/enums.js';
-export type SwapType = 'exactInput' | 'exactOutput';
+import type { Preference } from '../../contracts/wire/enums.js';
+
+export type { Preference, SwapType } from '../../contracts/wire/enums.js';
 
 export interface RankCandidate {
   solverId: string;
