@@ -3,7 +3,7 @@
  * directly; the preference only changes which criterion comes first.
  */
 
-import type { Preference } from '../../contracts/wire/enums.js';
+import type { Preference, SwapType } from '../../contracts/wire/enums.js';
 
 export type { Preference, SwapType } from '../../contracts/wire/enums.js';
 
