@@ -1,3 +1,4 @@
+import { type EventType, isEventOfType } from '../../src/contracts/event-types.js';
 import type { CheckContext } from '../core/context.js';
 import { eventCapture, eventsOfOrder, parseDelivery, waitForEvents, type EventCapture } from '../flows/capture.js';
 import type { WsMessage } from '../wire/ws.js';
@@ -73,7 +74,7 @@ function typesOf(events: readonly WsMessage[]): string[] {
 function expectASequence(
   ctx: CheckContext,
   events: readonly WsMessage[],
-  terminal: 'order.settled' | 'order.failed',
+  terminal: Extract<EventType, 'order.settled' | 'order.failed'>,
   requirementId: string,
 ): void {
   const types = typesOf(events);
@@ -94,7 +95,7 @@ function expectASequence(
   );
 }
 
-async function orderEvents(ctx: CheckContext, orderId: string, terminal: string): Promise<WsMessage[]> {
+async function orderEvents(ctx: CheckContext, orderId: string, terminal: EventType): Promise<WsMessage[]> {
   const capture = await eventCapture(ctx);
   if (!capture.ws) ctx.fail(capture.wsProblem ?? 'no event capture on the WebSocket');
   await waitForEvents(
@@ -149,7 +150,7 @@ export const eventChecks = [
       ctx.evidence.push(session.evidence);
       // The flow saw Claimed through the REST API; the topic's order.settled may still be on its way (real-time
       // delivery is best effort, sub-second): give it a few seconds before judging.
-      await session.next((m) => m.type === 'order.settled' && eventsOfOrder([m], flow.orderId).length > 0, 5_000);
+      await session.next((m) => isEventOfType(m, 'order.settled') && eventsOfOrder([m], flow.orderId).length > 0, 5_000);
       const events = session.messages.filter((m) => hasPrefix(m.id, 'evt_'));
       const mine = eventsOfOrder(events, flow.orderId);
       if (flow.statusAtSubscribe === 'Claimed')
@@ -157,7 +158,7 @@ export const eventChecks = [
       else
         ctx.expect(
           'A-WS-002',
-          mine.some((e) => e.type === 'order.settled'),
+          mine.some((e) => isEventOfType(e, 'order.settled')),
           `orders:${flow.orderId} did not deliver order.settled (status ${flow.statusAtSubscribe ?? 'unknown'} when subscribed)`,
         );
       ctx.expect(
@@ -179,9 +180,9 @@ export const eventChecks = [
     async run(ctx: CheckContext) {
       const flow = await successFlow(ctx, 'Permit2Escrow');
       const events = await orderEvents(ctx, flow.orderId, 'order.settled');
-      const created = events.find((e) => e.type === 'order.created');
-      const settled = events.find((e) => e.type === 'order.settled');
-      const compliance = events.filter((e) => e.type === 'compliance.event');
+      const created = events.find((e) => isEventOfType(e, 'order.created'));
+      const settled = events.find((e) => isEventOfType(e, 'order.settled'));
+      const compliance = events.filter((e) => isEventOfType(e, 'compliance.event'));
       ctx.require('A-EVT-001', created !== undefined, 'no order.created for the order');
       const createdProblems = fieldProblems(created.order, ORDER_CREATED_FIELDS, 'order.created.order');
       ctx.expect('A-EVT-001', createdProblems.length === 0, createdProblems.join('; '));
@@ -245,15 +246,22 @@ export const eventChecks = [
       await waitForEvents(
         ctx,
         () =>
-          capturedEvents(capture).some((e) => e.type === 'audit.recorded' && relatesTo(e, flow.ids)) &&
-          capturedEvents(capture).some((e) => e.type === 'settlement.complete' && relatesTo(e, flow.ids)),
+          capturedEvents(capture).some((e) => isEventOfType(e, 'audit.recorded') && relatesTo(e, flow.ids)) &&
+          capturedEvents(capture).some((e) => isEventOfType(e, 'settlement.complete') && relatesTo(e, flow.ids)),
         5_000,
       );
       if (capture.ws) ctx.evidence.push(capture.ws.evidence);
       const events = (capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
       const types = events.map((e) => String(e.type));
       ctx.note(`events: ${types.join(', ')}`);
-      const order = ['rfq.created', 'quote.received', 'quote.accepted', 'settlement.pending', 'settlement.complete', 'audit.recorded'];
+      const order: EventType[] = [
+        'rfq.created',
+        'quote.received',
+        'quote.accepted',
+        'settlement.pending',
+        'settlement.complete',
+        'audit.recorded',
+      ];
       const firstAt = order.map((t) => types.indexOf(t));
       ctx.expect(
         'B-EVT-008',
@@ -290,9 +298,9 @@ export const eventChecks = [
       const flow = await bFlow(ctx);
       const capture = await eventCapture(ctx);
       const events = capturedEvents(capture).filter((e) => relatesTo(e, flow.ids));
-      const of = (type: string) => events.find((e) => e.type === type);
+      const of = (type: EventType) => events.find((e) => isEventOfType(e, type));
       const expectFields = (
-        type: string,
+        type: EventType,
         requirementId: string,
         object: string,
         fields: ReadonlyArray<readonly [string, (v: unknown) => boolean, string]>,
@@ -352,7 +360,7 @@ export const eventChecks = [
         ['hash', isHexBytes, 'a hash'],
         ['prevHash', isHexBytes, 'a hash'],
       ]);
-      const audits = events.filter((e) => e.type === 'audit.recorded' && isObject(e.audit)).map((e) => e.audit as Json);
+      const audits = events.filter((e) => isEventOfType(e, 'audit.recorded') && isObject(e.audit)).map((e) => e.audit as Json);
       ctx.expect(
         'X-LED-001',
         audits.every((a) => a.hash !== a.prevHash),
@@ -374,12 +382,16 @@ export const eventChecks = [
     async run(ctx: CheckContext) {
       const flow = await bRefundFlow(ctx);
       const capture = await eventCapture(ctx);
-      await waitForEvents(ctx, () => capturedEvents(capture).some((e) => e.type === 'settlement.failed' && relatesTo(e, flow.ids)), 5_000);
+      await waitForEvents(
+        ctx,
+        () => capturedEvents(capture).some((e) => isEventOfType(e, 'settlement.failed') && relatesTo(e, flow.ids)),
+        5_000,
+      );
       await ctx.sleep(200);
       const events = (capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
       const types = events.map((e) => String(e.type));
       ctx.note(`events: ${types.join(', ')}`);
-      const order = ['quote.accepted', 'settlement.pending', 'settlement.failed', 'audit.recorded'];
+      const order: EventType[] = ['quote.accepted', 'settlement.pending', 'settlement.failed', 'audit.recorded'];
       const at = order.map((t, i) => (i === 3 ? types.lastIndexOf(t) : types.indexOf(t)));
       ctx.expect(
         'B-EVT-009',
@@ -392,7 +404,7 @@ export const eventChecks = [
         `out of order: ${types.join(', ')}`,
       );
       ctx.expect('B-EVT-009', !types.includes('settlement.complete'), 'a failed settlement also completed');
-      const failed = events.find((e) => e.type === 'settlement.failed');
+      const failed = events.find((e) => isEventOfType(e, 'settlement.failed'));
       const problems = fieldProblems(
         failed?.settlement,
         [

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { LockType } from '../../src/contracts/wire/enums.js';
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
 import { harnessSolver } from '../flows/harness-solver.js';
@@ -39,7 +40,7 @@ const FLOW_NEEDS = ['fundedAccounts', 'solvers', 'apiKey'] as const;
 /** The success flow of one lock type, once per run; Permit2Escrow also watches its own `orders:{id}` topic. */
 export function successFlow(
   ctx: CheckContext,
-  lockType: 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock',
+  lockType: LockType,
 ): Promise<OrderFlow & { topicSession?: WsSession; statusAtSubscribe?: string }> {
   return ctx.fixture(`flow-${lockType}`, async () => {
     await eventCapture(ctx);

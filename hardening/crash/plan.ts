@@ -1,10 +1,10 @@
 /** The crash campaign's plan: which lifecycles run, where each one is killed, and what the campaign reports. */
 import type { Address } from 'viem';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
+import type { LockType } from '../../src/contracts/wire/enums.js';
 import type { Sandbox } from '../../src/sandbox/sandbox.js';
 import { SeededRandom } from '../support/random.js';
 
-type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
 export type Rail = 'direct' | 'compliant';
 export type Outcome = 'settle' | 'refund';
 /** Where in a lifecycle the service is killed (then a random delay of 0–`maxDelayMs`). */
@@ -123,7 +123,8 @@ export interface CrashFigures {
   notes: string[];
 }
 
-export const LOCK_TYPES: readonly LockType[] = ['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock'];
+/** The order lifecycles take the lock types in (lifecycle i gets entry i mod 3): escrows first, as campaigns always ran. */
+export const LOCK_TYPE_ROTATION: readonly LockType[] = ['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock'];
 export const KILL_POINTS: readonly KillPoint[] = ['quote', 'order', 'order', 'deposited', 'filled', 'attested'];
 export const TERMINAL = new Set(['Claimed', 'Refunded']);
 export const LIFECYCLE_TIMEOUT_MS = 45_000;
@@ -146,7 +147,7 @@ export function planLifecycles(count: number, seed: number, killShare: number, r
     const outcome: Outcome = index % 4 === 3 ? 'refund' : 'settle';
     const plan: LifecyclePlan = {
       index,
-      lockType: LOCK_TYPES[index % 3]!,
+      lockType: LOCK_TYPE_ROTATION[index % 3]!,
       rail: Math.floor(index / 3) % 2 === 0 ? 'direct' : 'compliant',
       outcome,
       origin: (Math.floor(index / 6) % 2) as 0 | 1,

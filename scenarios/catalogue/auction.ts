@@ -1,16 +1,10 @@
 import { solverIdentifier } from '../../src/contracts/standard-order-wire.js';
-import type { Quote } from '../../src/clients/rest-client.js';
+import type { Quote, SolverStats } from '../../src/clients/rest-client.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
 import { expectEqual, expectThat, fail } from '../core/errors.js';
 import { advanceClockTo, after, check, expectOrder, order, quote, setSolvers, solverName, waitUntil } from '../steps/index.js';
 import { refunded, settled } from './timelines.js';
-
-interface SolverStats {
-  filled: number;
-  failed: number;
-  medianQuoteLatencyMs: number | null;
-}
 
 async function statsOf(context: ScenarioContext, solverId: string): Promise<SolverStats> {
   return (await context.rest.request<{ stats: SolverStats }>('GET', `/api/v1/solvers/${solverId}`)).stats;

@@ -4,244 +4,43 @@
  */
 import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
 import { BaseError } from '../contracts/errors/base-error.js';
+import type { z } from 'zod';
+import type * as Auction from '../contracts/wire/auction.js';
+import type * as Corridors from '../contracts/wire/corridors.js';
+import type * as Orders from '../contracts/wire/orders.js';
 
-export type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
-export type SettlementPath = 'direct' | 'compliant' | 'deferred';
-export type Preference = 'price' | 'speed' | 'reliability';
-export type SwapType = 'exactInput' | 'exactOutput';
+// The wire types are the service's own zod schemas (src/contracts/wire), read as types: requests as the service
+// accepts them (`z.input`), answers as it sends them (`z.output`). Nothing of zod runs in the client.
+export type { LockType, OrderStatus, Preference, SettlementPath, SwapType } from '../contracts/wire/enums.js';
 
-export interface TokenQuoteRequest {
-  inputToken: string;
-  outputToken: string;
-  /** Required unless swapType is exactOutput. */
-  inputAmount?: string;
-  /** exactOutput only. */
-  outputAmount?: string;
-  originChainId: number;
-  destinationChainId: number;
-  preference?: Preference;
-  swapType?: SwapType;
-  lockType?: LockType;
-  settlementPath?: SettlementPath;
-  /** Taker address: quotes then carry standardOrder + typedData with the taker's nonce. */
-  user?: string;
-}
-
-export interface PairQuoteRequest {
-  /** `<INPUT>/<OUTPUT>` symbols, e.g. `USDC/USDC`. */
-  pair: string;
-  side: 'buy' | 'sell';
-  /** Decimal string of whole tokens. */
-  amount: string;
-  chain?: string;
-  destinationChain?: string;
-  preference?: Preference;
-  lockType?: LockType;
-  settlementPath?: SettlementPath;
-  user?: string;
-}
-
+export type TokenQuoteRequest = z.input<typeof Auction.QuoteRequestFields>;
+export type PairQuoteRequest = z.input<typeof Auction.PairQuoteRequestFields>;
 export type QuoteRequest = TokenQuoteRequest | PairQuoteRequest;
 
 /** EIP-712 payload in JSON form (uints as decimal strings): pass it through `typedDataFromJson` before signing. */
-export interface TypedDataJson {
-  domain: { name: string; version?: string; chainId: string; verifyingContract: string };
-  types: Record<string, Array<{ name: string; type: string }>>;
-  primaryType: string;
-  message: Record<string, unknown>;
-}
+export type TypedDataJson = z.output<typeof Auction.TypedDataWire>;
+export type Quote = z.output<typeof Auction.Quote>;
+export type QuoteResponse = z.output<typeof Auction.QuoteResponse>;
+export type QuoteDetail = z.output<typeof Auction.QuoteDetail>;
+/** Reference B view of an RFQ: every invited solver and its response. */
+export type RfqView = z.output<typeof Auction.RfqView>;
+export type Corridor = z.output<typeof Corridors.Corridor>;
+export type SolverRegistrationRequest = z.input<typeof Auction.SolverRegistrationRequest>;
+export type SolverRegistration = z.output<typeof Auction.SolverRegistration>;
+export type SolverToken = z.output<typeof Auction.SolverToken>;
+export type SolverStats = Auction.SolverStats;
+export type Solver = z.output<typeof Auction.Solver>;
+export type LeaderboardRow = z.output<typeof Auction.LeaderboardRow>;
+export type OrderCreateRequest = z.input<typeof Orders.CreateOrderRequest>;
+export type OrderCreated = z.output<typeof Orders.OrderCreated>;
+export type OrderDetail = z.output<typeof Orders.OrderDetail>;
 
-export interface Quote {
-  quoteId: string;
-  solverId: string;
-  inputAmount: string;
-  outputAmount: string;
-  feeBps: number;
-  priceImpactBps: number;
-  expiresAt: string;
-  settlementPath: SettlementPath;
-  lockType: LockType;
-  rank: number;
-  latencyMs: number;
-  nonce?: string;
-  standardOrder?: StandardOrderWire;
-  typedData?: TypedDataJson;
-}
-
-export interface QuoteResponse {
-  rfqId: string;
-  quotes: Quote[];
-  uccpBps: number;
-  corridor: string;
-  requestId: string;
-  preference: Preference;
-  swapType: SwapType;
-  fillDeadline: number;
-  expires: number;
-}
-
-export interface QuoteDetail {
-  quoteId: string;
-  rfqId: string;
-  status: 'open' | 'expired' | 'accepted';
-  solverId: string;
-  corridor: string;
-  originChainId: number;
-  destinationChainId: number;
-  inputToken: string;
-  outputToken: string;
-  inputAmount: string;
-  outputAmount: string;
-  feeBps: number;
-  priceImpactBps: number;
-  settlementPath: SettlementPath;
-  lockType: LockType;
-  swapType: SwapType;
-  createdAt: string;
-  expiresAt: string;
-  fillDeadline: number;
-  expires: number;
-  orderId: string | null;
-  user: string | null;
-  nonce: string | null;
-  onchainOrderId: string | null;
-  standardOrder: StandardOrderWire;
-  typedData: TypedDataJson | null;
-}
-
-export interface RfqView {
-  rfqId: string;
-  status: 'collecting' | 'quoted' | 'no_quotes';
-  corridor: string;
-  pair: string;
-  side: 'buy' | 'sell';
-  amount: string;
-  swapType: SwapType;
-  preference: Preference;
-  lockType: LockType;
-  settlementPath: SettlementPath;
-  createdAt: string;
-  closedAt: string | null;
-  deadline: number;
-  responses: Array<{
-    solverId: string;
-    solverName: string | null;
-    outcome: 'quoted' | 'declined' | 'rejected' | 'silent';
-    quoteId: string | null;
-    rank: number | null;
-    price: string | null;
-    inputAmount: string | null;
-    outputAmount: string | null;
-    feeBps: number | null;
-    latencyMs: number | null;
-    fillRate: number | null;
-    quoteStatus: 'open' | 'expired' | 'accepted' | null;
-    reason: string | null;
-  }>;
-}
-
-export interface Corridor {
-  id: string;
-  originChainId: number;
-  destinationChainId: number;
-  inputToken: { address: string; symbol: string; decimals: number };
-  outputToken: { address: string; symbol: string; decimals: number };
-  solverCount: number;
-  minNotional: string;
-  maxNotional: string;
-  oracle: string;
-  lockTypes: LockType[];
-}
-
-export interface SolverRegistrationRequest {
-  name: string;
-  corridors: string[];
-  callbackUrl?: string;
-  address?: string;
-}
-
-export interface SolverRegistration {
-  solverId: string;
-  name: string;
-  corridors: string[];
-  callbackUrl: string | null;
-  address: string | null;
-  wsToken: string;
-  wsUrl: string;
-  createdAt: string;
-}
-
-export interface SolverStats {
-  quotes: number;
-  rfqsInvited: number;
-  responseRate: number | null;
-  medianQuoteLatencyMs: number | null;
-  bestQuotes: number;
-  wins: number;
-  filled: number;
-  failed: number;
-  fillRate: number | null;
-  volume: string;
-}
-
-export interface Solver {
-  solverId: string;
-  name: string;
-  corridors: string[];
-  createdAt: string;
-  connected: boolean;
-  connections: number;
-  stats: SolverStats;
-}
-
+/** A page of a list route (the service's `pageSchema`). */
 export interface Page<T> {
   data: T[];
   has_more: boolean;
   next_cursor: string | null;
   total_count: number;
-}
-
-export interface LeaderboardRow extends SolverStats {
-  rank: number;
-  solverId: string;
-  name: string;
-}
-
-export interface OrderCreateRequest {
-  quoteId: string;
-  signature: string;
-  nonce: number | string;
-  /** The taker (when the quote was not requested with `user`). */
-  user?: string;
-}
-
-export type OrderStatus = 'Deposited' | 'Filled' | 'Attested' | 'Claimed' | 'Refunded';
-
-export interface OrderCreated {
-  orderId: string;
-  quoteId: string;
-  status: OrderStatus;
-  settlementPath: SettlementPath;
-  originTxHash: string;
-  destinationTxHash: string | null;
-  createdAt: string;
-  fillDeadline: string;
-  [extra: string]: unknown;
-}
-
-export interface OrderDetail {
-  orderId: string;
-  status: OrderStatus;
-  settlementPath: SettlementPath;
-  originChainId: number;
-  destinationChainId: number;
-  inputAmount: string;
-  outputAmount: string;
-  originTxHash: string | null;
-  destinationTxHash: string | null;
-  oracleAttestationHash: string | null;
-  settledAt: string | null;
-  [extra: string]: unknown;
 }
 
 /** A non-2xx answer, with the fields of both error formats (A: type/param/doc_url; B: code only). */
@@ -362,7 +161,7 @@ export class RestClient {
   }
 
   /** A new wsToken for one of the caller's solvers (the previous one stops working). */
-  rotateSolverToken(solverId: string): Promise<{ solverId: string; wsToken: string; wsUrl: string }> {
+  rotateSolverToken(solverId: string): Promise<SolverToken> {
     return this.request('POST', `/api/v1/solvers/${encodeURIComponent(solverId)}/ws-token`);
   }
 

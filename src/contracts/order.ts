@@ -7,8 +7,8 @@ import { type Address, type Hex, encodeAbiParameters, encodePacked, getAddress, 
 
 export const CANONICAL_PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 
-export type LockType = 'Permit2Escrow' | 'EIP3009Escrow' | 'ResourceLock';
-export const LOCK_TYPES: readonly LockType[] = ['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock'];
+// The lock types are wire vocabulary: one list for the protocol layer, the service's schemas and the clients.
+export { LOCK_TYPES, type LockType } from './wire/enums.js';
 
 export interface MandateOutput {
   oracle: Hex;

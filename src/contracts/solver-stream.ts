@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LockType, SettlementPath, SwapType } from './wire/vocabulary.js';
 
 /**
  * The solver stream's message shapes that both ends share, defined once: the service (auction, orders) sends and
@@ -7,7 +8,7 @@ import { z } from 'zod';
  */
 
 const hex = z.custom<`0x${string}`>((value) => typeof value === 'string' && /^0x[0-9a-fA-F]*$/.test(value), 'must be 0x-prefixed hex');
-const lockType = z.enum(['Permit2Escrow', 'EIP3009Escrow', 'ResourceLock']);
+const lockType = LockType;
 
 const mandateOutputWire = z.object({
   oracle: z.string(),
@@ -33,8 +34,8 @@ export const StandardOrderWireSchema = z.object({
 });
 
 const amount = z.string().regex(/^[1-9][0-9]{0,77}$/, 'must be a positive integer string');
-const settlementPath = z.enum(['direct', 'compliant', 'deferred']);
-const swapType = z.enum(['exactInput', 'exactOutput']);
+const settlementPath = SettlementPath;
+const swapType = SwapType;
 
 /** The RFQ a solver is invited to price (`rfq.created`'s `rfq`): Reference B's fields and Reference A's inside. */
 export const RfqDetailsSchema = z.object({

@@ -2,6 +2,7 @@
  * One order as the page knows it, assembled from whatever answered: the order detail, the workspace settlement,
  * and the events on the WebSocket. Pure: unit-tested in Node.
  */
+import { isEventOfType } from '../contracts/event-types.js';
 import { parseTime } from './format.js';
 import { type Json, isObject, num, obj, str } from './read.js';
 
@@ -115,14 +116,13 @@ export function orderFromSettlement(body: unknown): OrderView | undefined {
 /** What an event says about its order (Reference A `order.*`, or B `settlement.*` when it names the order). */
 export function orderFromEvent(event: unknown): OrderView | undefined {
   if (!isObject(event)) return undefined;
-  const type = str(event, 'type') ?? '';
   const order = obj(event, 'order', 'settlement');
   const id = str(order, 'id', 'orderId') ?? str(event, 'orderId') ?? str(obj(event, 'compliance'), 'orderId');
   if (id === undefined || !id.startsWith('ord_')) return undefined;
   const view = order === undefined ? { id } : fromCommonFields(order, id);
   // Reference A's event status is `pending`, not an order status: the type says more.
   if (view.status !== undefined && statusRank(view.status) === 0) delete view.status;
-  if (type === 'order.settled') view.status = 'Claimed';
-  if (type === 'order.failed') view.status = 'Refunded';
+  if (isEventOfType(event, 'order.settled')) view.status = 'Claimed';
+  if (isEventOfType(event, 'order.failed')) view.status = 'Refunded';
   return view;
 }

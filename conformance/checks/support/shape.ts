@@ -87,9 +87,8 @@ export const isNonEmptyString = (v: unknown): v is string => typeof v === 'strin
 export const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
 export const isArray = (v: unknown): v is unknown[] => Array.isArray(v);
 
-export const LOCK_TYPES = ['ResourceLock', 'Permit2Escrow', 'EIP3009Escrow'] as const;
+export { LOCK_TYPES, ORDER_STATUSES } from '../../../src/contracts/wire/enums.js';
 export const SETTLEMENT_PATHS = ['compliant', 'direct'] as const;
-export const ORDER_STATUSES = ['Deposited', 'Filled', 'Attested', 'Claimed', 'Refunded'] as const;
 export const SETTLEMENT_STATES = ['Deposited', 'Filled', 'Attested', 'Settled', 'Refunded'] as const;
 export const TIMELINE_STAGES = ['rfq', 'deposited', 'filled', 'attested', 'claimed', 'refunded'] as const;
 /** `<origin-chain>:<token>-<destination-chain>:<token>`; chain names may hold hyphens, token symbols not. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, type GlobalOptions, type Output } from '../output.js';
 import { sandboxApi } from '../sandbox-api.js';
+import { FAULT_KINDS, FAULT_KIND_TABLE, type FaultKindSpec } from '../../contracts/fault-kinds.js';
 
 const DOCS = 'docs/faults.md';
 
@@ -81,6 +82,12 @@ function describe(fault: FaultSwitchView): string {
   return `${fault.id}  ${what}${scope === '' ? '' : `  [${scope}]`}  fired ${fault.fired}${limits === '' ? '' : `, ${limits}`}${fault.active ? '' : '  (spent)'}`;
 }
 
+/** A kind with the flags it takes, from the service's table: `chain.halt (--chain, [--for])`. */
+function kindUsage(spec: FaultKindSpec): string {
+  const flags = spec.params.map((param) => (param.required ? `--${param.name}` : `[--${param.name}]`));
+  return flags.length === 0 ? spec.kind : `${spec.kind} (${flags.join(', ')})`;
+}
+
 export function register(program: Command): void {
   const fault = program
     .command('fault')
@@ -92,15 +99,8 @@ export function register(program: Command): void {
 
   fault
     .command('set')
-    .description(
-      'set a switch: relay.hold|relay.delay|relay.drop (--relay deposit|attestation|refund), oracle.withhold, oracle.late (--delay), oracle.wrong-amount, oracle.lie, ' +
-        'service.maintenance|service.slow (--route "POST /api/v1/quotes"), chain.rpc-drop|chain.rpc-slow (--chain, --method), chain.reorg (--depth), chain.halt (--chain, --for), chain.restart (--chain, --down), ' +
-        'solver.never-fill|solver.fill-late|solver.silent|solver.quote-late|solver.decline (--solver)',
-    )
-    .argument(
-      '<kind>',
-      'relay.*, oracle.withhold, oracle.late, oracle.wrong-amount, oracle.lie, service.maintenance, service.slow, chain.rpc-drop, chain.rpc-slow, chain.reorg, chain.halt, chain.restart, solver.* (see docs/faults.md)',
-    )
+    .description(`set a switch: ${FAULT_KIND_TABLE.map(kindUsage).join(', ')}`)
+    .argument('<kind>', `${FAULT_KINDS.join(', ')} (see docs/faults.md)`)
     .option('--relay <relay>', 'relay faults: deposit, attestation or refund')
     .option('--delay <duration>', 'relay.delay and oracle.late (clock time), service.slow (wall time), e.g. 10m')
     .option('--route <route>', 'service faults: "POST /api/v1/quotes", or a path for every method')

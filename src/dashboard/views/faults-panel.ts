@@ -2,36 +2,29 @@
  * The sandbox's fault switches (`/api/v1/sandbox/faults`): the switches set, a form to set one, and the buttons
  * that clear them and release held relays. The form is built once and kept, so a poll does not wipe what is typed.
  */
+import { FAULT_KIND_TABLE, type FaultKindSpec, type FaultParamName, faultKindSpec } from '../../contracts/fault-kinds.js';
 import type { BrowserElement, BrowserInput } from '../browser.js';
 import { type Child, fill, h } from '../dom.js';
 import { formatAge, formatClock, parseTime } from '../format.js';
 import { num, obj, str } from '../read.js';
 
-/** The kinds the service takes and what each needs (mirrors the service's list; the page imports no service code). */
-const KINDS = [
-  { kind: 'relay.hold', needs: 'relay', does: 'queue the relay until released' },
-  { kind: 'relay.delay', needs: 'relay, delay', does: 'send the relay a clock delay late' },
-  { kind: 'relay.drop', needs: 'relay', does: 'never send the relay' },
-  { kind: 'oracle.withhold', needs: 'nothing', does: 'the oracle never attests' },
-  { kind: 'oracle.late', needs: 'delay', does: 'the oracle attests a clock delay late' },
-  { kind: 'oracle.wrong-amount', needs: 'nothing', does: 'the oracle records the fill 1 % short (the claim is refused)' },
-  { kind: 'oracle.lie', needs: 'nothing', does: 'the oracle records a fill that never happened (the escrow pays)' },
-  { kind: 'service.maintenance', needs: 'route', does: 'the route answers 503 maintenance' },
-  { kind: 'service.slow', needs: 'route, delay (at most 60s)', does: 'the route answers a wall-time delay late' },
-  { kind: 'chain.rpc-drop', needs: 'nothing (chain and method from the API or CLI)', does: "the service's JSON-RPC calls fail" },
-  { kind: 'chain.rpc-slow', needs: 'delay (at most 60s)', does: "the service's JSON-RPC calls are answered late" },
-  { kind: 'chain.halt', needs: 'nothing (chain and for from the API or CLI)', does: 'the chain stops producing blocks' },
-  { kind: 'chain.reorg', needs: 'nothing (depth from the API or CLI)', does: 'the next processed fill is reorganised away' },
-  { kind: 'solver.never-fill', needs: 'nothing', does: 'the winning reference solver never fills' },
-  { kind: 'solver.fill-late', needs: 'nothing', does: 'the winning reference solver fills after the deadline' },
-  { kind: 'solver.silent', needs: 'nothing', does: 'a reference solver never answers the RFQ' },
-  { kind: 'solver.quote-late', needs: 'nothing', does: 'a reference solver answers after the auction window' },
-  { kind: 'solver.decline', needs: 'nothing', does: 'a reference solver declines the RFQ' },
-  { kind: 'solver.fill-short', needs: 'nothing', does: 'the winning reference solver fills 90 % of the output' },
-  { kind: 'solver.fill-wrong-recipient', needs: 'nothing', does: 'the winning reference solver fills to itself' },
-  { kind: 'solver.fill-twice', needs: 'nothing', does: 'the winning reference solver sends the same fill twice' },
-  { kind: 'solver.vanish', needs: 'nothing', does: 'the winning reference solver disconnects and never fills' },
-] as const;
+/** Parameters the form has a field for; the others are set from the API or the CLI. */
+const FORM_PARAMS: ReadonlySet<FaultParamName> = new Set(['relay', 'delay', 'route']);
+
+/** The kinds the form offers: the service's table (src/contracts), in its order. */
+export const FAULT_KIND_OPTIONS: readonly string[] = FAULT_KIND_TABLE.map((row) => row.kind);
+
+/** What a kind needs, in the form's words: `relay, delay`, `nothing (chain and for from the API or CLI)`. */
+export function faultNeeds(spec: FaultKindSpec): string {
+  const inForm = spec.params.filter((param) => param.required && FORM_PARAMS.has(param.name));
+  const elsewhere = spec.params.filter((param) => !FORM_PARAMS.has(param.name)).map((param) => param.name);
+  const needs =
+    inForm.length === 0
+      ? 'nothing'
+      : inForm.map((param) => (param.note === undefined ? param.name : `${param.name} (${param.note})`)).join(', ');
+  return elsewhere.length === 0 ? needs : `${needs} (${elsewhere.join(' and ')} from the API or CLI)`;
+}
+
 const RELAYS = ['deposit', 'attestation', 'refund'] as const;
 
 export interface FaultRow {
@@ -102,7 +95,7 @@ export function mountFaultsPanel(region: BrowserElement, handlers: FaultsPanelHa
   const kind = h(
     'select',
     { 'aria-label': 'Fault kind', 'data-testid': 'fault-kind' },
-    KINDS.map((k) => h('option', { value: k.kind }, k.kind)),
+    FAULT_KIND_OPTIONS.map((name) => h('option', { value: name }, name)),
   ) as BrowserInput;
   const relay = h(
     'select',
@@ -118,8 +111,8 @@ export function mountFaultsPanel(region: BrowserElement, handlers: FaultsPanelHa
   const count = h('input', { type: 'number', min: 1, placeholder: 'count', 'aria-label': 'Count', 'data-testid': 'fault-count' });
   const needs = h('p', { className: 'note', 'data-testid': 'fault-needs' });
   const showNeeds = () => {
-    const chosen = KINDS.find((k) => k.kind === kind.value) ?? KINDS[0];
-    needs.textContent = `${chosen.kind}: ${chosen.does}; needs ${chosen.needs}.`;
+    const chosen = faultKindSpec(kind.value) ?? FAULT_KIND_TABLE[0];
+    needs.textContent = `${chosen.kind}: ${chosen.summary}; needs ${faultNeeds(chosen)}.`;
   };
   kind.addEventListener('change', showNeeds);
   showNeeds();

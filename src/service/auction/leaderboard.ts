@@ -6,20 +6,9 @@ import { normalise, toDecimalString } from './pricing.js';
 import type { RfqRepository, SolverTotals } from './rfq-repository.js';
 import type { SolverPerformance } from './solver-performance.js';
 import type { SolverRecord } from './solver-repository.js';
+import type { SolverStats } from '../../contracts/wire/auction.js';
 
-export interface SolverStats {
-  quotes: number;
-  rfqsInvited: number;
-  responseRate: number | null;
-  medianQuoteLatencyMs: number | null;
-  bestQuotes: number;
-  wins: number;
-  filled: number;
-  failed: number;
-  fillRate: number | null;
-  /** USD (1 stable token = 1 USD) of won orders' inputs, decimal string. */
-  volume: string;
-}
+export type { SolverStats } from '../../contracts/wire/auction.js';
 
 const EMPTY: SolverTotals = { quotes: 0, invited: 0, responded: 0, bestQuotes: 0, wins: 0, filled: 0, failed: 0 };
 const USD_DECIMALS = 18;

@@ -3,8 +3,9 @@
  * directly; the preference only changes which criterion comes first.
  */
 
-export type Preference = 'price' | 'speed' | 'reliability';
-export type SwapType = 'exactInput' | 'exactOutput';
+import type { Preference, SwapType } from '../../contracts/wire/enums.js';
+
+export type { Preference, SwapType } from '../../contracts/wire/enums.js';
 
 export interface RankCandidate {
   solverId: string;

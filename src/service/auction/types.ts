@@ -5,10 +5,11 @@
 import type { Address } from 'viem';
 import type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 import type { LockType } from '../../contracts/order.js';
+import type { SettlementPath } from '../../contracts/wire/enums.js';
 
 export type QuoteStatus = 'open' | 'expired' | 'accepted';
 /** `deferred`: the order holds the workspace's prefunded vault credit instead of an escrow deposit (docs/deferred.md). */
-export type SettlementPath = 'direct' | 'compliant' | 'deferred';
+export type { SettlementPath } from '../../contracts/wire/enums.js';
 
 export interface QuoteRecord {
   id: string;

@@ -5,9 +5,10 @@ import type { Store } from '../store/store.js';
 import { Statements } from '../settlement/statements.js';
 import { keysetPage, type Page, type PageRequest } from '../store/pagination.js';
 import { standardOrderFromJson, standardOrderToJson, type StandardOrderJson } from './order-json.js';
+import type { OrderStatus } from '../../contracts/wire/enums.js';
 
 /** The API's order status. */
-export type OrderStatus = 'Deposited' | 'Filled' | 'Attested' | 'Claimed' | 'Refunded';
+export type { OrderStatus } from '../../contracts/wire/enums.js';
 /** `Opening`: recorded, deposit relayed but not seen yet; `Rejected`: the deposit reverted. Neither is visible. */
 export type StoredStatus = OrderStatus | 'Opening' | 'Rejected';
 export type Stage = 'deposited' | 'filled' | 'attested' | 'claimed' | 'refunded' | 'reorged' | FaultStage;

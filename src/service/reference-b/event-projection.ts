@@ -6,6 +6,7 @@ import { tokenFacts } from '../orders/order-events.js';
 import type { OrderDomainEvent } from '../orders/order-lifecycle.js';
 import type { OrderRecord } from '../orders/order-repository.js';
 import { settlementIdOf } from './settlement-ids.js';
+import type { OutboxEventType } from '../../contracts/event-types.js';
 
 /** Why a settlement failed, in `settlement.failed.error`: the only failure the lifecycle knows is an unfilled order. */
 export const FILL_DEADLINE_EXPIRED = 'fill_deadline_expired';
@@ -48,7 +49,7 @@ export class SettlementEventProjection {
     }
   };
 
-  private append(order: OrderRecord, type: string, data: Record<string, unknown>, at: number): void {
+  private append(order: OrderRecord, type: OutboxEventType, data: Record<string, unknown>, at: number): void {
     this.deps.outbox.append({ workspaceId: order.workspaceId, type, generation: 'B', rfqId: order.rfqId, data, at });
   }
 

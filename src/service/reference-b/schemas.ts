@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { Preference, Quote, SettlementPath, SwapType } from '../auction/schemas.js';
 import { LockType } from '../corridors/schemas.js';
+import { ORDER_STATUSES } from '../../contracts/wire/enums.js';
 import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from '../api/wire.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');
@@ -98,7 +99,8 @@ export const SettlementDetail = z.object({
   rfqId: z.string(),
   quoteId: z.string(),
   status: z.enum(['pending', 'complete', 'failed']),
-  orderStatus: z.enum(['Deposited', 'Filled', 'Attested', 'Claimed', 'Refunded']),
+  // Inline in the document (a schema of its own, not the named component), as it always was.
+  orderStatus: z.enum(ORDER_STATUSES),
   corridor: z.string(),
   lockType: LockType,
   settlementPath: SettlementPath,
