@@ -1,9 +1,10 @@
 import cluster, { type Worker } from 'node:cluster';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
+import { writeFileAtomic } from '../devnet/chain-state.js';
 import { SandboxError } from '../devnet/errors.js';
 import type { ServiceKeys, ServiceSettings } from './service-config.js';
 import { type SavedAccess, serviceLayout } from './service-layout.js';
@@ -93,7 +94,8 @@ export async function startServiceCluster(options: ServiceClusterOptions): Promi
   cluster.setupPrimary({ exec: entry.path, args: [], execArgv: entry.execArgv });
   const statuses = new Map<Worker, InstanceStatus>();
   const writeStatus = () =>
-    writeFileSync(instancesFile(options.stateDir), `${JSON.stringify([...statuses.values()], null, 2)}\n`, { mode: 0o600 });
+    // Atomically: `sandbox status` and tests read it while workers come and go (a plain write showed them an empty file).
+    writeFileAtomic(instancesFile(options.stateDir), `${JSON.stringify([...statuses.values()], null, 2)}\n`, 0o600);
   let stopping = false;
   let base: Omit<WorkerConfig, 'logFile'> | undefined;
   let slot = 0;
