@@ -20,7 +20,7 @@ import { ServiceChild } from './service-child.js';
 import { type Secret, scanFiles, storeFiles } from './support/secrets.js';
 import { sleep } from './support/wire.js';
 import { type TamperFigures, runTamperCampaign } from './tamper.js';
-import { startScratchPostgres } from '../src/service/store/postgres/local-server.js';
+import { startScratchPostgres } from '../src/sandbox/postgres-component.js';
 
 export type Campaign = 'crash' | 'fuzz' | 'load' | 'tamper' | 'chain' | 'failover';
 export const CAMPAIGNS: readonly Campaign[] = ['crash', 'tamper', 'fuzz', 'load', 'chain', 'failover'];

@@ -26,6 +26,13 @@ export const layers = [
     never: ['contracts', 'devnet', 'service'],
   },
   {
+    id: 'terminal',
+    folders: ['src/terminal/'],
+    holds: 'text for people on a terminal: colours (TTY only, NO_COLOR honoured) and padded tables',
+    mayImport: [],
+    never: ['contracts', 'service', 'cli'],
+  },
+  {
     id: 'contracts',
     folders: ['src/contracts/'],
     holds:
@@ -118,7 +125,7 @@ export const layers = [
     id: 'scenarios',
     folders: ['scenarios/'],
     holds: 'scripted takers and solvers',
-    mayImport: ['sandbox', 'devnet', 'clients', 'solvers', 'contracts', 'clock'],
+    mayImport: ['sandbox', 'devnet', 'clients', 'solvers', 'contracts', 'clock', 'terminal'],
     never: ['service', 'service-kernel', 'service-domain', 'cli'],
   },
   {
@@ -126,14 +133,14 @@ export const layers = [
     folders: ['hardening/'],
     holds:
       'campaigns (`npm run harden`): crash, fuzz, load, tamper; test tooling, so it may use the test harnesses, and it judges answers with the conformance checks’ wire rules',
-    mayImport: ['sandbox', 'devnet', 'clients', 'solvers', 'conformance', 'contracts', 'clock', 'test-support'],
+    mayImport: ['sandbox', 'devnet', 'clients', 'solvers', 'conformance', 'contracts', 'clock', 'test-support', 'terminal'],
     never: ['service', 'service-kernel', 'service-domain', 'cli'],
   },
   {
     id: 'conformance',
     folders: ['conformance/'],
     holds: 'requirement catalogue, checks, runner, reporters, certify modes — over the wire only',
-    mayImport: ['clients', 'contracts', 'clock'],
+    mayImport: ['clients', 'contracts', 'clock', 'terminal'],
     never: ['service', 'service-kernel', 'service-domain', 'sandbox', 'devnet'],
   },
   {
@@ -154,6 +161,7 @@ export const layers = [
       'solvers',
       'contracts',
       'clock',
+      'terminal',
     ],
     never: ['test-support'],
   },
@@ -260,8 +268,23 @@ export const changePlaces = [
   },
   {
     change: 'A new route',
-    places: ['src/service/api/', 'src/service/errors/'],
-    how: 'the domain’s `routes.ts`, declared with the types of `src/service/api/`; its errors in `src/service/errors/` (register the code); its schemas next to the domain. A domain never imports `http/` or `ws/`',
+    places: ['src/service/api/', 'src/service/errors/', 'src/contracts/errors/'],
+    how: 'the domain’s `routes.ts`, declared with the types of `src/service/api/`; its errors in `src/service/errors/`, their codes in the one registry `src/contracts/errors/error-codes.ts` (a test fails on an unregistered code); its schemas next to the domain, or in `src/contracts/wire/` when a client reads them too. A domain never imports `http/` or `ws/`',
+  },
+  {
+    change: 'A new error class',
+    places: ['src/contracts/errors/'],
+    how: 'extend `BaseError` (short message, details, docs path, code, cause walk); never `Error` directly',
+  },
+  {
+    change: 'A new fault kind or event type',
+    places: ['src/contracts/'],
+    how: 'a row of `fault-kinds.ts` (the CLI help, the dashboard panel and docs/faults.md follow it, checked by a test) or of `event-types.ts` (type, generation, payload)',
+  },
+  {
+    change: 'A new way to start or configure a sandbox',
+    places: ['src/sandbox/'],
+    how: '`startSandbox` and its components; every service option goes through `serviceConfigFor` (`service-config.ts`), which `up`, the in-process sandbox, certify and hardening all use',
   },
   {
     change: 'A new WebSocket endpoint or HTTP middleware',
@@ -315,17 +338,4 @@ export const changePlaces = [
  * checker reports them apart and does not count them; it fails on an entry that no longer occurs, so each is
  * deleted in the change that removes it. Every entry is `file -> imported file`.
  */
-export const pendingCrossings = [
-  {
-    removedBy: 'issue #31 part 3 (shared helpers leave src/cli; one ledger reader)',
-    imports: [
-      'scenarios/report/console.ts -> src/cli/output.ts',
-      'hardening/support/store-reader.ts -> src/service/store/postgres/database.ts',
-      'hardening/support/store-reader.ts -> src/service/store/postgres/sync-connection.ts',
-    ],
-  },
-  {
-    removedBy: 'issue #31 part 2 (hardening assembles through the composition root in src/sandbox)',
-    imports: ['hardening/main.ts -> src/service/store/postgres/local-server.ts'],
-  },
-];
+export const pendingCrossings = [];

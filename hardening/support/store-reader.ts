@@ -3,10 +3,8 @@
  * connection of our own). The campaigns judge the service by what it committed, so they read the tables directly:
  * orders, events, ledger.
  */
-import Database from 'better-sqlite3';
 import { LedgerReader, type LedgerSql } from '../../src/contracts/ledger/reader.js';
-import { PostgresDatabase } from '../../src/service/store/postgres/database.js';
-import { SyncPostgresConnection } from '../../src/service/store/postgres/sync-connection.js';
+import { type StoreSource, withReadOnlyStore } from '../../src/sandbox/store-access.js';
 
 /** What the reader needs of either store: prepared statements (the ledger reader's needs cover the rest). */
 type Readable = LedgerSql;
@@ -25,24 +23,10 @@ export interface StoredOrder {
 
 export class StoreReader {
   /** A SQLite file path, or a Postgres store (`{ url }`). */
-  constructor(private readonly source: string | { url: string }) {}
+  constructor(private readonly source: StoreSource) {}
 
   private open<T>(read: (db: Readable) => T): T {
-    if (typeof this.source !== 'string') {
-      const db = new PostgresDatabase(new SyncPostgresConnection({ url: this.source.url, timeoutMs: 10_000 }), false);
-      try {
-        return read(db);
-      } finally {
-        db.close();
-      }
-    }
-    const db = new Database(this.source, { readonly: true, fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 5000');
-      return read(db);
-    } finally {
-      db.close();
-    }
+    return withReadOnlyStore(this.source, read);
   }
 
   orders(): StoredOrder[] {

@@ -1,4 +1,4 @@
-import { bold, dim, green, red, table, yellow } from '../../src/cli/output.js';
+import { bold, dim, green, red, table, yellow } from '../../src/terminal/style.js';
 import type { RunEvent, RunReport, ScenarioResult } from '../runner/result.js';
 
 const time = (ms: number) => (ms < 1_000 ? `${Math.round(ms)} ms` : `${(ms / 1_000).toFixed(1)} s`);

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import type { SandboxComponent } from './sandbox.js';
 import { startLocalPostgres } from '../service/store/postgres/local-server.js';
 
+/** A throwaway Postgres server (campaigns and tests that need one of their own), as the sandbox starts its own. */
+export { startScratchPostgres } from '../service/store/postgres/local-server.js';
+
 /** Where `sandbox up --database postgres` keeps its server's data. */
 export function postgresDataDir(stateDir: string): string {
   return join(stateDir, 'postgres');
