@@ -1,3 +1,4 @@
+import { createPublicClient, createWalletClient, defineChain, http as viemHttp, maxUint256, parseAbi, type Hex } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { redactSecret } from '../core/redact.js';
 import type { Capability, Evidence } from '../core/types.js';
@@ -98,6 +99,44 @@ async function checkTakerFunded(target: Target, account: SandboxFileAccount, evi
   return problems;
 }
 
+/** Permit2's canonical address (the same on every chain), unless the chain names its own. */
+const CANONICAL_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
+const ERC20 = parseAbi(['function approve(address spender, uint256 amount) returns (bool)', 'function allowance(address owner, address spender) view returns (uint256)']);
+
+/**
+ * A Permit2 taker signs transfers that Permit2 pulls: its one-time ERC-20 approval of Permit2 is the taker's own set-up
+ * (as a wallet does on first use), not the target's job. Approves where the allowance is short; returns how many.
+ */
+async function approvePermit2(target: Target, account: SandboxFileAccount): Promise<number> {
+  let approved = 0;
+  const chains = target.sandbox?.chains ?? [];
+  const seen = new Set<string>();
+  for (const corridor of flowCorridors(target)) {
+    if (Array.isArray(corridor.lockTypes) && !corridor.lockTypes.includes('Permit2Escrow')) continue;
+    const chain = chains.find((c) => c.chainId === corridor.originChainId)!;
+    const token = corridor.inputToken.address as Hex;
+    if (seen.has(`${chain.chainId}:${token.toLowerCase()}`)) continue;
+    seen.add(`${chain.chainId}:${token.toLowerCase()}`);
+    const permit2 = (chain.contracts.Permit2 ?? CANONICAL_PERMIT2) as Hex;
+    const viemChain = defineChain({
+      id: chain.chainId,
+      name: chain.name,
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [chain.rpcUrl] } },
+    });
+    const reader = createPublicClient({ chain: viemChain, transport: viemHttp(chain.rpcUrl), pollingInterval: 20 });
+    const allowance = await reader.readContract({ address: token, abi: ERC20, functionName: 'allowance', args: [account.address, permit2] });
+    if (allowance >= BigInt(inputAmountFor(corridor)) * 1_000n) continue;
+    const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: viemChain, transport: viemHttp(chain.rpcUrl) });
+    const hash = await wallet.writeContract({ address: token, abi: ERC20, functionName: 'approve', args: [permit2, maxUint256], gas: 100_000n });
+    const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+    if (receipt.status !== 'success')
+      throw new PreflightRefused(`the taker ${account.address} could not approve Permit2 for ${corridor.inputToken.symbol} on ${chain.name} (tx ${hash} reverted)`);
+    approved += 1;
+  }
+  return approved;
+}
+
 /** Mints test tokens and gas to fresh taker keys through the target's faucet; undefined (with the reason) when it cannot. */
 async function faucetTakers(http: HttpClient, key: string, evidence: Evidence[]): Promise<{ takers?: SandboxFileAccount[]; reason?: string }> {
   const takers: SandboxFileAccount[] = [];
@@ -136,13 +175,17 @@ export async function preflight(target: Target): Promise<PreflightOutcome> {
     if (problems.length > 0)
       throw new PreflightRefused(`the taker accounts are not funded: ${problems.join('; ')}; fund them or pass other --taker-key keys`);
     lines.push(`${given.length} taker account(s) funded for ${flowCorridors(target).length} corridor(s)`);
+    const approvals = (await Promise.all(given.map((account) => approvePermit2(target, account)))).reduce((a, b) => a + b, 0);
+    if (approvals > 0) lines.push(`${approvals} Permit2 approval(s) sent by the takers (a Permit2 user's one-time set-up)`);
   } else if (given.length === 0 && capabilities.has('chains') && capabilities.has('faucet') && target.apiKey !== undefined) {
     const funded = await faucetTakers(http, target.apiKey, evidence);
     if (funded.takers) {
       sandbox = { ...sandbox, accounts: { ...(sandbox?.accounts ?? {}), takers: funded.takers } };
       capabilities.add('fundedAccounts');
       delete missing.fundedAccounts;
-      lines.push(`${funded.takers.length} fresh taker accounts funded through the target's faucet (no --taker-key given)`);
+      const withTakers: Target = { ...target, sandbox };
+      for (const account of funded.takers) await approvePermit2(withTakers, account);
+      lines.push(`${funded.takers.length} fresh taker accounts funded through the target's faucet (no --taker-key given), Permit2 approved`);
     } else missing.fundedAccounts = `no funded taker accounts: ${funded.reason}; pass --taker-key 0x… (repeatable) or --taker-keys-file FILE`;
   }
   return {
