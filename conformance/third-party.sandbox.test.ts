@@ -86,7 +86,16 @@ describe('the caller’s inputs are checked before any check', () => {
     expect(`${poor.out}${poor.err}`).not.toContain(unfunded.slice(2));
 
     const chainId = own.file.chains![0]!.chainId;
-    const silent = await cli('conformance', '--target', own.url, '--api-key', own.apiKey, '--rpc', `${chainId}=http://127.0.0.1:9`, '--no-sign');
+    const silent = await cli(
+      'conformance',
+      '--target',
+      own.url,
+      '--api-key',
+      own.apiKey,
+      '--rpc',
+      `${chainId}=http://127.0.0.1:9`,
+      '--no-sign',
+    );
     expect(silent.code).toBe(2);
     expect(silent.err).toMatch(new RegExp(`chain \\S+ \\(${chainId}\\) does not answer at http://127.0.0.1:9: .*--rpc ${chainId}=URL`));
   }, 60_000);
@@ -117,7 +126,12 @@ describe('the README command against a fresh sandbox, without sandbox.json', () 
     expect(run.err).toMatch(/pre-flight: 5 fresh taker accounts funded through the target's faucet/);
     expect(report.target.capabilities).toEqual(expect.arrayContaining(['chains', 'fundedAccounts', 'workspace', 'clock']));
     const ran = new Set(report.results.filter((r) => r.status === 'PASSED').map((r) => r.id));
-    for (const flow of ['orders.lifecycle.Permit2Escrow', 'orders.lifecycle.ResourceLock', 'orders.refund-after-deadline', 'webhooks.retry-schedule'])
+    for (const flow of [
+      'orders.lifecycle.Permit2Escrow',
+      'orders.lifecycle.ResourceLock',
+      'orders.refund-after-deadline',
+      'webhooks.retry-schedule',
+    ])
       expect(ran.has(flow), flow).toBe(true);
     // What did not run is named, with how to provide it; the verdict and the exit code say INCOMPLETE.
     const skipped = report.results.filter((r) => r.status === 'SKIPPED').map((r) => r.id);
@@ -136,7 +150,11 @@ describe('the README command against a fresh sandbox, without sandbox.json', () 
     const frames = JSON.stringify(auth.evidence);
     expect(frames).toMatch(/\\"token\\":\\"svc_test_\w{2}…\(\d+\)\\"/);
 
-    const artifacts = { ...Object.fromEntries(Object.entries(files).map(([k, f]) => [k, readFileSync(f, 'utf8')])), stdout: run.out, stderr: run.err };
+    const artifacts = {
+      ...Object.fromEntries(Object.entries(files).map(([k, f]) => [k, readFileSync(f, 'utf8')])),
+      stdout: run.out,
+      stderr: run.err,
+    };
     const found = Object.entries(artifacts).flatMap(([where, text]) => secretsIn(text, knownSecrets()).map((hit) => `${where}: ${hit}`));
     expect(found).toEqual([]);
   }, 240_000);
@@ -147,7 +165,13 @@ describe('the README command against a fresh sandbox, without sandbox.json', () 
     const expected = join(folder, 'expected-skips.txt');
     writeFileSync(expected, 'webhooks.timeout-30s  # real-time wait; this CI run has no --long\n');
     const keysFile = join(folder, 'takers.txt');
-    writeFileSync(keysFile, `${takers.slice(1, 3).map((t) => t.privateKey).join('\n')}\n`);
+    writeFileSync(
+      keysFile,
+      `${takers
+        .slice(1, 3)
+        .map((t) => t.privateKey)
+        .join('\n')}\n`,
+    );
     const file = join(folder, 'keys.json');
     const run = await cli(
       'conformance',

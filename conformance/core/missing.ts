@@ -26,8 +26,10 @@ const PROVIDE: Record<Capability, string> = {
     'the target must name its chains (GET /api/v1/sandbox/info, with contracts), or pass --sandbox FILE with `chains`; --rpc CHAINID=URL where its RPC URLs are not reachable',
   solvers: 'the target needs a corridor with live solvers (solverCount > 0)',
   openapi: 'the target must serve its OpenAPI document at /api/v1/openapi.json',
-  namedTaker: 'a project extension the target does not document (POST /quotes `user`); name the check in --expected-skips if it is not offered',
-  quoteLockType: 'a project extension the target does not document (POST /quotes `lockType`); name the check in --expected-skips if it is not offered',
+  namedTaker:
+    'a project extension the target does not document (POST /quotes `user`); name the check in --expected-skips if it is not offered',
+  quoteLockType:
+    'a project extension the target does not document (POST /quotes `lockType`); name the check in --expected-skips if it is not offered',
   quoteSettlementPath:
     'a project extension the target does not document (POST /quotes `settlementPath`); name the check in --expected-skips if it is not offered',
 };

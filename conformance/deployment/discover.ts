@@ -237,7 +237,8 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
           chains,
           accounts: { ...(options.sandbox?.accounts ?? {}), takers: takerAccounts },
         };
-  if (chains.length > 0) discovery.push({ kind: 'note', text: `chains from ${chainsSource}: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}` });
+  if (chains.length > 0)
+    discovery.push({ kind: 'note', text: `chains from ${chainsSource}: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}` });
 
   return {
     url,

@@ -47,7 +47,7 @@ async function checkApiKey(http: HttpClient, key: string, evidence: Evidence[]):
     const code = typeof error.code === 'string' ? error.code : typeof error.error === 'string' ? error.error : '';
     const message = typeof error.message === 'string' ? error.message : response.text.slice(0, 160);
     throw new PreflightRefused(
-      `the target refused the API key: ${response.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''} (key ${redactSecret(key, key.startsWith('svc_') ? 11 : 4)}; pass a key of the target's ${'environment'} with --api-key)`,
+      `the target refused the API key: ${response.status}${code ? ` ${code}` : ''}${message ? `: ${message}` : ''} (key ${redactSecret(key, key.startsWith('svc_') ? 11 : 4)}; pass a key of the target's environment with --api-key)`,
     );
   }
   return `API key accepted (GET ${API_PREFIX}/webhooks answered ${response.status})`;
@@ -87,21 +87,32 @@ async function checkTakerFunded(target: Target, account: SandboxFileAccount, evi
     if (seen.has(key)) continue;
     seen.add(key);
     const needed = BigInt(inputAmountFor(corridor));
-    const token = await rpcCall<string>(chain.rpcUrl, 'eth_call', [balanceCall(corridor.inputToken.address, account.address), 'latest'], chain.chainId);
+    const token = await rpcCall<string>(
+      chain.rpcUrl,
+      'eth_call',
+      [balanceCall(corridor.inputToken.address, account.address), 'latest'],
+      chain.chainId,
+    );
     evidence.push(token.evidence);
     const held = token.result !== undefined && /^0x[0-9a-f]*$/i.test(token.result) && token.result.length > 2 ? BigInt(token.result) : 0n;
     if (held < needed)
-      problems.push(`${account.address} holds ${held} of ${corridor.inputToken.symbol} on ${chain.name}, one trade on ${corridor.id} needs ${needed}`);
+      problems.push(
+        `${account.address} holds ${held} of ${corridor.inputToken.symbol} on ${chain.name}, one trade on ${corridor.id} needs ${needed}`,
+      );
     const native = await rpcCall<string>(chain.rpcUrl, 'eth_getBalance', [account.address, 'latest'], chain.chainId);
     evidence.push(native.evidence);
-    if (native.result === undefined || BigInt(native.result) === 0n) problems.push(`${account.address} has no native coin for gas on ${chain.name}`);
+    if (native.result === undefined || BigInt(native.result) === 0n)
+      problems.push(`${account.address} has no native coin for gas on ${chain.name}`);
   }
   return problems;
 }
 
 /** Permit2's canonical address (the same on every chain), unless the chain names its own. */
 const CANONICAL_PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-const ERC20 = parseAbi(['function approve(address spender, uint256 amount) returns (bool)', 'function allowance(address owner, address spender) view returns (uint256)']);
+const ERC20 = parseAbi([
+  'function approve(address spender, uint256 amount) returns (bool)',
+  'function allowance(address owner, address spender) view returns (uint256)',
+]);
 
 /**
  * A Permit2 taker signs transfers that Permit2 pulls: its one-time ERC-20 approval of Permit2 is the taker's own set-up
@@ -125,26 +136,54 @@ async function approvePermit2(target: Target, account: SandboxFileAccount): Prom
       rpcUrls: { default: { http: [chain.rpcUrl] } },
     });
     const reader = createPublicClient({ chain: viemChain, transport: viemHttp(chain.rpcUrl), pollingInterval: 20 });
-    const allowance = await reader.readContract({ address: token, abi: ERC20, functionName: 'allowance', args: [account.address, permit2] });
+    const allowance = await reader.readContract({
+      address: token,
+      abi: ERC20,
+      functionName: 'allowance',
+      args: [account.address, permit2],
+    });
     if (allowance >= BigInt(inputAmountFor(corridor)) * 1_000n) continue;
-    const wallet = createWalletClient({ account: privateKeyToAccount(account.privateKey), chain: viemChain, transport: viemHttp(chain.rpcUrl) });
-    const hash = await wallet.writeContract({ address: token, abi: ERC20, functionName: 'approve', args: [permit2, maxUint256], gas: 100_000n });
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(account.privateKey),
+      chain: viemChain,
+      transport: viemHttp(chain.rpcUrl),
+    });
+    const hash = await wallet.writeContract({
+      address: token,
+      abi: ERC20,
+      functionName: 'approve',
+      args: [permit2, maxUint256],
+      gas: 100_000n,
+    });
     const receipt = await reader.waitForTransactionReceipt({ hash, pollingInterval: 20 });
     if (receipt.status !== 'success')
-      throw new PreflightRefused(`the taker ${account.address} could not approve Permit2 for ${corridor.inputToken.symbol} on ${chain.name} (tx ${hash} reverted)`);
+      throw new PreflightRefused(
+        `the taker ${account.address} could not approve Permit2 for ${corridor.inputToken.symbol} on ${chain.name} (tx ${hash} reverted)`,
+      );
     approved += 1;
   }
   return approved;
 }
 
 /** Mints test tokens and gas to fresh taker keys through the target's faucet; undefined (with the reason) when it cannot. */
-async function faucetTakers(http: HttpClient, key: string, evidence: Evidence[]): Promise<{ takers?: SandboxFileAccount[]; reason?: string }> {
+async function faucetTakers(
+  http: HttpClient,
+  key: string,
+  evidence: Evidence[],
+): Promise<{ takers?: SandboxFileAccount[]; reason?: string }> {
   const takers: SandboxFileAccount[] = [];
   for (let i = 0; i < FAUCET_TAKERS; i += 1) {
     const privateKey = generatePrivateKey();
     const address = privateKeyToAccount(privateKey).address;
     const response = await http
-      .request({ method: 'POST', path: `${API_PREFIX}/sandbox/faucet`, auth: key, body: { address }, label: 'pre-flight: fund a taker', timeoutMs: 30_000 })
+      .request({
+        method: 'POST',
+        path: `${API_PREFIX}/sandbox/faucet`,
+        auth: key,
+        body: { address },
+        label: 'pre-flight: fund a taker',
+        timeoutMs: 30_000,
+      })
       .catch(() => undefined);
     if (response) evidence.push(response.evidence);
     if (response?.status !== 200) return { reason: `the faucet answered ${response?.status ?? 'nothing'} when funding a taker` };
@@ -185,11 +224,20 @@ export async function preflight(target: Target): Promise<PreflightOutcome> {
       delete missing.fundedAccounts;
       const withTakers: Target = { ...target, sandbox };
       for (const account of funded.takers) await approvePermit2(withTakers, account);
-      lines.push(`${funded.takers.length} fresh taker accounts funded through the target's faucet (no --taker-key given), Permit2 approved`);
-    } else missing.fundedAccounts = `no funded taker accounts: ${funded.reason}; pass --taker-key 0x… (repeatable) or --taker-keys-file FILE`;
+      lines.push(
+        `${funded.takers.length} fresh taker accounts funded through the target's faucet (no --taker-key given), Permit2 approved`,
+      );
+    } else
+      missing.fundedAccounts = `no funded taker accounts: ${funded.reason}; pass --taker-key 0x… (repeatable) or --taker-keys-file FILE`;
   }
   return {
-    target: { ...target, capabilities, missing, ...(sandbox === undefined ? {} : { sandbox }), discovery: [...target.discovery, ...evidence] },
+    target: {
+      ...target,
+      capabilities,
+      missing,
+      ...(sandbox === undefined ? {} : { sandbox }),
+      discovery: [...target.discovery, ...evidence],
+    },
     lines,
     evidence,
   };

@@ -93,7 +93,11 @@ export function register(program: Command): void {
         .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
         .option('--workspace <id>', 'workspace id of the key (settlement routes)')
         .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
-        .option('--taker-key <key>', 'private key of a funded taker account (repeatable): runs the order flows without sandbox.json', repeated)
+        .option(
+          '--taker-key <key>',
+          'private key of a funded taker account (repeatable): runs the order flows without sandbox.json',
+          repeated,
+        )
         .option('--taker-keys-file <file>', 'funded taker private keys, one per line (or a JSON array)')
         .option('--rpc <chainId=url>', "JSON-RPC URL for a chain where the target's own is not reachable (repeatable)", repeated)
         .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
@@ -106,10 +110,7 @@ export function register(program: Command): void {
           '--expected-failures <file>',
           'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
         )
-        .option(
-          '--expected-skips <file>',
-          'checks whose skip is expected (same format): they do not make the run INCOMPLETE (exit 3)',
-        )
+        .option('--expected-skips <file>', 'checks whose skip is expected (same format): they do not make the run INCOMPLETE (exit 3)')
         .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
         .option(
           '--signing-key <file>',
