@@ -18,6 +18,10 @@ export {
   type SigningKey,
 } from './core/signing.js';
 export { canonicalJson } from './core/canonical-json.js';
+export { Redactor, redactSecret } from './core/redact.js';
+export { exitCodeOf, type Verdict } from './core/report.js';
+export { PreflightRefused, preflight } from './preflight/preflight.js';
+export { parseRpcOverride } from './deployment/chains.js';
 export type { CheckResult, Status, Profile, Capability, Evidence } from './core/types.js';
 export { discoverTarget, TargetUnreachable, UsageError, type Target } from './deployment/discover.js';
 export { readSandboxFile, type SandboxFile } from './deployment/sandbox-file.js';

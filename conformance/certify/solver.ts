@@ -1,7 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import { encodeFunctionData, parseAbi, type Hex } from 'viem';
 import type { CheckContext } from '../core/context.js';
-import { buildReport, type ConformanceReport } from '../core/report.js';
+import { buildReport, exitCodeOf, type ConformanceReport } from '../core/report.js';
 import { runChecks, type Check } from '../core/runner.js';
 import type { Selection } from '../core/selection.js';
 import { signDocument, type SigningKey } from '../core/signing.js';
@@ -331,7 +331,8 @@ const PONG_WALL_WINDOW_MS = 2_000;
 export interface SolverCertification {
   report: ConformanceReport;
   results: CheckResult[];
-  exitCode: 0 | 1;
+  /** 0 certified, 1 a check failed, 3 checks were skipped (INCOMPLETE). */
+  exitCode: 0 | 1 | 3;
 }
 
 /** Certifies the solver that connects to the deployment at `url` (the harness's own sandbox). */
@@ -372,5 +373,5 @@ export async function certifySolver(options: {
   let report = buildReport({ target, outcome, checks: solverCertificationChecks, onlyCovered: true });
   report = { ...report, subject: 'solver' };
   if (options.signingKey) report = signDocument(report, options.signingKey);
-  return { report, results: outcome.results, exitCode: report.summary.verdict === 'PASSED' ? 0 : 1 };
+  return { report, results: outcome.results, exitCode: exitCodeOf(report.summary.verdict) };
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../core/context.js';
-import { buildReport, type ConformanceReport } from '../core/report.js';
+import { buildReport, exitCodeOf, type ConformanceReport } from '../core/report.js';
 import { runChecks, type Check } from '../core/runner.js';
 import type { Selection } from '../core/selection.js';
+import { Redactor } from '../core/redact.js';
 import { signDocument, type SigningKey } from '../core/signing.js';
 import type { CheckResult } from '../core/types.js';
 import { check } from '../checks/support/define.js';
@@ -20,6 +21,11 @@ import { webhookSignature } from '../wire/webhook-signature.js';
 export interface ReceiverParams {
   url: string;
   secret: string;
+  /**
+   * The clock the deliveries are signed by, in ms: the clock of the service the certifier stands in for. A sandbox's
+   * clock runs ahead of the wall clock after `sandbox clock advance`, and its receivers judge by it; default wall time.
+   */
+  nowMs?: () => number;
 }
 
 interface Delivery {
@@ -33,19 +39,24 @@ function params(ctx: CheckContext): ReceiverParams {
   return ctx.state.params as unknown as ReceiverParams;
 }
 
-function sampleEvent(): { id: string; body: string } {
+/** Unix seconds now, by the clock the certifier signs with. */
+function nowSeconds(ctx: CheckContext): number {
+  return Math.floor((params(ctx).nowMs?.() ?? Date.now()) / 1000);
+}
+
+function sampleEvent(nowMs: number): { id: string; body: string } {
   const id = `evt_${randomBytes(12).toString('hex')}`;
   const event = {
     type: 'order.created',
     id,
-    timestamp: new Date().toISOString(),
+    timestamp: new Date(nowMs).toISOString(),
     order: {
       id: `ord_${randomBytes(12).toString('hex')}`,
       pair: 'USDC/USDC',
       side: 'sell',
       amount: '25000.00',
       corridor: 'alpha:USDC-beta:USDC',
-      fillDeadline: Math.floor(Date.now() / 1000) + 600,
+      fillDeadline: Math.floor(nowMs / 1000) + 600,
       status: 'pending',
     },
   };
@@ -55,10 +66,11 @@ function sampleEvent(): { id: string; body: string } {
 /** A delivery as the service sends it, signed with `secret` at `timestamp` over `signedBody` (default the body). */
 function delivery(
   secret: string,
+  now: number,
   options: { body?: string; timestamp?: string; signedBody?: string; eventId?: string } = {},
 ): Delivery & { eventId: string } {
-  const event = options.body === undefined ? sampleEvent() : { id: options.eventId ?? 'evt_given', body: options.body };
-  const timestamp = options.timestamp ?? String(Math.floor(Date.now() / 1000));
+  const event = options.body === undefined ? sampleEvent(now * 1000) : { id: options.eventId ?? 'evt_given', body: options.body };
+  const timestamp = options.timestamp ?? String(now);
   return {
     eventId: event.id,
     body: event.body,
@@ -81,7 +93,13 @@ async function send(ctx: CheckContext, d: Delivery, label: string): Promise<Wire
 const is2xx = (status: number) => status >= 200 && status < 300;
 
 /** One attack: built from a valid delivery, it must not be answered 2xx (and, for a bad signature, 401). */
-function attack(id: string, title: string, requirements: string[], build: (secret: string) => Delivery, expect401: boolean): Check {
+function attack(
+  id: string,
+  title: string,
+  requirements: string[],
+  build: (secret: string, now: number) => Delivery,
+  expect401: boolean,
+): Check {
   return check({
     id: `receiver.${id}`,
     title,
@@ -89,7 +107,7 @@ function attack(id: string, title: string, requirements: string[], build: (secre
     profiles: BOTH_PROFILES,
     tags: ['certify', 'webhook-receiver'],
     async run(ctx: CheckContext) {
-      const response = await send(ctx, build(params(ctx).secret), title);
+      const response = await send(ctx, build(params(ctx).secret, nowSeconds(ctx)), title);
       const requirement = requirements[0]!;
       ctx.expect(requirement, !is2xx(response.status), `the receiver accepted it with ${response.status}`);
       if (expect401) ctx.expect('X-WHR-002', response.status === 401, `answered ${response.status}; an invalid signature is a 401`);
@@ -118,7 +136,7 @@ export const receiverChecks: Check[] = [
     profiles: BOTH_PROFILES,
     tags: ['certify', 'webhook-receiver'],
     async run(ctx: CheckContext) {
-      const response = await send(ctx, delivery(params(ctx).secret), 'valid delivery');
+      const response = await send(ctx, delivery(params(ctx).secret, nowSeconds(ctx)), 'valid delivery');
       ctx.expect('X-WHR-007', is2xx(response.status), `a valid delivery was answered ${response.status}`);
     },
   }),
@@ -126,15 +144,15 @@ export const receiverChecks: Check[] = [
     'wrong-secret',
     'Signed with another secret → 401',
     ['X-WHR-002'],
-    () => delivery(`whsec_${randomBytes(16).toString('hex')}`),
+    (_secret, now) => delivery(`whsec_${randomBytes(16).toString('hex')}`, now),
     true,
   ),
   attack(
     'body-changed',
     'Body changed by one byte after signing → 401',
     ['X-WHR-006', 'X-WHR-002'],
-    (secret) => {
-      const d = delivery(secret);
+    (secret, now) => {
+      const d = delivery(secret, now);
       const i = d.body.indexOf('25000');
       return { ...d, body: `${d.body.slice(0, i)}95000${d.body.slice(i + 5)}` };
     },
@@ -144,8 +162,8 @@ export const receiverChecks: Check[] = [
     'body-reserialised',
     'Body re-serialised (same JSON, other bytes) → 401: the raw body is what is signed',
     ['X-WHR-006', 'X-WHR-002'],
-    (secret) => {
-      const d = delivery(secret);
+    (secret, now) => {
+      const d = delivery(secret, now);
       return { ...d, body: JSON.stringify(JSON.parse(d.body), null, 2) };
     },
     true,
@@ -154,8 +172,8 @@ export const receiverChecks: Check[] = [
     'signature-truncated',
     'Signature truncated → 401',
     ['X-WHR-002'],
-    (secret) => {
-      const d = delivery(secret);
+    (secret, now) => {
+      const d = delivery(secret, now);
       return withHeader(d, 'X-Service-Signature', d.headers['X-Service-Signature']!.slice(0, 32));
     },
     true,
@@ -164,42 +182,42 @@ export const receiverChecks: Check[] = [
     'signature-empty',
     'Empty signature → rejected',
     ['X-WHR-005', 'X-WHR-002'],
-    (secret) => withHeader(delivery(secret), 'X-Service-Signature', ''),
+    (secret, now) => withHeader(delivery(secret, now), 'X-Service-Signature', ''),
     false,
   ),
   attack(
     'signature-missing',
     'No signature header → rejected',
     ['X-WHR-005'],
-    (secret) => withHeader(delivery(secret), 'X-Service-Signature', undefined),
+    (secret, now) => withHeader(delivery(secret, now), 'X-Service-Signature', undefined),
     false,
   ),
   attack(
     'timestamp-missing',
     'No timestamp header → rejected',
     ['X-WHR-005'],
-    (secret) => withHeader(delivery(secret), 'X-Service-Timestamp', undefined),
+    (secret, now) => withHeader(delivery(secret, now), 'X-Service-Timestamp', undefined),
     false,
   ),
   attack(
     'timestamp-not-numeric',
     'A non-numeric timestamp (signed as sent) → rejected',
     ['X-WHR-005'],
-    (secret) => delivery(secret, { timestamp: 'yesterday' }),
+    (secret, now) => delivery(secret, now, { timestamp: 'yesterday' }),
     false,
   ),
   attack(
     'timestamp-stale',
     'Timestamp 301 s old (correctly signed) → rejected',
     ['X-WHR-001'],
-    (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) - 301) }),
+    (secret, now) => delivery(secret, now, { timestamp: String(now - 301) }),
     false,
   ),
   attack(
     'timestamp-future',
     'Timestamp 301 s ahead (correctly signed) → rejected',
     ['X-WHR-005'],
-    (secret) => delivery(secret, { timestamp: String(Math.floor(Date.now() / 1000) + 301) }),
+    (secret, now) => delivery(secret, now, { timestamp: String(now + 301) }),
     false,
   ),
   check({
@@ -209,10 +227,10 @@ export const receiverChecks: Check[] = [
     profiles: BOTH_PROFILES,
     tags: ['certify', 'webhook-receiver'],
     async run(ctx: CheckContext) {
-      const first = delivery(params(ctx).secret);
+      const first = delivery(params(ctx).secret, nowSeconds(ctx));
       const a = await send(ctx, first, 'first delivery of the event');
       ctx.expect('X-WHR-007', is2xx(a.status), `the first delivery was answered ${a.status}`);
-      const again = delivery(params(ctx).secret, { body: first.body, eventId: first.eventId });
+      const again = delivery(params(ctx).secret, nowSeconds(ctx), { body: first.body, eventId: first.eventId });
       const b = await send(ctx, again, 'the same event again');
       ctx.expect(
         'X-WHR-004',
@@ -227,12 +245,15 @@ export const receiverChecks: Check[] = [
 export interface ReceiverCertification {
   report: ConformanceReport;
   results: CheckResult[];
-  exitCode: 0 | 1;
+  /** 0 certified, 1 a check failed, 3 checks were skipped (INCOMPLETE). */
+  exitCode: 0 | 1 | 3;
 }
 
 /** Runs the attack pack against a receiver; the report has the conformance report's shape and can be signed. */
 export async function certifyWebhookReceiver(
   options: ReceiverParams & {
+    /** Which clock `nowMs` reads, for the report (`wall`, or `sandbox <url>`). */
+    clock?: string;
     signingKey?: SigningKey;
     selection?: Selection;
     onResult?(result: CheckResult, index: number, total: number): void;
@@ -263,13 +284,14 @@ export async function certifyWebhookReceiver(
   const outcome = await runChecks({
     target,
     checks: receiverChecks,
-    params: { url: options.url, secret: options.secret },
+    params: { url: options.url, secret: options.secret, ...(options.nowMs === undefined ? {} : { nowMs: options.nowMs }) },
+    redactor: new Redactor([options.secret]),
     ...(options.selection === undefined ? {} : { selection: options.selection }),
     ...(options.onResult === undefined ? {} : { onResult: options.onResult }),
     timeoutMs: 40_000,
   });
   let report = buildReport({ target, outcome, checks: receiverChecks, onlyCovered: true });
-  report = { ...report, subject: 'webhook-receiver' };
+  report = new Redactor([options.secret]).value({ ...report, subject: 'webhook-receiver', clock: options.clock ?? 'wall' });
   if (options.signingKey) report = signDocument(report, options.signingKey);
-  return { report, results: outcome.results, exitCode: report.summary.verdict === 'PASSED' ? 0 : 1 };
+  return { report, results: outcome.results, exitCode: exitCodeOf(report.summary.verdict) };
 }

@@ -1,5 +1,6 @@
 import { coverage, requirementLink, type Level } from '../catalogue/index.js';
 import type { Target } from '../deployment/discover.js';
+import { missingInputs, type MissingInput } from './missing.js';
 import type { Check, RunOutcome } from './runner.js';
 import type { Selection } from './selection.js';
 import type { ReportSignature } from './signing.js';
@@ -28,7 +29,23 @@ export interface ReportSummary {
   expectedFailures: number;
   /** Checks listed as expected failures that did not fail: they fail the run. */
   unexpectedPasses: number;
-  verdict: 'PASSED' | 'FAILED';
+  /** SKIPPED checks listed in the expected-skips file. */
+  expectedSkips: number;
+  /**
+   * PASSED: every selected check ran and passed (or failed or skipped as expected). FAILED: a check failed (or an
+   * expected failure did not happen). INCOMPLETE: nothing failed, but checks were skipped for something the target
+   * or the caller did not provide (`missing` names it and how to provide it).
+   */
+  verdict: Verdict;
+  /** What the skipped checks lacked, grouped; empty unless something was skipped unexpectedly. */
+  missing: MissingInput[];
+}
+
+export type Verdict = 'PASSED' | 'FAILED' | 'INCOMPLETE';
+
+/** Exit code of a verdict: 0 PASSED, 1 FAILED, 3 INCOMPLETE (2 is kept for usage errors and refused inputs). */
+export function exitCodeOf(verdict: Verdict): 0 | 1 | 3 {
+  return verdict === 'PASSED' ? 0 : verdict === 'FAILED' ? 1 : 3;
 }
 
 export interface ConformanceReport {
@@ -54,6 +71,7 @@ export function summarise(results: readonly CheckResult[]): ReportSummary {
   const expectedFailures = results.filter((r) => r.expected?.outcome === 'failed-as-expected').length;
   const unexpectedPasses = results.filter((r) => r.expected?.outcome === 'did-not-fail').length;
   const realFailures = results.filter((r) => r.status === 'FAILED' && r.expected === undefined).length;
+  const missing = missingInputs(results);
   return {
     total: results.length,
     passed: count('PASSED'),
@@ -62,7 +80,9 @@ export function summarise(results: readonly CheckResult[]): ReportSummary {
     skipped: count('SKIPPED'),
     expectedFailures,
     unexpectedPasses,
-    verdict: realFailures === 0 && unexpectedPasses === 0 ? 'PASSED' : 'FAILED',
+    expectedSkips: results.filter((r) => r.expectedSkip !== undefined).length,
+    verdict: realFailures > 0 || unexpectedPasses > 0 ? 'FAILED' : missing.length > 0 ? 'INCOMPLETE' : 'PASSED',
+    missing,
   };
 }
 

@@ -1,6 +1,7 @@
 import { strictestLevel } from '../catalogue/index.js';
 import type { Target } from '../deployment/discover.js';
 import { CheckContext, RunState } from './context.js';
+import { Redactor } from './redact.js';
 import { selectChecks, type ExpectedFailure, type Selection } from './selection.js';
 import { CheckFailed, CheckSkipped, type CheckDefinition, type CheckResult, type Status } from './types.js';
 
@@ -13,6 +14,10 @@ export interface RunOptions {
   /** Seed of the property-based generators; the same seed replays the same inputs. */
   seed?: number;
   expectedFailures?: readonly ExpectedFailure[];
+  /** Checks whose skip the caller expects (same file format): a skip of one does not make the run INCOMPLETE. */
+  expectedSkips?: readonly ExpectedFailure[];
+  /** Hides credentials in every result before anyone sees it (console, reports). */
+  redactor?: Redactor;
   /** Default per-check time limit. */
   timeoutMs?: number;
   /** Settings the checks read from `ctx.state.params` (certify modes). */
@@ -41,6 +46,8 @@ export async function runChecks(options: RunOptions): Promise<RunOutcome> {
     .sort((a, b) => (a.check.phase ?? 50) - (b.check.phase ?? 50) || a.order - b.order)
     .map(({ check }) => check);
   const expected = new Map((options.expectedFailures ?? []).map((e) => [e.check, e.reason]));
+  const expectedSkips = new Map((options.expectedSkips ?? []).map((e) => [e.check, e.reason]));
+  const redactor = options.redactor ?? new Redactor([options.target.apiKey]);
   const state = new RunState(options.target, seed, options.params);
   const started = Date.now();
   const results: CheckResult[] = [];
@@ -48,7 +55,7 @@ export async function runChecks(options: RunOptions): Promise<RunOutcome> {
     for (const [index, check] of selected.entries()) {
       options.onStart?.(check, index, selected.length);
       state.currentCheck = check.id;
-      const result = await runOne(check, state, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+      const result = redactor.value(await runOne(check, state, options.timeoutMs ?? DEFAULT_TIMEOUT_MS));
       const reason = expected.get(check.id);
       if (reason !== undefined) {
         result.expected = {
@@ -56,6 +63,8 @@ export async function runChecks(options: RunOptions): Promise<RunOutcome> {
           outcome: result.status === 'FAILED' ? 'failed-as-expected' : result.status === 'SKIPPED' ? 'not-run' : 'did-not-fail',
         };
       }
+      const skipReason = expectedSkips.get(check.id);
+      if (skipReason !== undefined && result.status === 'SKIPPED') result.expectedSkip = { reason: skipReason };
       results.push(result);
       options.onResult?.(result, index, selected.length);
     }
@@ -90,7 +99,14 @@ async function runOne(check: Check, state: RunState, defaultTimeoutMs: number): 
       missing.length > 0
         ? missing.map((m) => state.target.missing[m] ?? m)
         : [anyOf.map((m) => state.target.missing[m] ?? m).join(', or ')];
-    return { ...base, status: 'SKIPPED', message: reasons.join('; '), durationMs: 0, evidence: [] };
+    return {
+      ...base,
+      status: 'SKIPPED',
+      message: reasons.join('; '),
+      durationMs: 0,
+      evidence: [],
+      missing: missing.length > 0 ? missing : [...anyOf],
+    };
   }
 
   const softLevel = check.severity ?? (strictestLevel(check.requirements) === 'MUST' ? 'fail' : 'warn');

@@ -100,6 +100,10 @@ export interface CheckResult {
   evidence: Evidence[];
   /** Set when the check is listed in the expected-failures file. */
   expected?: { reason: string; outcome: 'failed-as-expected' | 'did-not-fail' | 'not-run' };
+  /** A SKIPPED check: the capabilities the target or the caller did not provide (empty when the run itself showed why). */
+  missing?: Capability[];
+  /** Set when the check is listed in the expected-skips file: its skip does not make the run INCOMPLETE. */
+  expectedSkip?: { reason: string };
 }
 
 /** How a check runs; the runner gives each check a fresh one. */

@@ -1,5 +1,7 @@
 import type { Capability, Evidence, Profile } from '../core/types.js';
 import { HttpClient, WireError } from '../wire/http.js';
+import { privateKeyToAccount } from 'viem/accounts';
+import { chainsNamedByTarget, withRpcOverrides } from './chains.js';
 import type { SandboxFile, SandboxFileAccount, SandboxFileChain } from './sandbox-file.js';
 import { BaseError } from '../../src/contracts/errors/base-error.js';
 
@@ -29,6 +31,18 @@ export interface TargetOptions {
   sandbox?: SandboxFile;
   /** Timing checks may wait in real time. */
   long?: boolean;
+  /** Funded taker private keys (`--taker-key`, `--taker-keys-file`): used instead of sandbox.json's takers. */
+  takerKeys?: readonly string[];
+  /** Chain id → RPC URL the caller can reach (`--rpc`), replacing the one the target or the file names. */
+  rpc?: ReadonlyMap<number, string>;
+}
+
+/** `0x` + 64 hex → the account; anything else is a usage error that names the offending entry (redacted). */
+export function takerAccount(key: string, index: number): SandboxFileAccount {
+  const trimmed = key.trim();
+  if (!/^0x[0-9a-fA-F]{64}$/.test(trimmed))
+    throw new UsageError(`taker key ${index + 1} is not a 0x-prefixed 32-byte private key (${trimmed.length} characters)`);
+  return { address: privateKeyToAccount(trimmed as `0x${string}`).address, privateKey: trimmed as `0x${string}` };
 }
 
 export interface Target {
@@ -91,7 +105,7 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   if (rawUrl === undefined) throw new UsageError('name the deployment with --target URL (or --sandbox sandbox.json)');
   const url = normaliseBaseUrl(rawUrl);
   const apiKey = options.apiKey ?? options.sandbox?.api?.apiKeys?.[0];
-  const workspaceId = options.workspaceId ?? options.sandbox?.api?.workspaceId;
+  let workspaceId = options.workspaceId ?? options.sandbox?.api?.workspaceId;
   const http = new HttpClient(url);
   const discovery: Evidence[] = [];
   const capabilities = new Set<Capability>();
@@ -180,12 +194,52 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
   if (corridors.some((c) => typeof c.solverCount === 'number' && c.solverCount > 0)) capabilities.add('solvers');
   else missing.solvers = corridors.length === 0 ? 'the target lists no corridors' : 'no corridor has live solvers (solverCount 0)';
 
-  const chains = options.sandbox?.chains ?? [];
+  // Chains: the caller's file, else what the target names about itself; then the caller's RPC URLs.
+  let chains = options.sandbox?.chains ?? [];
+  let chainsSource = 'sandbox.json';
+  let chainsReason = 'no chain RPC endpoints: the target names none (GET /api/v1/sandbox/info) and no --sandbox file lists `chains`';
+  if (chains.length === 0) {
+    const named = await chainsNamedByTarget(http, API_PREFIX, apiKey);
+    if (named.evidence) discovery.push(named.evidence);
+    chains = named.chains;
+    chainsSource = 'GET /api/v1/sandbox/info';
+    if (named.reason) chainsReason = `no chain RPC endpoints: ${named.reason}, and no --sandbox file lists \`chains\``;
+    if (workspaceId === undefined && named.workspaceId !== undefined && apiKey !== undefined) {
+      workspaceId = named.workspaceId;
+      capabilities.add('workspace');
+      delete missing.workspace;
+    }
+  }
+  if (options.rpc !== undefined && options.rpc.size > 0) {
+    const unknown = [...options.rpc.keys()].filter((id) => !chains.some((c) => c.chainId === id));
+    if (unknown.length > 0)
+      throw new UsageError(
+        `--rpc names chain id ${unknown.join(', ')}, which the target does not name (${chains.map((c) => c.chainId).join(', ') || 'no chains'})`,
+      );
+    chains = withRpcOverrides(chains, options.rpc);
+  }
   if (chains.length > 0 && chains.every((c) => typeof c.rpcUrl === 'string')) capabilities.add('chains');
-  else missing.chains = 'no chain RPC endpoints (sandbox.json chains)';
-  const takers = options.sandbox?.accounts?.takers ?? [];
-  if (takers.length > 0 && capabilities.has('chains')) capabilities.add('fundedAccounts');
-  else missing.fundedAccounts = 'no funded taker accounts (sandbox.json accounts.takers)';
+  else missing.chains = chainsReason;
+  const takerAccounts =
+    options.takerKeys !== undefined && options.takerKeys.length > 0
+      ? options.takerKeys.map(takerAccount)
+      : (options.sandbox?.accounts?.takers ?? []);
+  if (takerAccounts.length > 0 && capabilities.has('chains')) capabilities.add('fundedAccounts');
+  else
+    missing.fundedAccounts =
+      takerAccounts.length > 0
+        ? 'taker keys were given but no chains are known to use them on'
+        : 'no funded taker accounts: pass --taker-key 0x… (repeatable) or --taker-keys-file FILE';
+  const effective: SandboxFile | undefined =
+    options.sandbox === undefined && chains.length === 0 && takerAccounts.length === 0
+      ? undefined
+      : {
+          ...(options.sandbox ?? {}),
+          chains,
+          accounts: { ...(options.sandbox?.accounts ?? {}), takers: takerAccounts },
+        };
+  if (chains.length > 0)
+    discovery.push({ kind: 'note', text: `chains from ${chainsSource}: ${chains.map((c) => `${c.name} (${c.chainId})`).join(', ')}` });
 
   return {
     url,
@@ -196,7 +250,7 @@ export async function discoverTarget(options: TargetOptions): Promise<Target> {
     ...(apiKey === undefined ? {} : { apiKey }),
     ...(workspaceId === undefined ? {} : { workspaceId }),
     environment,
-    ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+    ...(effective === undefined ? {} : { sandbox: effective }),
     capabilities,
     missing,
     corridors,

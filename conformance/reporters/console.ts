@@ -34,7 +34,7 @@ export function consoleProgress(stream: ConsoleStream) {
 export function consoleSummary(report: ConformanceReport, stream: ConsoleStream): void {
   const paint = painter(stream);
   const s = report.summary;
-  const verdict = s.verdict === 'PASSED' ? paint('32', 'PASSED') : paint('31', 'FAILED');
+  const verdict = paint(s.verdict === 'PASSED' ? '32' : s.verdict === 'FAILED' ? '31' : '33', s.verdict);
   const requirementsRun = report.requirements.filter((r) => r.outcome !== 'NOT-RUN' && r.outcome !== 'NOT-CHECKABLE');
   const mustFailed = report.requirements.filter((r) => r.level === 'MUST' && r.outcome === 'FAILED').map((r) => r.id);
   const subject =
@@ -46,10 +46,26 @@ export function consoleSummary(report: ConformanceReport, stream: ConsoleStream)
   stream.write(
     `\n${subject}: ${verdict}\n` +
       `  ${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped` +
+      (s.expectedSkips > 0 ? `; ${s.expectedSkips} skipped as expected` : '') +
       (s.expectedFailures + s.unexpectedPasses > 0
         ? `; ${s.expectedFailures} expected failures, ${s.unexpectedPasses} expected failures that did not fail`
         : '') +
       `\n  ${requirementsRun.length} requirements exercised; MUST failed: ${mustFailed.length === 0 ? 'none' : mustFailed.join(', ')}\n` +
-      `  ${(report.run.durationMs / 1000).toFixed(1)} s, seed ${report.run.seed}\n`,
+      `  ${(report.run.durationMs / 1000).toFixed(1)} s, seed ${report.run.seed}\n` +
+      missingText(report),
   );
+}
+
+/** INCOMPLETE: what was missing, how to provide it, and the checks it left out. */
+export function missingText(report: ConformanceReport): string {
+  const missing = report.summary.missing ?? [];
+  if (missing.length === 0) return '';
+  const skipped = missing.reduce((n, m) => n + m.checks.length, 0);
+  const lines = [`  INCOMPLETE: ${skipped} check(s) did not run; the verdict says nothing about them. Missing:`];
+  for (const m of missing) {
+    const shown = m.checks.slice(0, 6).join(', ') + (m.checks.length > 6 ? `, … (${m.checks.length - 6} more)` : '');
+    lines.push(`  - ${m.capability ?? 'the run showed'}: ${m.reason}`, `      to provide: ${m.provide}`, `      skipped: ${shown}`);
+  }
+  lines.push('  (name skips that are by design in --expected-skips FILE)');
+  return `${lines.join('\n')}\n`;
 }

@@ -47,6 +47,17 @@ function row(result: CheckResult): string {
   }</td><td>${result.durationMs} ms</td></tr>`;
 }
 
+function missingHtml(report: ConformanceReport): string {
+  const missing = report.summary.missing ?? [];
+  if (missing.length === 0) return '';
+  return `<h2>Incomplete: what the run was missing</h2><p>These checks did not run; the verdict says nothing about them.</p><table><thead><tr><th>Missing</th><th>How to provide it</th><th>Checks skipped</th></tr></thead><tbody>${missing
+    .map(
+      (m) =>
+        `<tr class="SKIPPED"><td>${esc(m.capability ?? 'shown by the run')}<div class="note">${esc(m.reason)}</div></td><td>${esc(m.provide)}</td><td>${m.checks.map((c) => `<code>${esc(c)}</code>`).join(' ')}</td></tr>`,
+    )
+    .join('')}</tbody></table>`;
+}
+
 /** One self-contained page (no scripts, no external assets): summary, checks with evidence, requirements. */
 export function htmlReport(report: ConformanceReport): string {
   const s = report.summary;
@@ -55,18 +66,18 @@ export function htmlReport(report: ConformanceReport): string {
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:2rem;color:#222}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;vertical-align:top;text-align:left}
 .badge{padding:.1rem .4rem;border-radius:.3rem;font-weight:600;font-size:12px}.PASSED{background:#e6f4ea}.FAILED{background:#fce8e6}.WARNING{background:#fef7e0}.SKIPPED{background:#f1f3f4}
-.badge.PASSED{background:#137333;color:#fff}.badge.FAILED{background:#c5221f;color:#fff}.badge.WARNING{background:#b06000;color:#fff}.badge.SKIPPED,.badge.NOT-RUN,.badge.NOT-CHECKABLE{background:#5f6368;color:#fff}
+.badge.PASSED{background:#137333;color:#fff}.badge.INCOMPLETE{background:#b06000;color:#fff}.badge.FAILED{background:#c5221f;color:#fff}.badge.WARNING{background:#b06000;color:#fff}.badge.SKIPPED,.badge.NOT-RUN,.badge.NOT-CHECKABLE{background:#5f6368;color:#fff}
 pre{white-space:pre-wrap;word-break:break-all;background:#f8f9fa;padding:.5rem;max-height:24rem;overflow:auto;font-size:12px}.pair{display:grid;grid-template-columns:1fr 1fr;gap:.5rem}.note{color:#555;font-size:12px}
 </style></head><body>
 <h1>Conformance to Reference ${esc(report.target.profile)}: <span class="badge ${s.verdict}">${s.verdict}</span></h1>
 <p>Target <code>${esc(report.target.url)}</code> (${esc(report.target.environment)}), ${esc(report.run.startedAt)}, ${(report.run.durationMs / 1000).toFixed(1)} s, seed ${report.run.seed}.
-${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped.${report.signature ? ` Signed by <code>${esc(report.signature.keyId)}</code>.` : ' Unsigned.'}</p>
+${s.total} checks: ${s.passed} passed, ${s.failed} failed, ${s.warning} warnings, ${s.skipped} skipped${s.expectedSkips ? ` (${s.expectedSkips} as expected)` : ''}.${report.signature ? ` Signed by <code>${esc(report.signature.keyId)}</code>.` : ' Unsigned.'}</p>
 <p class="note">Capabilities: ${esc(report.target.capabilities.join(', ') || 'none')}. Missing: ${esc(
     Object.entries(report.target.missingCapabilities)
       .map(([k, v]) => `${k} (${v})`)
       .join('; ') || 'none',
   )}.</p>
-<h2>Checks</h2><table><thead><tr><th>Result</th><th>Check</th><th>Requirements</th><th>Detail</th><th>Time</th></tr></thead><tbody>
+${missingHtml(report)}<h2>Checks</h2><table><thead><tr><th>Result</th><th>Check</th><th>Requirements</th><th>Detail</th><th>Time</th></tr></thead><tbody>
 ${report.results.map(row).join('\n')}
 </tbody></table>
 <h2>Requirements</h2><table><thead><tr><th>Id</th><th>Level</th><th>Outcome</th><th>Requirement</th><th>Checks</th></tr></thead><tbody>

@@ -54,7 +54,7 @@ function testcase(result: CheckResult, profile: string): string {
   } else if (result.expected?.outcome === 'did-not-fail') {
     body += `<failure message="${xmlEscape(`expected to fail but ${result.status}: ${result.expected.reason}`)}" type="UNEXPECTED_PASS"/>`;
   } else if (result.status === 'SKIPPED') {
-    body += `<skipped message="${xmlEscape(result.message)}"/>`;
+    body += `<skipped message="${xmlEscape(result.expectedSkip ? `expected skip (${result.expectedSkip.reason}): ${result.message}` : result.message)}"/>`;
   } else if (result.status === 'FAILED') {
     body += `<skipped message="${xmlEscape(`expected failure: ${result.message}`)}"/>`;
   }
@@ -74,7 +74,7 @@ export function junitXml(report: ConformanceReport): string {
     `<?xml version="1.0" encoding="UTF-8"?>\n` +
     `<testsuites name="conformance" tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.run.durationMs / 1000).toFixed(3)}">\n` +
     `  <testsuite name="${xmlEscape(suite)}" tests="${report.results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${(report.run.durationMs / 1000).toFixed(3)}" timestamp="${report.run.startedAt.replace(/\.\d+Z$/, '')}">\n` +
-    `    <properties><property name="seed" value="${report.run.seed}"/><property name="verdict" value="${report.summary.verdict}"/></properties>\n` +
+    `    <properties><property name="seed" value="${report.run.seed}"/><property name="verdict" value="${report.summary.verdict}"/>${(report.summary.missing ?? []).map((m) => `<property name="missing" value="${xmlEscape(`${m.capability ?? m.reason}: ${m.provide} (${m.checks.length} checks)`)}"/>`).join('')}</properties>\n` +
     report.results.map((r) => testcase(r, report.target.profile)).join('\n') +
     `\n  </testsuite>\n</testsuites>\n`
   );

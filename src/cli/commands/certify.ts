@@ -1,8 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { globalOptions, printJson, reportError } from '../output.js';
 import { parseReportOption } from './conformance.js';
+import { sandboxClockOffset } from './webhooks.js';
 
 /**
  * `sandbox certify webhook-receiver|solver`: the harness plays the service's side against a receiver or a solver
@@ -77,18 +78,33 @@ export function register(program: Command): void {
       )
       .requiredOption('--url <url>', "the receiver's URL")
       .requiredOption('--secret <secret>', 'the signing secret the receiver verifies with (whsec_…)')
+      .addOption(
+        new Option(
+          '--clock <clock>',
+          'clock the deliveries are signed by: the sandbox of --state-dir when one runs (auto), its clock (sandbox), or wall time',
+        )
+          .choices(['auto', 'sandbox', 'wall'])
+          .default('auto'),
+      )
       .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
       .option('--signing-key <file>', 'Ed25519 PKCS#8 PEM key that signs the JSON report')
       .option('--no-sign', 'do not sign the JSON report')
-      .action(async (flags: CommonFlags & { url: string; secret: string }, command: Command) => {
+      .action(async (flags: CommonFlags & { url: string; secret: string; clock: 'auto' | 'sandbox' | 'wall' }, command: Command) => {
         const { json, stateDir } = globalOptions(command);
         try {
           parseReportOption(flags.report);
           const c = await import('../../../conformance/index.js');
           const signingKey = await loadSigningKey(flags, stateDir, json);
+          // Sign by the clock the receiver judges by: the sandbox's, as `webhooks listen` does (docs/conformance.md).
+          const offset = flags.clock === 'wall' ? undefined : await sandboxClockOffset(stateDir);
+          if (flags.clock === 'sandbox' && offset === undefined)
+            throw new c.UsageError(`--clock sandbox: no sandbox answers GET /api/v1/sandbox/clock (state dir ${stateDir})`);
+          if (!json && offset !== undefined)
+            process.stderr.write(`› signing deliveries by the sandbox clock (${Math.round(offset / 1000)} s ahead of wall time)\n`);
           const run = await c.certifyWebhookReceiver({
             url: flags.url,
             secret: flags.secret,
+            ...(offset === undefined ? {} : { nowMs: () => Date.now() + offset, clock: `sandbox (${Math.round(offset / 1000)} s ahead)` }),
             ...(signingKey === undefined ? {} : { signingKey }),
             ...(json ? {} : { onResult: c.consoleProgress(process.stdout) }),
           });
@@ -160,7 +176,7 @@ export function register(program: Command): void {
             if (!json) {
               process.stdout.write(
                 `Certification sandbox ready. Point your solver at it:\n` +
-                  `  API        ${api.url}  (key ${api.apiKeys[0]})\n` +
+                  `  API        ${api.url}  (key ${c.redactSecret(api.apiKeys[0]!, 11)}: in full in the details file)\n` +
                   `  stream     ${details.solverStream}\n` +
                   sandbox.manifest.chains.map((chain) => `  chain      ${chain.name} (${chain.chainId}) ${chain.rpcUrl}\n`).join('') +
                   `  funded     ${address}\n  details    ${out}\n` +

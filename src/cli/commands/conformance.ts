@@ -7,7 +7,9 @@ import { globalOptions, printJson, reportError, UsageError } from '../output.js'
 /**
  * `sandbox conformance`: checks a deployment against Reference A or B over the wire, writes JSON/JUnit/HTML
  * reports and signs the JSON one; `verify` checks a signed report, `coverage` lists every requirement with its
- * checks, `keygen` makes a signing key. Exit codes: 0 conforms, 1 a failure, 2 usage or unreachable target.
+ * checks, `keygen` makes a signing key. Exit codes: 0 PASSED, 1 FAILED, 2 usage, unreachable target or a failed
+ * pre-flight (refused API key, a chain that does not answer, unfunded takers), 3 INCOMPLETE (checks skipped for
+ * what the target or the caller did not provide).
  */
 
 const USAGE = 2;
@@ -31,7 +33,13 @@ interface RunFlags extends ImageFlags {
   timeout?: string;
   list?: boolean;
   capabilities?: boolean;
+  takerKey?: string[];
+  takerKeysFile?: string;
+  rpc?: string[];
+  expectedSkips?: string;
 }
+
+const repeated = (value: string, previous: string[] = []) => [...previous, value];
 
 const DOCS = 'docs/conformance.md';
 
@@ -89,6 +97,13 @@ export function register(program: Command): void {
         .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
         .option('--workspace <id>', 'workspace id of the key (settlement routes)')
         .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
+        .option(
+          '--taker-key <key>',
+          'private key of a funded taker account (repeatable): runs the order flows without sandbox.json',
+          repeated,
+        )
+        .option('--taker-keys-file <file>', 'funded taker private keys, one per line (or a JSON array)')
+        .option('--rpc <chainId=url>', "JSON-RPC URL for a chain where the target's own is not reachable (repeatable)", repeated)
         .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
         .option('--seed <n>', 'seed of the generated inputs (replays a run)')
         .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
@@ -99,6 +114,7 @@ export function register(program: Command): void {
           '--expected-failures <file>',
           'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
         )
+        .option('--expected-skips <file>', 'checks whose skip is expected (same format): they do not make the run INCOMPLETE (exit 3)')
         .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
         .option(
           '--signing-key <file>',
@@ -192,6 +208,20 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       return 0;
     }
     const expectedFailures = flags.expectedFailures ? c.readExpectedFailures(flags.expectedFailures) : undefined;
+    const expectedSkips = flags.expectedSkips ? c.readExpectedFailures(flags.expectedSkips) : undefined;
+    const takerKeys = [...(flags.takerKey ?? []), ...(flags.takerKeysFile ? readTakerKeys(flags.takerKeysFile) : [])];
+    const rpc = new Map<number, string>();
+    for (const entry of flags.rpc ?? []) {
+      try {
+        rpc.set(...c.parseRpcOverride(entry));
+      } catch (error) {
+        throw new UsageFailure((error as Error).message);
+      }
+    }
+    const callerInputs = {
+      ...(takerKeys.length === 0 ? {} : { takerKeys }),
+      ...(rpc.size === 0 ? {} : { rpc }),
+    };
 
     let sandboxFile = flags.sandbox;
     const implied = join(resolve(stateDir), 'sandbox.json');
@@ -210,14 +240,17 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     }
 
     if (flags.capabilities) {
-      const target = await c.discoverTarget({
+      const discovered = await c.discoverTarget({
         profile,
         ...(url === undefined ? {} : { url }),
         ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
         ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
         ...(sandboxFile === undefined ? {} : { sandbox: c.readSandboxFile(sandboxFile) }),
         long: flags.long === true,
+        ...callerInputs,
       });
+      // The same pre-flight as a run: a refused key or a silent chain is reported here too (exit 2).
+      const { target } = await c.preflight(discovered);
       const report = c.capabilitiesReport(target, c.selectChecks(c.allChecks(), profile, selection), profile);
       if (json) printJson(report);
       else process.stdout.write(c.capabilitiesText(report));
@@ -249,13 +282,19 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       ...(seed === undefined ? {} : { seed }),
       selection,
       ...(expectedFailures === undefined ? {} : { expectedFailures }),
+      ...(expectedSkips === undefined ? {} : { expectedSkips }),
+      ...callerInputs,
       ...(signingKey === undefined ? {} : { signingKey }),
       timeoutMs,
       onTarget: (target) => {
-        if (!json)
-          progress(
-            `target ${target.url} (${target.environment}), Reference ${profile}; capabilities: ${[...target.capabilities].join(', ') || 'none'}`,
-          );
+        if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}`);
+      },
+      onPreflight: (lines) => {
+        if (!json) for (const line of lines) progress(`pre-flight: ${line}`);
+      },
+      // What the target offers, and what its gaps will skip, heads the output of every run.
+      onCapabilities: (report) => {
+        if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
       },
       ...(onResult === undefined ? {} : { onResult }),
     });
@@ -274,6 +313,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       error instanceof UsageFailure ||
       error instanceof c.UsageError ||
       error instanceof c.TargetUnreachable ||
+      error instanceof c.PreflightRefused ||
       error instanceof c.NoDockerEngine ||
       error instanceof c.ImageNotReady ||
       error instanceof c.ImageOptionError ||
@@ -285,6 +325,28 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
   } finally {
     await stopImage?.();
   }
+}
+
+/** `--taker-keys-file`: one private key per line (`#` comments), or a JSON array of keys or of `{ privateKey }`. */
+function readTakerKeys(path: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new UsageFailure(`cannot read --taker-keys-file ${path}: ${(error as Error).message}`);
+  }
+  if (text.trim().startsWith('[')) {
+    try {
+      const parsed = JSON.parse(text) as unknown[];
+      return parsed.map((entry) => (typeof entry === 'string' ? entry : String((entry as { privateKey?: unknown }).privateKey ?? '')));
+    } catch {
+      throw new UsageFailure(`--taker-keys-file ${path}: not a JSON array of keys`);
+    }
+  }
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter((line) => line.length > 0);
 }
 
 async function verifyCommand(file: string, flags: { publicKey?: string }, command: Command): Promise<number> {

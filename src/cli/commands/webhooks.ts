@@ -66,20 +66,27 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * The sandbox's clock may run ahead of the wall clock (after `sandbox clock advance`), and deliveries carry
- * its time: the listener judges timestamps by the sandbox clock when it can read it.
+ * How far the sandbox's clock runs ahead of the wall clock (ms), or undefined when no sandbox answers. The one
+ * clock rule for webhooks: a delivery is signed and judged by the clock of the service that sends it — the sandbox
+ * clock for a sandbox (it runs ahead after `sandbox clock advance`), the wall clock elsewhere. `webhooks listen`
+ * judges by it and `certify webhook-receiver` signs by it, so the two agree before and after an advance.
  */
+export async function sandboxClockOffset(stateDir: string | undefined): Promise<number | undefined> {
+  if (stateDir === undefined) return undefined;
+  try {
+    const { data } = await sandboxApi<ClockState>(stateDir, 'GET', '/api/v1/sandbox/clock');
+    return typeof data.nowMs === 'number' ? data.nowMs - Date.now() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The listener's clock: the sandbox clock when it can read it (see `sandboxClockOffset`), in Unix seconds. */
 function sandboxNow(stateDir: string | undefined): () => Promise<number> {
   let offset = 0;
   return async () => {
-    if (stateDir !== undefined) {
-      try {
-        const { data } = await sandboxApi<ClockState>(stateDir, 'GET', '/api/v1/sandbox/clock');
-        offset = data.nowMs - Date.now();
-      } catch {
-        // Keep the last known offset (or none): a stopped sandbox still lets the listener verify.
-      }
-    }
+    // Keep the last known offset (or none) when the sandbox does not answer: a stopped sandbox still lets it verify.
+    offset = (await sandboxClockOffset(stateDir)) ?? offset;
     return Math.floor((Date.now() + offset) / 1000);
   };
 }

@@ -18,6 +18,9 @@ export const SandboxChainState = z.object({
   chainTime: z.number().int().nullable().meta({ description: 'Timestamp of the head block, Unix seconds.' }),
   chainTimeIso: IsoTimestamp.nullable(),
   tokens: z.array(z.object({ symbol: z.string(), address: Address, decimals: z.number().int().nonnegative() })),
+  contracts: z
+    .record(z.string(), Address)
+    .meta({ description: 'Contract name → address on this chain (settlers, resource lock, oracles, Permit2).' }),
   error: z.string().optional(),
 });
 
@@ -50,6 +53,8 @@ export async function readChainHead(chain: ChainInfo, timeoutMs = HEAD_TIMEOUT_M
     rpcUrl: chain.rpcUrl,
     wsUrl: chain.wsUrl,
     tokens: chain.tokens.map((token) => ({ symbol: token.symbol, address: token.address, decimals: token.decimals })),
+    // A client signing orders needs the settlers' addresses; a conformance run without sandbox.json reads them here.
+    contracts: { ...chain.contracts },
   };
   try {
     const response = await fetch(chain.rpcUrl, {
