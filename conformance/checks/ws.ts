@@ -284,7 +284,19 @@ export const wsChecks = [
         `${missing.length} of ${Math.min(100, later.length)} events after the cursor were not replayed`,
       );
       ctx.expect('X-WS-007', !replayed.includes(cursor), 'the cursor event itself was replayed');
-      // The replay keeps the order in which the events first came.
+      // The replay keeps the order in which the events first came: by this run's capture, and by the timestamps of
+      // everything replayed (the replay may reach back before this run).
+      const stamps = session.messages
+        .filter(
+          (m) => hasPrefix(m.id, 'evt_') && typeof m.timestamp === 'string' && KNOWN_EVENT_TYPES[ctx.profile].includes(String(m.type)),
+        )
+        .map((m) => ({ id: String(m.id), at: Date.parse(String(m.timestamp)) }));
+      const backwards = stamps.findIndex((s, i) => i > 0 && s.at < stamps[i - 1]!.at - 1_000);
+      ctx.expect(
+        'X-WS-007',
+        backwards < 0,
+        `the replay goes back in time at ${stamps[backwards]?.id}: ${new Date(stamps[backwards]?.at ?? 0).toISOString()} after ${new Date(stamps[backwards - 1]?.at ?? 0).toISOString()}`,
+      );
       const firstOrder = later.filter((id) => replayed.includes(id));
       const replayOrder = replayed.filter((id) => later.includes(id));
       ctx.expect(

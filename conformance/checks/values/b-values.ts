@@ -91,6 +91,11 @@ export const bValueChecks = [
       ctx.require('B-VAL-002', of('settlement.complete') !== undefined, `no settlement.complete for ${flow.settlementId}`);
       const problems: string[] = [];
       if (rfq.id !== undefined && rfq.id !== flow.rfqId) problems.push(`rfq.created names ${String(rfq.id)}, not ${flow.rfqId}`);
+      for (const received of unique.filter((e) => e.type === 'quote.received')) {
+        const quote = object(received, 'quote');
+        if (quote.id === flow.quoteId && quote.rfqId !== flow.rfqId)
+          problems.push(`quote.received of ${flow.quoteId} names RFQ ${String(quote.rfqId)}, not ${flow.rfqId}`);
+      }
       if (accepted && object(accepted, 'quote').id !== flow.quoteId)
         problems.push(`quote.accepted names quote ${String(object(accepted, 'quote').id)}, not ${flow.quoteId}`);
       for (const [type, s] of [

@@ -172,6 +172,11 @@ export const orderValueChecks = [
       const later = isObject(again.json) ? again.json : {};
       ctx.expect(
         'X-VAL-002',
+        settlement.state === 'Settled' && later.state === 'Settled',
+        `the settlement of a Claimed order reads ${String(settlement.state)}, then ${String(later.state)}`,
+      );
+      ctx.expect(
+        'X-VAL-002',
         later.state === settlement.state && JSON.stringify(later.timeline) === JSON.stringify(settlement.timeline),
         `a Settled settlement changed between two reads: ${String(settlement.state)} → ${String(later.state)}`,
       );

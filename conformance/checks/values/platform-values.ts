@@ -175,7 +175,7 @@ export const platformValueChecks = [
   }),
 
   check({
-    id: 'ratelimit.values',
+    id: 'ratelimit.observed-values',
     title: 'On every response of the run X-RateLimit-Remaining lies within [0, Limit] and Reset is an epoch in seconds',
     requirements: ['X-VAL-007', 'X-LIM-001'],
     profiles: BOTH,

@@ -92,6 +92,9 @@ function reversedKeys(value: unknown): unknown {
   return value;
 }
 
+/** The rate-limit checks that do not burst the key: every header, the counters and the observers of all traffic. */
+const CHEAP_RATELIMIT = ['ratelimit.headers', 'ratelimit.counters', 'ratelimit.observed-*'];
+
 const HTTP_A: CatalogueEntry[] = [
   // Health over time.
   {
@@ -218,7 +221,8 @@ const HTTP_A: CatalogueEntry[] = [
             if (b?.status !== 'Claimed') return;
             const reads = (claimed.get(b.orderId) ?? 0) + 1;
             claimed.set(b.orderId, reads);
-            if (reads > 1) b.status = 'Filled';
+            // The flow's own polling reads it first; later reads go backwards.
+            if (reads > 2) b.status = 'Filled';
           })
         );
     }),
@@ -336,7 +340,7 @@ const HTTP_A: CatalogueEntry[] = [
   // Rate-limit counters.
   {
     channel: 'http',
-    area: ['ratelimit.*'],
+    area: CHEAP_RATELIMIT,
     fault: header(
       'X-RateLimit-Remaining above X-RateLimit-Limit',
       () => true,
@@ -348,7 +352,7 @@ const HTTP_A: CatalogueEntry[] = [
   },
   {
     channel: 'http',
-    area: ['ratelimit.*'],
+    area: CHEAP_RATELIMIT,
     fault: header(
       'X-RateLimit-Reset in milliseconds',
       () => true,
@@ -360,7 +364,7 @@ const HTTP_A: CatalogueEntry[] = [
   },
   {
     channel: 'http',
-    area: ['ratelimit.*'],
+    area: CHEAP_RATELIMIT,
     fault: header(
       'X-RateLimit-Remaining never falls',
       () => true,
@@ -428,9 +432,9 @@ const WS_A: CatalogueEntry[] = [
     channel: 'ws',
     area: ['events.*'],
     fault: wsEvent(
-      'order.created names the amount in another scale',
+      'order.created amount in 18-decimal units',
       'order.created',
-      (m) => void (m.order.amount = `${m.order.amount}000`),
+      (m) => void (m.order.amount = `${String(m.order.amount).replace('.', '')}000000000000`),
     ),
   },
   {
@@ -469,7 +473,7 @@ const WS_A: CatalogueEntry[] = [
   },
   {
     channel: 'ws',
-    area: ['ws.*'],
+    area: ['ws.*', 'events.*'],
     fault: {
       name: 'replay in reverse order',
       wsFromClient: (m, _p, c) => {
@@ -782,8 +786,7 @@ export const VALUE_BENIGN: readonly CatalogueEntry[] = [
     area: ['ws.*', 'events.*'],
     fault: {
       name: 'WS events of unknown types',
-      wsFromServer: (m) =>
-        isEvent(m) ? [{ type: 'vendor.heartbeat', id: eventId(), timestamp: new Date().toISOString(), vendor: {} }, m] : m,
+      wsFromServer: (m) => (isEvent(m) ? [{ type: 'vendor.heartbeat', id: eventId(), timestamp: m.timestamp, vendor: {} }, m] : m),
     },
   },
   {
