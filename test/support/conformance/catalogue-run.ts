@@ -64,6 +64,7 @@ export async function runCatalogue(part: string, entries: readonly CatalogueEntr
 
 async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
   const own = await startOwnSandbox();
+  await solversAnswering(own.url);
   const proxy = await FaultProxy.start(own.url);
   try {
     const sandbox: SandboxFile = { ...own.file, api: { ...own.file.api, url: proxy.url } };
@@ -91,6 +92,38 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
   } finally {
     await proxy.stop();
     await own.stop();
+  }
+}
+
+/**
+ * Waits until the sandbox's solvers answer a quote: lanes start their sandboxes together, and on a busy machine the
+ * first auction windows can close before a freshly started solver answers, which is no fault of anything judged.
+ */
+async function solversAnswering(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const corridors = (await (await fetch(`${url}/api/v1/corridors`)).json()) as {
+    corridors?: Array<{
+      solverCount: number;
+      minNotional: string;
+      originChainId: number;
+      destinationChainId: number;
+      inputToken: { address: string };
+      outputToken: { address: string };
+    }>;
+  };
+  const corridor = corridors.corridors?.find((c) => c.solverCount > 0);
+  if (corridor === undefined) return;
+  const body = JSON.stringify({
+    inputToken: corridor.inputToken.address,
+    outputToken: corridor.outputToken.address,
+    inputAmount: ((BigInt(corridor.minNotional) * 11n) / 10n).toString(),
+    originChainId: corridor.originChainId,
+    destinationChainId: corridor.destinationChainId,
+  });
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/api/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

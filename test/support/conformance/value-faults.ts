@@ -707,7 +707,7 @@ const PROFILE_B: CatalogueEntry[] = [
         typeof v === 'string' && /^0x[0-9a-fA-F]{64}$/.test(v)
           ? null
           : v && typeof v === 'object'
-            ? (Object.keys(v).forEach((k) => (v[k] = strip(v[k]))), v)
+            ? (Object.keys(v).forEach((k) => void (v[k] = strip(v[k]))), v)
             : v;
       strip(b);
     }),
@@ -745,11 +745,7 @@ const PROFILE_B: CatalogueEntry[] = [
       (b) => {
         for (const k of ['quotes', 'responses', 'data'])
           if (Array.isArray(b?.[k]))
-            b[k].forEach((x: Body) =>
-              Object.keys(x)
-                .filter((key) => /latency/i.test(key))
-                .forEach((key) => delete x[key]),
-            );
+            for (const x of b[k] as Body[]) for (const key of Object.keys(x)) if (/latency/i.test(key)) delete x[key];
       },
     ),
   },
@@ -762,7 +758,7 @@ const PROFILE_B: CatalogueEntry[] = [
       (q) => isPath(q, 'GET', /^\/api\/v1\/compliance\/status/),
       (b) => {
         const drop = (v: Body) =>
-          v && typeof v === 'object' && Object.keys(v).forEach((k) => (/sanction/i.test(k) ? delete v[k] : drop(v[k])));
+          v && typeof v === 'object' && Object.keys(v).forEach((k) => void (/sanction/i.test(k) ? delete v[k] : drop(v[k])));
         drop(b);
       },
     ),
