@@ -629,6 +629,49 @@ export const REQUIREMENTS: readonly Requirement[] = [
     'What the service does',
     "Every trade is recorded in an append-only evidence ledger whose entries carry a sequence number, a hash and the previous entry's hash.",
   ),
+  // Values and sequences: what a deployment can get wrong while every field keeps its shape.
+  must(
+    'X-VAL-001',
+    'Resources and their fields',
+    'One fact has one value: the ids, transaction hashes, amounts and times an order, its settlement, its events and its webhook deliveries name agree with each other and with what was asked.',
+  ),
+  must(
+    'X-VAL-002',
+    'States and transitions',
+    'A terminal state (Claimed, Refunded, Settled, complete, failed) is final: later reads show the same state with the same transactions and times.',
+  ),
+  must(
+    'X-VAL-003',
+    'Resources and their fields',
+    'Transaction hashes of orders, timelines and events name successful transactions on the chain of their stage, mined no later than the time reported for them.',
+  ),
+  must('X-VAL-004', 'Event envelope', 'An event id names one event: a copy delivered again, on either channel, carries the same content.'),
+  must(
+    'X-VAL-005',
+    'Quote response',
+    '`requestId` is generated per request and quote ids are unique; the quote detail repeats the quote; `standardOrder` names the requested chains, tokens and amounts; a fresh quote has not expired.',
+  ),
+  must(
+    'X-VAL-006',
+    'Page envelope',
+    'A page holds at most `limit` items and no more than `total_count`; `has_more` is true exactly when items remain beyond the page; `next_cursor` is null exactly when `has_more` is false.',
+  ),
+  must(
+    'X-VAL-007',
+    'Limits',
+    '`X-RateLimit-Remaining` lies between 0 and `X-RateLimit-Limit`; `X-RateLimit-Reset` is a UTC epoch in seconds.',
+  ),
+  should('X-VAL-008', 'Health', '`uptimeSeconds` grows between two reads and `version` stays the same.'),
+  must(
+    'B-VAL-001',
+    'WebSocket protocol',
+    'A Reference B subscription delivers only events of its channel patterns and, with `corridors`, only events of those corridors.',
+  ),
+  must(
+    'B-VAL-002',
+    'Reference B event types',
+    'An accepted settlement completes: its events name the RFQ, quote and settlement accepted, `settlement.complete` names the escrow transaction of `settlement.pending`, and both transactions are on their chains.',
+  ),
   // Project-defined shapes of routes the spec lists with bodies "not shown" (docs/service-platform.md, docs/deferred.md).
   project(
     'P-MEM-001',

@@ -2,6 +2,7 @@ import { type EventType, isEventOfType } from '../../src/contracts/event-types.j
 import type { CheckContext } from '../core/context.js';
 import { eventCapture, eventsOfOrder, parseDelivery, waitForEvents, type EventCapture } from '../flows/capture.js';
 import type { WsMessage } from '../wire/ws.js';
+import { dedupeById } from './values/agreement.js';
 import { check, ONLY_A, ONLY_B, PHASE } from './support/define.js';
 import { refundFlow, successFlow } from './orders.js';
 import { bFlow, bRefundFlow } from './reference-b.js';
@@ -111,6 +112,19 @@ async function orderEvents(ctx: CheckContext, orderId: string, terminal: EventTy
   return eventsOfOrder(capture.events(), orderId);
 }
 
+function namesAnOrder(event: WsMessage): boolean {
+  return (
+    (isObject(event.order) && typeof event.order.id === 'string') ||
+    (isObject(event.compliance) && typeof event.compliance.orderId === 'string') ||
+    typeof event.orderId === 'string'
+  );
+}
+
+/** The WebSocket is best effort and may deliver an event twice: consumers de-duplicate by id, and so do the checks. */
+function uniqueEvents(events: readonly WsMessage[]): WsMessage[] {
+  return dedupeById(events).unique;
+}
+
 export const eventChecks = [
   check({
     id: 'events.a.success-sequence',
@@ -123,7 +137,8 @@ export const eventChecks = [
     async run(ctx: CheckContext) {
       const flow = await successFlow(ctx, 'Permit2Escrow');
       if (flow.final.status !== 'Claimed') ctx.fail(`the order ended ${String(flow.final.status)}; no success sequence to see`);
-      const events = await orderEvents(ctx, flow.orderId, 'order.settled');
+      const delivered = await orderEvents(ctx, flow.orderId, 'order.settled');
+      const { unique: events, conflicts } = dedupeById(delivered);
       ctx.expect('A-WS-002', events.length > 0, `orders:* delivered no event of order ${flow.orderId}`);
       expectASequence(ctx, events, 'order.settled', 'A-EVT-004');
       for (const event of events) {
@@ -131,7 +146,8 @@ export const eventChecks = [
         ctx.expect('X-EVT-001', problems.id.length === 0, problems.id.join('; '));
         ctx.expect('X-EVT-002', problems.timestamp.length === 0, problems.timestamp.join('; '));
       }
-      ctx.expect('X-EVT-001', new Set(events.map((e) => e.id)).size === events.length, 'an event id repeats on one WebSocket');
+      // A repeated id is allowed (best effort, de-duplicate by id); one id naming two different events is not.
+      ctx.expect('X-EVT-001', conflicts.length === 0, `one id names different events: ${conflicts.join(', ')}`);
     },
   }),
 
@@ -161,11 +177,9 @@ export const eventChecks = [
           mine.some((e) => isEventOfType(e, 'order.settled')),
           `orders:${flow.orderId} did not deliver order.settled (status ${flow.statusAtSubscribe ?? 'unknown'} when subscribed)`,
         );
-      ctx.expect(
-        'A-WS-002',
-        mine.length === events.length,
-        `orders:${flow.orderId} delivered ${events.length - mine.length} events of other orders`,
-      );
+      // Events that name no order (unknown types a deployment may add) are not another order's.
+      const others = events.filter((e) => !mine.includes(e) && namesAnOrder(e));
+      ctx.expect('A-WS-002', others.length === 0, `orders:${flow.orderId} delivered ${others.length} events of other orders`);
     },
   }),
 
@@ -179,7 +193,7 @@ export const eventChecks = [
     phase: PHASE.flows,
     async run(ctx: CheckContext) {
       const flow = await successFlow(ctx, 'Permit2Escrow');
-      const events = await orderEvents(ctx, flow.orderId, 'order.settled');
+      const events = uniqueEvents(await orderEvents(ctx, flow.orderId, 'order.settled'));
       const created = events.find((e) => isEventOfType(e, 'order.created'));
       const settled = events.find((e) => isEventOfType(e, 'order.settled'));
       const compliance = events.filter((e) => isEventOfType(e, 'compliance.event'));
@@ -226,7 +240,7 @@ export const eventChecks = [
     async run(ctx: CheckContext) {
       const flow = await refundFlow(ctx);
       if (flow.final.status !== 'Refunded') ctx.fail(`the order ended ${String(flow.final.status)}; no failure sequence to see`);
-      const events = await orderEvents(ctx, flow.orderId, 'order.failed');
+      const events = uniqueEvents(await orderEvents(ctx, flow.orderId, 'order.failed'));
       expectASequence(ctx, events, 'order.failed', 'A-EVT-005');
       for (const event of events) ctx.expect('X-EVT-001', envelopeProblems(event).id.length === 0, envelopeProblems(event).id.join('; '));
     },
@@ -251,7 +265,7 @@ export const eventChecks = [
         5_000,
       );
       if (capture.ws) ctx.evidence.push(capture.ws.evidence);
-      const events = (capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
+      const events = uniqueEvents(capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
       const types = events.map((e) => String(e.type));
       ctx.note(`events: ${types.join(', ')}`);
       const order: EventType[] = [
@@ -388,7 +402,7 @@ export const eventChecks = [
         5_000,
       );
       await ctx.sleep(200);
-      const events = (capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
+      const events = uniqueEvents(capture.ws ? capture.events() : capturedEvents(capture)).filter((e) => relatesTo(e, flow.ids));
       const types = events.map((e) => String(e.type));
       ctx.note(`events: ${types.join(', ')}`);
       const order: EventType[] = ['quote.accepted', 'settlement.pending', 'settlement.failed', 'audit.recorded'];

@@ -14,6 +14,7 @@ import { referenceBChecks } from './reference-b.js';
 import { settlementChecks } from './settlements.js';
 import { solverChecks } from './solvers.js';
 import { webhookChecks } from './webhooks.js';
+import { valueChecks } from './values/index.js';
 import { wsChecks } from './ws.js';
 
 /** Every check of the suite, in declaration order (the runner orders them by phase). */
@@ -35,5 +36,6 @@ export function allChecks(): Check[] {
     ...solverChecks,
     ...referenceBChecks,
     ...projectChecks,
+    ...valueChecks,
   ];
 }

@@ -1,5 +1,6 @@
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
+import { bFilterSessions } from '../flows/b-filters.js';
 import { harnessSolver } from '../flows/harness-solver.js';
 import { inputAmountFor, signTypedDataJson, taker, usableCorridors } from '../flows/taker.js';
 import type { CorridorRecord } from '../deployment/discover.js';
@@ -112,6 +113,8 @@ async function followSettlement(ctx: CheckContext, id: string, words: RegExp, ti
 
 export function bFlow(ctx: CheckContext): Promise<BFlow> {
   return ctx.fixture('b-flow', async () => {
+    // Filtered subscriptions first, so they see the flow's events (or should not).
+    await bFilterSessions(ctx);
     const flow = await runBFlow(ctx, 'B success', { takerIndex: 0 });
     if (flow.accept.status >= 200 && flow.accept.status < 300 && flow.settlementId) {
       flow.final = await followSettlement(ctx, flow.settlementId, /"(complete|completed|settled|Settled|Claimed)"/, 30_000);

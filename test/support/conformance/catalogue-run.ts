@@ -13,6 +13,7 @@ import { startOwnSandbox } from './own-sandbox.js';
 export interface Verdict {
   name: string;
   channel: string;
+  profile: 'A' | 'B';
   benign: boolean;
   area: string[];
   ms: number;
@@ -37,6 +38,7 @@ export interface CatalogueFigures {
 interface Job {
   entry: CatalogueEntry | undefined;
   area: string[];
+  profile: 'A' | 'B';
 }
 
 /**
@@ -48,9 +50,13 @@ export async function runCatalogue(part: string, entries: readonly CatalogueEntr
   const started = Date.now();
   const verdicts: Verdict[] = [];
   // Each area once without a fault first: what it reports there is not the faults' doing.
+  const areaKey = (e: CatalogueEntry) => `${e.profile ?? 'A'}|${e.area.join(',')}`;
   const queue: Job[] = [
-    ...[...new Set(entries.map((e) => e.area.join(',')))].map((area) => ({ entry: undefined, area: area.split(',') })),
-    ...entries.map((entry) => ({ entry, area: entry.area })),
+    ...[...new Set(entries.map(areaKey))].map((key) => {
+      const [profile, area] = key.split('|') as ['A' | 'B', string];
+      return { entry: undefined, area: area.split(','), profile };
+    }),
+    ...entries.map((entry): Job => ({ entry, area: entry.area, profile: entry.profile ?? 'A' })),
   ];
   await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, () => runLane(queue, verdicts)));
   return figuresOf(part, verdicts, started);
@@ -58,18 +64,24 @@ export async function runCatalogue(part: string, entries: readonly CatalogueEntr
 
 async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
   const own = await startOwnSandbox();
+  await solversAnswering(own.url);
   const proxy = await FaultProxy.start(own.url);
   try {
     const sandbox: SandboxFile = { ...own.file, api: { ...own.file.api, url: proxy.url } };
     for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-      const { entry, area } = job;
+      const { entry, area, profile } = job;
       proxy.fault = entry?.fault;
       const at = Date.now();
-      const outcome = await runConformance({ profile: 'A', sandbox, seed: 11, selection: { only: area } });
-      const reported = outcome.report.results.filter((r) => r.status === 'FAILED' || r.status === 'WARNING');
+      // A run the suite refuses to finish (the target stops answering, exit 2) has noticed the fault too.
+      const outcome = await runConformance({ profile, sandbox, seed: 11, selection: { only: area } }).catch((error: Error) => error);
+      const reported =
+        outcome instanceof Error
+          ? [{ id: 'run', status: 'ERROR', message: outcome.message }]
+          : outcome.report.results.filter((r) => r.status === 'FAILED' || r.status === 'WARNING');
       verdicts.push({
-        name: entry?.fault.name ?? `no fault (${area.join(', ')})`,
+        name: entry?.fault.name ?? `no fault (${area.join(', ')}, profile ${profile})`,
         channel: entry?.channel ?? 'none',
+        profile,
         benign: entry === undefined || entry.benign === true,
         area,
         ms: Date.now() - at,
@@ -80,6 +92,38 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
   } finally {
     await proxy.stop();
     await own.stop();
+  }
+}
+
+/**
+ * Waits until the sandbox's solvers answer a quote: lanes start their sandboxes together, and on a busy machine the
+ * first auction windows can close before a freshly started solver answers, which is no fault of anything judged.
+ */
+async function solversAnswering(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const corridors = (await (await fetch(`${url}/api/v1/corridors`)).json()) as {
+    corridors?: Array<{
+      solverCount: number;
+      minNotional: string;
+      originChainId: number;
+      destinationChainId: number;
+      inputToken: { address: string };
+      outputToken: { address: string };
+    }>;
+  };
+  const corridor = corridors.corridors?.find((c) => c.solverCount > 0);
+  if (corridor === undefined) return;
+  const body = JSON.stringify({
+    inputToken: corridor.inputToken.address,
+    outputToken: corridor.outputToken.address,
+    inputAmount: ((BigInt(corridor.minNotional) * 11n) / 10n).toString(),
+    originChainId: corridor.originChainId,
+    destinationChainId: corridor.destinationChainId,
+  });
+  while (Date.now() < deadline) {
+    const response = await fetch(`${url}/api/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 

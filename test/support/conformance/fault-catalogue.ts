@@ -7,58 +7,26 @@
  * written for it), so a kill means "the suite notices", not "the check we aimed at fires".
  */
 import { createHmac, randomUUID } from 'node:crypto';
-import { webhookSignature } from '../../../conformance/wire/webhook-signature.js';
-import { type Fault, type ProxiedRequest, type ProxiedResponse, type RelayedDelivery, rewriteJson, FAULTS } from './fault-proxy.js';
+import { FAULTS } from './fault-proxy.js';
+import {
+  API,
+  type CatalogueEntry,
+  deliveryBody,
+  header,
+  isError,
+  isEvent,
+  isPath,
+  json,
+  onHealth,
+  onOrderCreate,
+  onOrderRead,
+  onQuoteDetail,
+  onQuotes,
+  resign,
+} from './fault-helpers.js';
+import { VALUE_BENIGN, VALUE_FAULTS } from './value-faults.js';
 
-export type FaultChannel = 'http' | 'ws' | 'webhook';
-
-export interface CatalogueEntry {
-  fault: Fault;
-  channel: FaultChannel;
-  /** Check ids (globs) of the groups that judge this fault. */
-  area: string[];
-  /** A benign variant: a correct client tolerates it, so every check must still pass. */
-  benign?: true;
-}
-
-const API = /^\/api\/v1\//;
-
-function isPath(req: ProxiedRequest, method: string, path: RegExp): boolean {
-  return req.method === method && path.test(req.path.split('?')[0]!);
-}
-
-function json(name: string, when: (req: ProxiedRequest, res: ProxiedResponse) => boolean, edit: (body: any) => void): Fault {
-  return { name, response: (req, res) => void (when(req, res) && rewriteJson(res, edit)) };
-}
-
-function header(name: string, when: (req: ProxiedRequest, res: ProxiedResponse) => boolean, edit: (res: ProxiedResponse) => void): Fault {
-  return { name, response: (req, res) => void (when(req, res) && edit(res)) };
-}
-
-const onQuotes = (req: ProxiedRequest) => isPath(req, 'POST', /^\/api\/v1\/quotes\/?$/);
-const onQuoteDetail = (req: ProxiedRequest) => isPath(req, 'GET', /^\/api\/v1\/quotes\/qt_[^/]+$/);
-const onOrderCreate = (req: ProxiedRequest) => isPath(req, 'POST', /^\/api\/v1\/orders\/?$/);
-const onOrderRead = (req: ProxiedRequest) => isPath(req, 'GET', /^\/api\/v1\/orders\/[^/]+$/);
-const onHealth = (req: ProxiedRequest) => isPath(req, 'GET', /^\/api\/v1\/health$/);
-const isError = (_req: ProxiedRequest, res: ProxiedResponse) => res.status >= 400 && res.status < 500;
-
-/** Re-signs a delivery as the spec says (`<timestamp>.<raw body>`) after a fault changed it, so only the fault shows. */
-function resign(d: RelayedDelivery): void {
-  const timestamp = d.headers['x-service-timestamp'];
-  if (d.secret !== undefined && typeof timestamp === 'string')
-    d.headers['x-service-signature'] = webhookSignature(d.secret, timestamp, d.body);
-}
-
-function deliveryBody(d: RelayedDelivery, edit: (body: any) => void): void {
-  const body = JSON.parse(d.body.toString('utf8'));
-  edit(body);
-  d.body = Buffer.from(JSON.stringify(body));
-  resign(d);
-}
-
-function isEvent(message: Record<string, unknown>): boolean {
-  return typeof message.id === 'string' && message.id.startsWith('evt_');
-}
+export type { CatalogueEntry, FaultChannel } from './fault-helpers.js';
 
 const HTTP: CatalogueEntry[] = [
   // Rate-limit headers and 429s.
@@ -484,4 +452,4 @@ const BENIGN: CatalogueEntry[] = [
   },
 ];
 
-export const FAULT_CATALOGUE: readonly CatalogueEntry[] = [...HTTP, ...WS, ...WEBHOOK, ...BENIGN];
+export const FAULT_CATALOGUE: readonly CatalogueEntry[] = [...HTTP, ...WS, ...WEBHOOK, ...VALUE_FAULTS, ...BENIGN, ...VALUE_BENIGN];
