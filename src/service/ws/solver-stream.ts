@@ -5,10 +5,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
 import WebSocket, { WebSocketServer } from 'ws';
-import type { Clock, ScheduledJob } from '../../clock/index.js';
-import type { Environment } from '../../contracts/deployment.js';
+import type { ScheduledJob } from '../../clock/index.js';
 import type { SolverChannel } from '../auction/quote-service.js';
 import { SolverAuthError, type SolverIdentity } from '../auction/solver-registry.js';
 import type { SolverNotifier, SolverOrderMessage } from '../auction/types.js';
@@ -16,6 +14,7 @@ import type {
   QuoteIntake,
   SolverPresenceObserver,
   SolverStreamOpener,
+  SolverStreamOptions,
   SolverStreamPort,
   SolverStreamSettings,
 } from '../auction/solver-stream-port.js';
@@ -52,14 +51,7 @@ export const DEFAULT_SOLVER_STREAM_SETTINGS: SolverStreamSettings = {
   authTimeoutMs: 10_000,
 };
 
-export interface SolverStreamDeps {
-  clock: Clock;
-  logger: Logger;
-  environment: Environment;
-  authenticate(token: string, solverId: string | undefined): Promise<SolverIdentity>;
-  intake: QuoteIntake;
-  presence?: SolverPresenceObserver | undefined;
-  settings?: Partial<SolverStreamSettings>;
+export interface SolverStreamDeps extends SolverStreamOptions {
   /** Several instances on one store: the per-key cap counts the connections of all of them. */
   connectionCount?: SharedConnectionCount | undefined;
 }
