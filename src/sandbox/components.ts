@@ -31,6 +31,7 @@ export async function sandboxComponents(options: SandboxRunOptions): Promise<San
         settlementServiceComponent({
           ...(options.port === undefined ? {} : { port: options.port }),
           ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
           databaseUrl: () => database.url,
           ...(options.instances === undefined ? {} : { instances: options.instances }),
         }),

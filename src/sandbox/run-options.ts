@@ -1,5 +1,6 @@
 import type { Environment } from '../contracts/deployment.js';
 import type { ChainSpec } from '../devnet/chain-config.js';
+import type { SandboxRateLimit } from '../devnet/config.js';
 
 /**
  * What `sandbox up` runs, in the foreground or in the detached supervisor. JSON-serialisable: the CLI hands it
@@ -29,4 +30,6 @@ export interface SandboxRunOptions {
   databaseUrl?: string;
   /** `--instances N`: service processes behind the one port (default 1; 2 or more need Postgres). */
   instances?: number;
+  /** The config file's `rateLimit`: the service's request limits, raised for fuzzers and CI (default 100/s, burst 1,000). */
+  rateLimit?: SandboxRateLimit;
 }

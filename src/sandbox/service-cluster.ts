@@ -26,6 +26,7 @@ export interface WorkerConfig {
   settlement?: ServiceConfig['settlement'];
   faucet?: ServiceConfig['faucet'];
   webhookProfile?: ServiceConfig['webhookProfile'];
+  rateLimit?: ServiceConfig['rateLimit'];
 }
 
 export interface InstanceStatus {
@@ -168,6 +169,7 @@ export async function startServiceCluster(options: ServiceClusterOptions): Promi
       ...(options.settlement === undefined ? {} : { settlement: options.settlement }),
       ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
       ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+      ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     };
     // Every worker must ask for the same port number: the primary shares one socket per (address, port) it was
     // asked for, so a worker asking for 0 and another for the port the first one got would bind twice.

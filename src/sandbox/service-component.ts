@@ -34,6 +34,7 @@ export interface SandboxServiceOptions {
   /** The devnet's controls (the `chain.restart` fault). */
   devnet?: ServiceConfig['devnet'];
   webhookProfile?: ServiceConfig['webhookProfile'];
+  rateLimit?: ServiceConfig['rateLimit'];
   /** `postgres://…`: the store in Postgres instead of `<state>/service/service.sqlite`. */
   databaseUrl?: string;
   /** One of several instances (`--instances`): what to do when the singleton lease is lost (a worker exits). */
@@ -61,6 +62,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     ...(options.faucet === undefined ? {} : { faucet: options.faucet }),
     ...(options.devnet === undefined ? {} : { devnet: options.devnet }),
     ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
     ...(options.onSingletonLost === undefined ? {} : { onSingletonLost: options.onSingletonLost }),
   });
   const previous = options.previous ?? readSavedAccess(layout.access);
@@ -102,6 +104,7 @@ export interface ServiceComponentOptions {
   modules?: ServiceModule[];
   /** Webhook retry profile: A (default; pause after 5 exhausted events) or B (disable after 5 failed attempts). */
   webhookProfile?: ServiceConfig['webhookProfile'];
+  rateLimit?: ServiceConfig['rateLimit'];
   /** The Postgres database of the store, once known (a local server starts just before the service). */
   databaseUrl?: () => string | undefined;
   /** Service processes behind the one port (`--instances`, default 1); 2 or more need Postgres. */
@@ -139,6 +142,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
           ...(relayerKeys(context.manifest) === undefined ? {} : { settlement: relayerKeys(context.manifest) }),
           ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),
           ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+          ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
           onProgress: context.onProgress,
           workerEntry: options.workerEntry,
         });
@@ -160,6 +164,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         ...(options.modules === undefined ? {} : { modules: options.modules }),
         settlement: relayerKeys(context.manifest),
         ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
+        ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(context.restartChain === undefined ? {} : { devnet: { restartChain: context.restartChain } }),
         ...(context.manifest.accounts.deployer[0] ? { faucet: { minterKey: context.manifest.accounts.deployer[0].privateKey } } : {}),

@@ -31,6 +31,7 @@ async function main(): Promise<void> {
     ...(config.settlement === undefined ? {} : { settlement: config.settlement }),
     ...(config.faucet === undefined ? {} : { faucet: config.faucet }),
     ...(config.webhookProfile === undefined ? {} : { webhookProfile: config.webhookProfile }),
+    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
     onSingletonLost: () => process.exit(1),
   });
   const status = () => ({ pid: process.pid, instanceId: service.instance.id, singleton: service.instance.singleton });
