@@ -66,8 +66,9 @@ describe('sandbox faucet', () => {
   });
 
   it('the document states the request exactly: chains and tokens of this sandbox, 1 to 10,000,000 tokens, not the zero address', async () => {
+    type Field = { pattern: string; not?: unknown };
     const document = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
-      components: { schemas: Record<string, { properties: Record<string, { pattern: string; not?: unknown }> }> };
+      components: { schemas: { FaucetRequest: { properties: { address: Field; token: Field; amount: Field } } } };
     };
     const request = document.components.schemas.FaucetRequest;
     expect(request.properties.address.not).toEqual({ pattern: '^0x0{40}$' });
