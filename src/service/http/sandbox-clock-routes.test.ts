@@ -46,6 +46,11 @@ describe('sandbox clock routes', () => {
     expect(t.clock.now()).toBe(before);
   });
 
+  it('the document states that exactly one of duration and seconds is given (the rule behind the 400s above)', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json', { key: null })).body;
+    expect(document.components.schemas.ClockAdvanceRequest.oneOf).toEqual([{ required: ['duration'] }, { required: ['seconds'] }]);
+  });
+
   it('advance needs a credential', async () => {
     const response = await t.request('POST', '/api/v1/sandbox/clock/advance', { key: null, body: { duration: '1h' } });
     expect(response.status).toBe(401);

@@ -35,7 +35,11 @@ export const AdvanceRequest = z
           'Chains count whole seconds: they move by the whole seconds advanced so far, the remainder is carried to the next advance.',
       }),
   })
-  .meta({ description: 'Exactly one of `duration` or `seconds`.' });
+  .meta({
+    description: 'Exactly one of `duration` or `seconds`.',
+    // The rule the handler applies, stated in the document.
+    oneOf: [{ required: ['duration'] }, { required: ['seconds'] }],
+  });
 
 export const AdvanceResponse = z.object({
   from: IsoTimestamp,

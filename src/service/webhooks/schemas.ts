@@ -95,7 +95,11 @@ export const ReplayRequest = z
       .optional(),
     includeDelivered: z.boolean().optional().meta({ description: 'Also resend events the endpoint already acknowledged.' }),
   })
-  .meta({ description: 'Either a window (`since`, optional `until`) or `eventIds`.' });
+  .meta({
+    description: 'Either a window (`since`, optional `until`) or `eventIds`.',
+    // The rule the handler applies, stated in the document: eventIds never with since or until.
+    not: { anyOf: [{ required: ['eventIds', 'since'] }, { required: ['eventIds', 'until'] }] },
+  });
 
 export const ReplayResponse = z.object({
   webhookId: z.string(),
