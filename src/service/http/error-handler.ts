@@ -42,7 +42,7 @@ export class ErrorFormatRoutes {
    */
   private owners(path: string) {
     const matching = this.routes.filter((route) => route.pattern.test(path));
-    const best = matching.reduce((top, route) => (route.rank > top ? route.rank : top), '');
+    const best = matching.map((route) => route.rank).sort().at(-1);
     return matching.filter((route) => route.rank === best);
   }
 
