@@ -97,7 +97,8 @@ export const ReplayRequest = z
   })
   .meta({
     description: 'Either a window (`since`, optional `until`) or `eventIds`.',
-    // The rule the handler applies, stated in the document: eventIds never with since or until.
+    // The rule the handler applies, stated in the document: since or eventIds, and eventIds never with a window.
+    anyOf: [{ required: ['since'] }, { required: ['eventIds'] }],
     not: { anyOf: [{ required: ['eventIds', 'since'] }, { required: ['eventIds', 'until'] }] },
   });
 
