@@ -42,7 +42,10 @@ export class ErrorFormatRoutes {
    */
   private owners(path: string) {
     const matching = this.routes.filter((route) => route.pattern.test(path));
-    const best = matching.map((route) => route.rank).sort().at(-1);
+    const best = matching
+      .map((route) => route.rank)
+      .sort()
+      .at(-1);
     return matching.filter((route) => route.rank === best);
   }
 
