@@ -10,6 +10,8 @@
 // themselves are tested by src/service/http/rate-limit.test.ts.
 //
 //   --bounded       CI's run: fewer examples per operation (FUZZ_MAX_EXAMPLES, default 5) and a fixed seed
+//   --faults        only the fault-switch routes, setSandboxFault included (schemathesis.toml leaves it out of the
+//                   whole-API run: a switch it sets changes every later answer; docs/openapi.md)
 //   --keep          leave the sandbox and its state folder for inspection
 //   --report <dir>  where the junit and ndjson reports go (default a new folder under the state folder)
 // Anything else is passed to `st run` (e.g. --include-path /api/v1/webhooks, --phases coverage).
@@ -40,6 +42,7 @@ const take = (flag) => {
 };
 const bounded = take('--bounded');
 const keep = take('--keep');
+const faultsOnly = take('--faults');
 let reportDir;
 const reportAt = args.indexOf('--report');
 if (reportAt !== -1) {
