@@ -61,6 +61,16 @@ describe('sandbox config file', () => {
     });
   });
 
+  it('rateLimit raises the service limits (burst defaults to the rate) and must be whole numbers with burst >= rate', () => {
+    expect(parseSandboxConfig({ rateLimit: { perSecond: 100_000, burst: 200_000 } })).toEqual({
+      rateLimit: { perSecond: 100_000, burst: 200_000 },
+    });
+    expect(parseSandboxConfig({ rateLimit: { perSecond: 500 } })).toEqual({ rateLimit: { perSecond: 500, burst: 500 } });
+    expect(() => parseSandboxConfig({ rateLimit: { perSecond: 0 } })).toThrow(/rateLimit.perSecond must be a whole number/);
+    expect(() => parseSandboxConfig({ rateLimit: { perSecond: 10, burst: 5 } })).toThrow(/rateLimit.burst must be/);
+    expect(() => parseSandboxConfig({ rateLimit: { perSecond: 10, off: true } })).toThrow(/rateLimit: unknown field "off"/);
+  });
+
   it('names the offending field', () => {
     expect(() => parseSandboxConfig([])).toThrow(/must be a JSON object/);
     expect(() => parseSandboxConfig({ chain: [] })).toThrow(/unknown field "chain"/);

@@ -10,12 +10,22 @@ import type { Environment } from '../contracts/deployment.js';
  *     "chains": [{ "name": "alpha", "chainId": 31337, "port": 8545 }, { "name": "beta", "chainId": 31338 }] }
  *
  * Every field is optional; a chain without `port` gets 8545 + its position.
+ *
+ * `rateLimit` raises the service's per-credential request limits (default 100 per second, bursts of 1,000), e.g.
+ * `{ "rateLimit": { "perSecond": 100000, "burst": 100000 } }` for a fuzzer or a CI suite that must never meet a 429.
  */
 export interface SandboxConfig {
   environment?: Environment;
   mnemonic?: string;
   allowPublicChainIds?: boolean;
   chains?: ChainSpec[];
+  rateLimit?: SandboxRateLimit;
+}
+
+/** Requests per second per credential (and per client address for anonymous requests), and the burst on top. */
+export interface SandboxRateLimit {
+  perSecond: number;
+  burst: number;
 }
 
 export function loadSandboxConfig(path: string): SandboxConfig {
@@ -33,7 +43,7 @@ export function parseSandboxConfig(raw: unknown, source = 'config'): SandboxConf
     throw new ConfigError(`${source}: ${message}`);
   };
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail('must be a JSON object');
-  const known = new Set(['environment', 'mnemonic', 'allowPublicChainIds', 'chains']);
+  const known = new Set(['environment', 'mnemonic', 'allowPublicChainIds', 'chains', 'rateLimit']);
   const input = raw as Record<string, unknown>;
   for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown field "${key}" (known: ${[...known].join(', ')})`);
 
@@ -49,6 +59,18 @@ export function parseSandboxConfig(raw: unknown, source = 'config'): SandboxConf
   if (input.allowPublicChainIds !== undefined) {
     if (typeof input.allowPublicChainIds !== 'boolean') fail('allowPublicChainIds must be true or false');
     config.allowPublicChainIds = input.allowPublicChainIds as boolean;
+  }
+  if (input.rateLimit !== undefined) {
+    const { perSecond, burst, ...rest } = (
+      typeof input.rateLimit === 'object' && input.rateLimit !== null ? input.rateLimit : {}
+    ) as Record<string, unknown>;
+    if (Object.keys(rest).length > 0) fail(`rateLimit: unknown field "${Object.keys(rest)[0]}" (known: perSecond, burst)`);
+    const whole = (value: unknown) => typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 1_000_000_000;
+    if (!whole(perSecond)) fail('rateLimit.perSecond must be a whole number from 1 to 1000000000');
+    const burstValue = burst === undefined ? perSecond : burst;
+    if (!whole(burstValue) || (burstValue as number) < (perSecond as number))
+      fail('rateLimit.burst must be a whole number >= rateLimit.perSecond');
+    config.rateLimit = { perSecond: perSecond as number, burst: burstValue as number };
   }
   if (input.chains !== undefined) {
     if (!Array.isArray(input.chains) || input.chains.length === 0) fail('chains must be a non-empty array');

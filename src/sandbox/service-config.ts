@@ -1,6 +1,7 @@
 import { type Clock, TestClock } from '../clock/index.js';
 import type { ChainInfo, Environment, SandboxManifest } from '../contracts/deployment.js';
 import { advanceChainTime, readChainTime } from '../devnet/chain-time.js';
+import type { SandboxRateLimit } from '../devnet/config.js';
 import type { RpcClient } from '../devnet/rpc.js';
 import type { ChainTime, ServiceConfig } from '../service/config.js';
 import type { ComplianceSettings } from '../service/compliance/settings.js';
@@ -22,6 +23,8 @@ export interface ServiceSettings {
   compliance?: ComplianceSettings;
   /** Level of the service's log (default info). */
   logLevel?: string;
+  /** The config file's `rateLimit`: request limits raised for fuzzers and CI suites (default 100/s, burst 1,000). */
+  rateLimit?: SandboxRateLimit;
 }
 
 /** The service settings among a larger options object (`sandbox up`'s run options), and only those. */
@@ -31,6 +34,7 @@ export function serviceSettingsOf(options: ServiceSettings): ServiceSettings {
     ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
     ...(options.compliance === undefined ? {} : { compliance: options.compliance }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
   };
 }
 
@@ -92,6 +96,7 @@ export function serviceConfigFor(assembly: ServiceAssembly): ServiceConfig {
     ...(assembly.restartChain === undefined ? {} : { devnet: { restartChain: assembly.restartChain } }),
     ...(settings.webhookProfile === undefined ? {} : { webhookProfile: settings.webhookProfile }),
     ...(settings.compliance === undefined ? {} : { compliance: settings.compliance }),
+    ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),
     ...(assembly.onSingletonLost === undefined ? {} : { onSingletonLost: assembly.onSingletonLost }),
   };
 }

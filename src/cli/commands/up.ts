@@ -140,6 +140,7 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(config.mnemonic ? { mnemonic: config.mnemonic } : {}),
     ...(config.environment ? { environment: config.environment } : {}),
     ...(config.allowPublicChainIds ? { allowPublicChainIds: true } : {}),
+    ...(config.rateLimit === undefined ? {} : { rateLimit: config.rateLimit }),
     ...(flags.port === undefined ? {} : { port: wholeNumber('--port', flags.port, 0, 65_535) }),
     ...(flags.solvers === undefined ? {} : { solvers: wholeNumber('--solvers', flags.solvers, 0, 3) }),
     ...(flags.solverSeed === undefined ? {} : { solverSeed: wholeNumber('--solver-seed', flags.solverSeed, 0, Number.MAX_SAFE_INTEGER) }),

@@ -36,6 +36,13 @@ export interface OperationSpec {
   errorFormat: 'A' | 'B';
 }
 
+/**
+ * What the service reads as an Idempotency-Key, exactly: printable ASCII, 1 to 255 characters. Not starting or ending
+ * with a space: HTTP strips whitespace at both ends of a header value (RFC 9110 §5.5), so such a key never arrives as
+ * sent. `http/idempotency.ts` refuses everything else with 400 idempotency_key_invalid.
+ */
+export const IDEMPOTENCY_KEY_PATTERN = '^[!-~]([ -~]{0,253}[!-~])?$';
+
 type SchemaMeta = { id: string; description?: string };
 
 export const ErrorA = z
@@ -149,8 +156,9 @@ export class OpenApiRegistry {
                 name: 'Idempotency-Key',
                 in: 'header',
                 required: false,
-                description: 'Replays the first response for 24 h; 1 to 255 printable ASCII characters.',
-                schema: { type: 'string', minLength: 1, maxLength: 255 },
+                description:
+                  'Replays the first response for 24 h; 1 to 255 printable ASCII characters (spaces inside only: HTTP drops them at the ends).',
+                schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
               },
             ]
           : []),

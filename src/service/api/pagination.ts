@@ -1,33 +1,33 @@
 import { z } from 'zod';
 import type { Page, PageGap, PageRequest } from '../store/pagination.js';
-import { InvalidRequestError } from '../errors/api-errors.js';
 import { parseInput } from './parse-input.js';
 
 export const PAGE_LIMIT_DEFAULT = 25;
 export const PAGE_LIMIT_MAX = 100;
-const CURSOR_VERSION = 'c1';
 
-/** Cursors are opaque to clients: base64url of a small versioned tuple naming a gap between rows. */
+/**
+ * A cursor names a gap between rows: `a` (just after) or `b` (just before) a row, then the row's sort key (an
+ * integer: every list sorts by a creation time in ms) and, after a dot, its id: `a1716822000000.ord_3k9x…`. The
+ * pattern is the whole rule, so the document states exactly what the service accepts: any text matching it names a
+ * position in the list's order (one another endpoint issued, or one made up, is a position too: the page starts
+ * there). Clients should still treat it as opaque and pass back what `next_cursor` gave them.
+ */
+const CURSOR_PATTERN = /^([ab])(0|[1-9][0-9]{0,15})\.([0-9A-Za-z_]{1,128})$/;
+
 export function encodeCursor(gap: PageGap): string {
-  const payload = JSON.stringify([CURSOR_VERSION, gap.side === 'after' ? 'a' : 'b', gap.position.key, gap.position.id]);
-  return Buffer.from(payload, 'utf8').toString('base64url');
+  const { key, id } = gap.position;
+  if (typeof key !== 'number' || !Number.isSafeInteger(key) || key < 0)
+    throw new RangeError(`cursor: sort key ${key} is not a whole number`);
+  const text = `${gap.side === 'after' ? 'a' : 'b'}${key}.${id}`;
+  if (!CURSOR_PATTERN.test(text)) throw new RangeError(`cursor: row id ${JSON.stringify(id)} cannot be written into a cursor`);
+  return text;
 }
 
-/** Undefined for anything that is not a cursor this service issued in this format. */
+/** Undefined for anything that does not match the cursor pattern. */
 export function decodeCursor(text: string): PageGap | undefined {
-  if (text.length === 0 || text.length > 512 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined;
-  try {
-    const tuple: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(tuple) || tuple.length !== 4) return undefined;
-    const [version, side, key, id] = tuple as unknown[];
-    if (version !== CURSOR_VERSION || (side !== 'a' && side !== 'b') || typeof id !== 'string') return undefined;
-    if (typeof key !== 'string' && !(typeof key === 'number' && Number.isFinite(key))) return undefined;
-    const gap: PageGap = { position: { key, id }, side: side === 'a' ? 'after' : 'before' };
-    // Only the canonical encoding is accepted: a cursor is either ours, byte for byte, or invalid.
-    return encodeCursor(gap) === text ? gap : undefined;
-  } catch {
-    return undefined;
-  }
+  const match = CURSOR_PATTERN.exec(text);
+  if (match === null) return undefined;
+  return { position: { key: Number(match[2]), id: match[3]! }, side: match[1] === 'a' ? 'after' : 'before' };
 }
 
 const limitParam = z
@@ -42,13 +42,12 @@ const limitParam = z
 const cursorParam = (description: string) =>
   z
     .string()
-    // What every cursor this service issues looks like (base64url, bounded): the document states it, so a client
-    // or a fuzzer generating from the document never sends an empty or foreign-looking cursor expecting success.
-    .regex(/^[A-Za-z0-9_-]{1,512}$/, 'is not a cursor issued by this endpoint')
+    // The document states the cursor's form exactly (see CURSOR_PATTERN): what matches is accepted.
+    .regex(CURSOR_PATTERN, 'is not a cursor: a or b, a whole number, a dot and a row id (pass back a `next_cursor`)')
     .transform((text, ctx) => {
       const gap = decodeCursor(text);
       if (gap === undefined) {
-        ctx.addIssue({ code: 'custom', message: 'is not a cursor issued by this endpoint' });
+        ctx.addIssue({ code: 'custom', message: 'is not a cursor' });
         return z.NEVER;
       }
       return gap;
@@ -59,22 +58,17 @@ const cursorParam = (description: string) =>
 /** Query parameters of every list endpoint; spread it into a list route's query schema for filters. */
 export const pageQueryShape = {
   limit: limitParam,
-  after: cursorParam('Cursor from a previous `next_cursor`: the page that follows it. Not together with `before`.'),
-  before: cursorParam('Cursor from a previous page: the page that precedes it. Not together with `after`.'),
+  after: cursorParam(
+    'Cursor from a previous `next_cursor`: the page that follows it. With `before` too: the rows between the two, walked forward.',
+  ),
+  before: cursorParam('Cursor from a previous page: the page that precedes it. With `after` too, it bounds the forward walk from `after`.'),
 };
 
 export const PageQuery = z.object(pageQueryShape);
 export type PageQueryInput = z.output<typeof PageQuery>;
 
-/** Checks the rules zod cannot express per field and applies the default limit. */
+/** Applies the default limit. `after` and `before` together name a window (see keysetPage). */
 export function toPageRequest(query: PageQueryInput): PageRequest {
-  if (query.after !== undefined && query.before !== undefined) {
-    throw new InvalidRequestError({
-      code: 'parameter_invalid',
-      param: 'before',
-      message: 'Pass either `after` or `before`, not both.',
-    });
-  }
   return { limit: query.limit ?? PAGE_LIMIT_DEFAULT, after: query.after, before: query.before };
 }
 

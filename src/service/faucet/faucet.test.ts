@@ -65,6 +65,24 @@ describe('sandbox faucet', () => {
     }
   });
 
+  it('the document states the request exactly: chains and tokens of this sandbox, 1 to 10,000,000 tokens, not the zero address', async () => {
+    type Field = { pattern: string; not?: unknown };
+    const document = (await (await fetch(`${url}/api/v1/openapi.json`)).json()) as {
+      components: { schemas: { FaucetRequest: { properties: { address: Field; token: Field; amount: Field } } } };
+    };
+    const request = document.components.schemas.FaucetRequest;
+    expect(request.properties.address.not).toEqual({ pattern: '^0x0{40}$' });
+    const address = new RegExp(request.properties.address.pattern);
+    expect(address.test(`0x${'ab'.repeat(20)}`)).toBe(true);
+    expect(address.test(`0x${'aB'.repeat(20)}`)).toBe(false);
+    const token = new RegExp(request.properties.token.pattern);
+    expect(['USDC', 'usdt'].every((symbol) => token.test(symbol))).toBe(true);
+    expect(token.test('DAI')).toBe(false);
+    const amount = new RegExp(request.properties.amount.pattern);
+    expect(['1', '10000000'].every((n) => amount.test(n))).toBe(true);
+    expect(['0', '10000001', '99999999'].some((n) => amount.test(n))).toBe(false);
+  });
+
   it('the zero address is a 400 naming address (the token would revert), and no chain is touched (found by an OpenAPI fuzzer)', async () => {
     for (const address of [
       '0x0000000000000000000000000000000000000000',

@@ -49,17 +49,51 @@ const DEFAULT_TOKENS = 100_000;
 /** Native coin a funded address is topped up to, so it can pay gas. */
 const NATIVE_TOP_UP = parseEther('100');
 
-const FaucetRequest = z
-  .object({
-    address: Address,
-    chain: z.union([z.string().min(1).max(64), z.number().int().positive()]).optional(),
-    token: z.string().min(1).max(16).optional(),
-    amount: z
-      .string()
-      .regex(/^[1-9][0-9]{0,7}$/, 'a whole number of tokens')
-      .optional(),
-  })
-  .strict();
+/** A pattern matching `text` in any letter case (the route compares token symbols case-insensitively). */
+function anyCase(text: string): string {
+  return [...text]
+    .map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+}
+
+const ZERO_ADDRESS = /^0x0{40}$/;
+
+/**
+ * The request, stated exactly for this deployment's chains and tokens, so that a body the document allows is one the
+ * faucet serves: chain names and ids, token symbols in any case, 1 to 10,000,000 tokens, any address but zero.
+ */
+function faucetRequest(chains: readonly ChainInfo[]) {
+  const chainNames = [...new Set(chains.flatMap((c) => [c.name, String(c.chainId)]))];
+  const symbols = [...new Set(chains.flatMap((c) => c.tokens.map((t) => t.symbol)))];
+  const chainIds = chains.map((c) => z.literal(c.chainId));
+  return z
+    .object({
+      address: z
+        .string()
+        // One letter case, or mixed case with a valid EIP-55 checksum (checked below; a pattern cannot state it).
+        .regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x-prefixed 20-byte hex address')
+        .refine((address) => !ZERO_ADDRESS.test(address), 'the zero address cannot receive tokens')
+        .meta({
+          description: 'The address to fund: 0x + 40 hex digits in one letter case (or EIP-55 mixed case); not the zero address.',
+          pattern: '^0x([0-9a-f]{40}|[0-9A-F]{40})$',
+          not: { pattern: ZERO_ADDRESS.source },
+        }),
+      chain: z
+        .union([z.enum(chainNames as [string, ...string[]]), ...(chainIds.length === 0 ? [] : [z.union(chainIds)])])
+        .optional()
+        .meta({ description: 'A chain name or id (every chain when left out).' }),
+      token: z
+        .string()
+        .regex(new RegExp(`^(${symbols.map(anyCase).join('|')})$`), `must be one of ${symbols.join(', ')}`)
+        .optional()
+        .meta({ description: `A token symbol, any letter case: ${symbols.join(', ')} (every token when left out).` }),
+      amount: z
+        .string()
+        .regex(new RegExp(`^([1-9][0-9]{0,6}|${MAX_TOKENS})$`), `a whole number of tokens, 1 to ${MAX_TOKENS}`)
+        .optional(),
+    })
+    .strict();
+}
 
 const FaucetGrant = z.object({
   chain: z.string(),
@@ -83,6 +117,7 @@ export class FaucetModule implements ServiceModule {
     const settings = this.settings;
     if (context.config.environment !== 'sandbox' || !settings) return;
     const chains = context.config.chains;
+    const FaucetRequest = faucetRequest(chains);
     context.openapi.schema('FaucetRequest', FaucetRequest);
     context.openapi.schema('FaucetResponse', FaucetResponse);
     const minter = privateKeyToAccount(settings.minterKey);

@@ -668,6 +668,16 @@ describe('fault switches: solvers', () => {
     expect((await fire(once.body.id, { solverId: solver.solverId })).status).toBe(409);
     const relay = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'refund' });
     expect((await fire(relay.body.id, { solverId: solver.solverId })).status).toBe(409);
+    // An order no one has: 404 naming it (was a 500: the firing's stage named a missing order).
+    const open = await call('POST', '/api/v1/sandbox/faults', { kind: 'solver.silent' });
+    const unknownOrder = await fire(open.body.id, { solverId: solver.solverId, orderId: 'ord_0' });
+    expect([unknownOrder.status, unknownOrder.body.error?.code, unknownOrder.body.error?.param]).toEqual([
+      404,
+      'resource_not_found',
+      'orderId',
+    ]);
+    expect((await call('GET', `/api/v1/sandbox/faults/${open.body.id}`)).body.fired).toBe(0);
+    await call('DELETE', `/api/v1/sandbox/faults/${open.body.id}`);
     expect((await fire(once.body.id, { solverId: 'not-an-id' })).body.error).toMatchObject({
       code: 'parameter_invalid',
       param: 'solverId',

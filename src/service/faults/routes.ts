@@ -160,9 +160,14 @@ export function mountFaultRoutes(
     body: S.FiringRequest,
     responses: {
       201: { description: 'Fired: the solver acts the fault out on this order or RFQ.', schema: S.FiringView },
+      404: { description: '`resource_not_found`: no order has `orderId`.' },
       409: { description: '`fault_not_firing`: spent, expired, cleared, not a solver fault, or scoped to other solvers or orders.' },
     },
     handler: ({ params, body }) => {
+      // A firing is recorded on its order's timeline: an order that does not exist is the client's mistake.
+      if (body.orderId !== undefined && !board.hasOrder(body.orderId)) {
+        throw new NotFoundError({ code: 'resource_not_found', param: 'orderId', message: `No order ${body.orderId}.` });
+      }
       const fired = board.fireForSolver(params.faultId, body);
       if (fired === undefined) {
         throw new ConflictError({

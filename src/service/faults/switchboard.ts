@@ -308,6 +308,11 @@ export class FaultSwitchboard {
    * A reference solver claims one firing of a solver fault before acting it out (on an order or an RFQ): counted
    * and recorded when the switch is live and its scope matches; undefined otherwise (the solver then behaves).
    */
+  /** False for an order id no order has (a firing recorded against it would name nothing). */
+  hasOrder(orderId: string): boolean {
+    return this.deps.orders()?.get(orderId) !== undefined;
+  }
+
   fireForSolver(
     faultId: string,
     target: { solverId: string; orderId?: string | undefined; rfqId?: string | undefined },

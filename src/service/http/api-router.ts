@@ -49,6 +49,15 @@ export class ApiRouter implements RouteTable {
   constructor(private readonly deps: ApiRouterDeps) {
     this.base = deps.base;
     this.errorFormat = deps.errorFormat ?? 'A';
+    // OPTIONS lists the methods of the route that owns the path (express would list those of every route whose
+    // pattern matches, so `/solvers/register` would also advertise GET of `/solvers/:solverId`).
+    this.router.use((req, res, next) => {
+      if (req.method !== 'OPTIONS') return next();
+      const allowed = deps.formats.allowedMethods(`${req.baseUrl}${req.path}`).filter((method) => method !== 'OPTIONS');
+      if (allowed.length === 0) return next();
+      res.setHeader('Allow', allowed.join(', '));
+      res.status(200).type('text/plain').send(allowed.join(', '));
+    });
   }
 
   route<
@@ -119,7 +128,15 @@ export class ApiRouter implements RouteTable {
       res.status(result.status).json(body);
     };
 
+    // A templated route lets a path pass that a more specific route owns (`DELETE /auth/sessions/revoke-others` is
+    // not `DELETE /auth/sessions/:sessionId`): it then answers 405 with that route's methods, or runs it.
+    const template = `${this.base}${definition.path}`;
+    const ownPath: RequestHandler = (req, _res, next) => {
+      next(this.deps.formats.owns(template, `${req.baseUrl}${req.path}`) ? undefined : 'route');
+    };
+
     const chain: RequestHandler[] = [
+      ...(definition.path.includes(':') ? [ownPath] : []),
       markFormat,
       ...guardFor(definition.auth, definition.allowMfaPending ?? false),
       parse,

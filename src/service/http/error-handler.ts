@@ -13,12 +13,12 @@ export type { ErrorFormat } from '../errors/error-format.js';
  * ahead of the route (rate limit, malformed JSON, bad credentials) already use the route's format.
  */
 export class ErrorFormatRoutes {
-  private readonly routes: Array<{ method: string; pattern: RegExp; format: ErrorFormat }> = [];
+  private readonly routes: Array<{ method: string; path: string; pattern: RegExp; rank: string; format: ErrorFormat }> = [];
 
   /** `path` in express form, e.g. `/api/v1/settlements/:id`. Every declared route is kept: it also answers 405s. */
   add(method: string, path: string, format: ErrorFormat): void {
-    const pattern = path
-      .split('/')
+    const segments = path.split('/');
+    const pattern = segments
       // A parameter may follow literal text inside a segment (`rfq_:rfqId`): escape the text, match the parameter.
       .map((segment) =>
         segment
@@ -27,17 +27,38 @@ export class ErrorFormatRoutes {
           .join(''),
       )
       .join('/');
-    this.routes.push({ method: method.toUpperCase(), pattern: new RegExp(`^${pattern}/?$`), format });
+    // Segment by segment, literal (2) before partly literal (1) before a bare parameter (0).
+    const rank = segments.map((segment) => (!segment.includes(':') ? '2' : segment.startsWith(':') ? '0' : '1')).join('');
+    this.routes.push({ method: method.toUpperCase(), path, pattern: new RegExp(`^${pattern}/?$`), rank, format });
+  }
+
+  /**
+   * The routes that own a request path: of the templates matching it, the most specific (OpenAPI's rule: a
+   * concrete path is matched before a templated one), so `/auth/sessions/revoke-others` belongs to that route
+   * alone, not also to `/auth/sessions/:sessionId`.
+   */
+  private owners(path: string) {
+    const matching = this.routes.filter((route) => route.pattern.test(path));
+    const best = matching
+      .map((route) => route.rank)
+      .sort()
+      .at(-1);
+    return matching.filter((route) => route.rank === best);
+  }
+
+  /** False when a more specific template owns `path`: the route declared as `template` must let it pass. */
+  owns(template: string, path: string): boolean {
+    return this.owners(path).some((route) => route.path === template);
   }
 
   formatFor(method: string, path: string): ErrorFormat {
     // A method the path does not support has no route, so no Format B: its 405 (like a 404) is Format A.
-    return this.routes.some((route) => route.format === 'B' && route.method === method && route.pattern.test(path)) ? 'B' : 'A';
+    return this.owners(path).some((route) => route.format === 'B' && route.method === method) ? 'B' : 'A';
   }
 
   /** The methods a path supports (HEAD with GET, and OPTIONS), for `Allow`; empty when no route has the path. */
   allowedMethods(path: string): string[] {
-    const methods = new Set(this.routes.filter((route) => route.pattern.test(path)).map((route) => route.method));
+    const methods = new Set(this.owners(path).map((route) => route.method));
     if (methods.size === 0) return [];
     if (methods.has('GET')) methods.add('HEAD');
     methods.add('OPTIONS');

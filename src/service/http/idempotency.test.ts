@@ -99,6 +99,24 @@ describe('Idempotency-Key', () => {
     expect(control.status).toBe(400);
   });
 
+  it('the document states the key rule exactly: what its pattern allows is accepted, anything else is idempotency_key_invalid', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json', { key: null })).body;
+    const header = (
+      document.paths['/api/v1/test/widgets'].post.parameters as Array<{ name: string; schema: Record<string, unknown> }>
+    ).find((p) => p.name === 'Idempotency-Key')!;
+    const pattern = new RegExp(header.schema.pattern as string);
+    for (const key of ['a', 'x y', '~!', 'k'.repeat(255)]) {
+      expect(pattern.test(key), key).toBe(true);
+      expect((await create(`${key.slice(0, 200)}${freshKey()}`.slice(-255), { name: 'ok' })).status, key).toBe(201);
+    }
+    // A tab inside (what a fuzzer sends as schema-valid when the document says only "a string"), or 256 characters.
+    for (const key of ['a\tb', 'k'.repeat(256)]) {
+      expect(pattern.test(key), key).toBe(false);
+      const answer = await create(key, { name: 'bad' });
+      expect(formatAError(answer), JSON.stringify(key)).toMatchObject({ code: 'idempotency_key_invalid', param: 'Idempotency-Key' });
+    }
+  });
+
   it('a request rejected by validation stores nothing: the corrected retry with the same key runs', async () => {
     const key = freshKey();
     const bad = await create(key, { name: '' });

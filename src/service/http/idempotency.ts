@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Clock } from '../../clock/index.js';
 import type { IdempotencyRepository } from '../store/idempotency.js';
+import { IDEMPOTENCY_KEY_PATTERN } from '../api/openapi.js';
 import { canonicalJson } from './canonical-json.js';
 import { ConflictError, InvalidRequestError } from '../errors/api-errors.js';
 
@@ -62,8 +63,11 @@ function unseal(sealed: Buffer, key: Buffer): Buffer {
   return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]);
 }
 
+const KEY_PATTERN = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+
+/** The pattern the document states is the whole rule (1 to 255 printable ASCII characters). */
 function validKey(key: string): boolean {
-  return key.length >= 1 && key.length <= IDEMPOTENCY_KEY_MAX_LENGTH && /^[\x20-\x7e]+$/.test(key);
+  return KEY_PATTERN.test(key);
 }
 
 /**

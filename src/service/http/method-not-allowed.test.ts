@@ -33,6 +33,26 @@ describe('unsupported methods', () => {
     expect(formatAError(answer)).toMatchObject({ type: 'invalid_request', code: 'method_not_allowed' });
   });
 
+  it('a literal path is not taken by a templated sibling: its own methods in 405s and in OPTIONS', async () => {
+    for (const [method, path, allow] of [
+      ['DELETE', '/api/v1/auth/sessions/revoke-others', 'OPTIONS, POST'],
+      ['GET', '/api/v1/solvers/register', 'OPTIONS, POST'],
+    ] as const) {
+      const answer = await t.request(method, path);
+      expect(answer.status, `${method} ${path}`).toBe(405);
+      expect(answer.headers.get('allow')).toBe(allow);
+      expect(formatAError(answer)).toMatchObject({ code: 'method_not_allowed' });
+      const options = await t.request('OPTIONS', path);
+      expect(options.status).toBe(200);
+      expect(options.headers.get('allow')).toBe('POST');
+    }
+    // The templated route still answers its own ids.
+    const solver = await t.request('GET', '/api/v1/solvers/slv_unknown');
+    expect(solver.status).toBe(404);
+    const options = await t.request('OPTIONS', '/api/v1/solvers/slv_unknown');
+    expect(options.headers.get('allow')).toBe('GET, HEAD');
+  });
+
   it('a path that does not exist is still a 404 route_not_found', async () => {
     const answer = await t.request('PUT', '/api/v1/nothing-here');
     expect(answer.status).toBe(404);

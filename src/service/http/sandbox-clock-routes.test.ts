@@ -46,6 +46,16 @@ describe('sandbox clock routes', () => {
     expect(t.clock.now()).toBe(before);
   });
 
+  it('the document states the rules behind the 400s above: exactly one of duration and seconds, the duration syntax', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json', { key: null })).body;
+    const request = document.components.schemas.ClockAdvanceRequest;
+    expect(request.oneOf).toEqual([{ required: ['duration'] }, { required: ['seconds'] }]);
+    const duration = new RegExp(request.properties.duration.pattern);
+    for (const text of ['31h', '1h 30m', '1.5H', '500ms', '90', ' 2d ']) expect(duration.test(text), text).toBe(true);
+    for (const text of ['', 'soon', '-5s', '5m s', '٣s']) expect(duration.test(text), text).toBe(false);
+    expect((await t.request('POST', '/api/v1/sandbox/clock/advance', { body: { duration: '' } })).status).toBe(400);
+  });
+
   it('advance needs a credential', async () => {
     const response = await t.request('POST', '/api/v1/sandbox/clock/advance', { key: null, body: { duration: '1h' } });
     expect(response.status).toBe(401);

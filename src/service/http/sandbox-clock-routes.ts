@@ -17,9 +17,20 @@ export const ClockState = z.object({
   nextJobAt: IsoTimestamp.nullable(),
 });
 
+const NUMBER = '[0-9]+([.][0-9]+)?';
+const UNIT = '([mM][sS]|[sSmMhHdDwW])';
+/** A bare number of seconds, or parts like `1h 30m` (what parseDuration reads). */
+const DURATION_PATTERN = new RegExp(`^ *(${NUMBER}|${NUMBER} *${UNIT}( *${NUMBER} *${UNIT})*) *$`);
+
 export const AdvanceRequest = z
   .strictObject({
-    duration: z.string().max(64).optional().meta({ description: 'e.g. `31h`, `1h30m`, `90s`, `500ms`, `2d`.' }),
+    duration: z
+      .string()
+      .max(64)
+      // The clock's duration syntax, stated in the document and checked here alike (ASCII digits and spaces only).
+      .regex(DURATION_PATTERN, 'must be a duration such as 31h, 1h30m, 90s, 500ms or 2d')
+      .optional()
+      .meta({ description: 'e.g. `31h`, `1h30m`, `90s`, `500ms`, `2d`; at most 366 days.' }),
     seconds: z
       .number()
       .nonnegative()
@@ -31,7 +42,11 @@ export const AdvanceRequest = z
           'Chains count whole seconds: they move by the whole seconds advanced so far, the remainder is carried to the next advance.',
       }),
   })
-  .meta({ description: 'Exactly one of `duration` or `seconds`.' });
+  .meta({
+    description: 'Exactly one of `duration` or `seconds`.',
+    // The rule the handler applies, stated in the document.
+    oneOf: [{ required: ['duration'] }, { required: ['seconds'] }],
+  });
 
 export const AdvanceResponse = z.object({
   from: IsoTimestamp,

@@ -117,10 +117,23 @@ describe('keysetPage', () => {
     }
   });
 
-  it('refuses after and before together', () => {
-    const store = storeWith([]);
-    const gap: PageGap = { position: { key: 1, id: 'x' }, side: 'after' };
-    expect(() => page(store, 'desc', { limit: 1, after: gap, before: gap })).toThrow(RangeError);
-    store.close();
+  it('after and before together: the rows between the two gaps, walked forward', () => {
+    const store = storeWith(Array.from({ length: 10 }, (_, i) => ({ created_at: i, id: `r${i}` })));
+    try {
+      const all = walk(store, 'asc', 100, 'after');
+      const from: PageGap = { position: { key: 2, id: 'r2' }, side: 'after' };
+      const to: PageGap = { position: { key: 7, id: 'r7' }, side: 'before' };
+      const first = page(store, 'asc', { limit: 3, after: from, before: to });
+      expect(first.items.map((row) => row.id)).toEqual(['r3', 'r4', 'r5']);
+      expect(first.hasMore).toBe(true);
+      const second = page(store, 'asc', { limit: 3, after: first.next, before: to });
+      expect(second.items.map((row) => row.id)).toEqual(['r6']);
+      expect(second.hasMore).toBe(false);
+      expect(all).toHaveLength(10);
+      // Crossed gaps name no rows.
+      expect(page(store, 'asc', { limit: 3, after: to, before: from }).items).toEqual([]);
+    } finally {
+      store.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ export interface PageGap {
 
 export interface PageRequest {
   limit: number;
+  /** With `before` too: the rows between the two gaps, walked forward; `before` bounds the walk. */
   after?: PageGap | undefined;
   before?: PageGap | undefined;
 }
@@ -51,22 +52,24 @@ export interface KeysetQuery<Row> {
 /** Keyset pagination over one table: stable under inserts, no OFFSET scans. */
 export function keysetPage<Row>(db: SqlDatabase, query: KeysetQuery<Row>): Page<Row> {
   const { request } = query;
-  if (request.after !== undefined && request.before !== undefined) {
-    throw new RangeError('keysetPage: after and before are mutually exclusive');
-  }
   const idColumn = query.idColumn ?? 'id';
   const tuple = `(${query.sortColumn}, ${idColumn})`;
-  const backward = request.before !== undefined;
-  const gap = request.before ?? request.after;
+  // Both gaps: the rows between them, walked forward from `after`; `before` only bounds the walk.
+  const backward = request.before !== undefined && request.after === undefined;
   // "Later in display order" is a smaller tuple when showing newest first.
   const later = query.order === 'desc' ? '<' : '>';
   const earlier = query.order === 'desc' ? '>' : '<';
   const conditions = [`(${query.where})`];
   const params: unknown[] = [...query.params];
-  if (gap !== undefined) {
-    const inclusive = backward ? gap.side === 'after' : gap.side === 'before';
-    const op = (backward ? earlier : later) + (inclusive ? '=' : '');
-    conditions.push(`${tuple} ${op} (?, ?)`);
+  if (request.after !== undefined) {
+    const gap = request.after;
+    // Rows after the gap: after a row excludes it, before a row includes it.
+    conditions.push(`${tuple} ${later}${gap.side === 'before' ? '=' : ''} (?, ?)`);
+    params.push(gap.position.key, gap.position.id);
+  }
+  if (request.before !== undefined) {
+    const gap = request.before;
+    conditions.push(`${tuple} ${earlier}${gap.side === 'after' ? '=' : ''} (?, ?)`);
     params.push(gap.position.key, gap.position.id);
   }
   const direction = (query.order === 'desc') !== backward ? 'DESC' : 'ASC';

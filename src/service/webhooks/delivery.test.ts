@@ -292,6 +292,14 @@ describe('webhook delivery (schedule A)', () => {
     expect((await t.request('GET', `/api/v1/webhooks/${webhookId}`)).body.failureStreak).toBe(0);
   });
 
+  it('the document states the rule of the route: since or eventIds, and eventIds never with since or until', async () => {
+    const document = (await t.request('GET', '/api/v1/openapi.json', { key: null })).body;
+    expect(document.components.schemas.WebhookReplayRequest.anyOf).toEqual([{ required: ['since'] }, { required: ['eventIds'] }]);
+    expect(document.components.schemas.WebhookReplayRequest.not).toEqual({
+      anyOf: [{ required: ['eventIds', 'since'] }, { required: ['eventIds', 'until'] }],
+    });
+  });
+
   it('replays named events with their original ids, refuses events older than 7 days and paused endpoints', async () => {
     const { webhookId } = await register();
     const first = publish(t.service, t.workspaceId);

@@ -95,7 +95,12 @@ export const ReplayRequest = z
       .optional(),
     includeDelivered: z.boolean().optional().meta({ description: 'Also resend events the endpoint already acknowledged.' }),
   })
-  .meta({ description: 'Either a window (`since`, optional `until`) or `eventIds`.' });
+  .meta({
+    description: 'Either a window (`since`, optional `until`) or `eventIds`.',
+    // The rule the handler applies, stated in the document: since or eventIds, and eventIds never with a window.
+    anyOf: [{ required: ['since'] }, { required: ['eventIds'] }],
+    not: { anyOf: [{ required: ['eventIds', 'since'] }, { required: ['eventIds', 'until'] }] },
+  });
 
 export const ReplayResponse = z.object({
   webhookId: z.string(),
