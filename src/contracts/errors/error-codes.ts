@@ -272,7 +272,11 @@ export const API_ERROR_CODES = {
   },
   replay_window_exceeded: {
     types: ['validation_error'],
-    description: 'Events can be replayed for 7 days after they happened.',
+    description: 'Events can be replayed for 7 days after they happened, and only up to the service clock’s now.',
+  },
+  advance_too_long: {
+    types: ['validation_error'],
+    description: 'A sandbox clock advance moves at most 366 days at once; advance in several steps.',
   },
   event_not_subscribed: {
     types: ['validation_error'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { type AdvanceResult, parseDuration, type ChainTime, type Clock, type TestClock } from '../../clock/index.js';
 import { ADVANCE_ANSWER_WITHIN_MS, type AdvanceOperation, ClockAdvances } from '../clock-advances.js';
 import type { RouteTable } from '../api/route.js';
-import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError } from '../errors/api-errors.js';
+import { ConflictError, InvalidRequestError, MaintenanceError, NotFoundError, ValidationError } from '../errors/api-errors.js';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { IsoTimestamp, isoTime } from '../api/wire.js';
 
@@ -174,6 +174,7 @@ export function mountSandboxClockRoutes(
     body: AdvanceRequest,
     responses: {
       200: { description: 'The clock moved.', schema: AdvanceResponse },
+      422: { description: 'A `duration` whose parts add up to more than 366 days (`advance_too_long`): advance in several steps.' },
       202: {
         description: `The advance takes longer than ${ADVANCE_ANSWER_WITHIN_MS / 1_000} s: it goes on; \`Location\` names its route (GET for progress, DELETE to cancel).`,
         schema: AdvanceOperationView,
@@ -198,8 +199,9 @@ export function mountSandboxClockRoutes(
         } catch (error) {
           throw new InvalidRequestError({ code: 'parameter_invalid', param: 'duration', message: (error as Error).message });
         }
+        // The document states the syntax; the sum of the parts is a limit of the sandbox, refused like a trade size.
         if (ms > MAX_ADVANCE_MS) {
-          throw new InvalidRequestError({ code: 'parameter_invalid', param: 'duration', message: 'Advance at most 366 days at once.' });
+          throw new ValidationError({ code: 'advance_too_long', param: 'duration', message: 'Advance at most 366 days at once.' });
         }
       } else {
         ms = Math.round(body.seconds! * 1_000);

@@ -328,6 +328,22 @@ describe('webhook delivery (schedule A)', () => {
     });
     expect(tooEarly.status).toBe(422);
     expect(tooEarly.body.error.param).toBe('since');
+    // A window past the service clock's now is refused like one older than 7 days (both are clock-relative).
+    const now = Date.parse((await t.request('GET', '/api/v1/sandbox/clock')).body.now);
+    const future = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, {
+      body: { since: new Date(now + 60_000).toISOString() },
+    });
+    expect(future.status).toBe(422);
+    expect(future.body.error).toMatchObject({ code: 'replay_window_exceeded', param: 'since' });
+    const untilAhead = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, {
+      body: { since: new Date(now - 60_000).toISOString(), until: new Date(now + 60_000).toISOString() },
+    });
+    expect(untilAhead.status).toBe(422);
+    expect(untilAhead.body.error).toMatchObject({ code: 'replay_window_exceeded', param: 'until' });
+    const reversed = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, {
+      body: { since: new Date(now - 60_000).toISOString(), until: new Date(now - 120_000).toISOString() },
+    });
+    expect(reversed.status).toBe(400);
     const neither = await t.request('POST', `/api/v1/webhooks/${webhookId}/replay`, { body: {} });
     expect(neither.status).toBe(400);
     expect(neither.body.error.param).toBe('since');

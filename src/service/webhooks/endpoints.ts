@@ -236,7 +236,20 @@ export class WebhookEndpoints {
           message: 'Events are replayable for 7 days; `since` is older.',
         });
       }
-      if (until > now) throw new InvalidRequestError({ code: 'parameter_invalid', param: 'until', message: '`until` is in the future.' });
+      // Clock-relative like the 7-day bound: a window reaching past the sandbox clock's now is a business-rule refusal
+      // (422), not a malformed request; the document cannot know the clock.
+      if (since > now)
+        throw new ValidationError({
+          code: 'replay_window_exceeded',
+          param: 'since',
+          message: '`since` is in the future (by the service clock).',
+        });
+      if (until > now)
+        throw new ValidationError({
+          code: 'replay_window_exceeded',
+          param: 'until',
+          message: '`until` is in the future (by the service clock).',
+        });
       if (since > until) throw new InvalidRequestError({ code: 'parameter_invalid', param: 'since', message: '`since` is after `until`.' });
       const found = this.deps.outbox
         .forWorkspaceBetween(workspaceId, since, until, 100_000)

@@ -187,7 +187,13 @@ export function mountWebhookRoutes(api: RouteTable, legacy: RouteTable, openapi:
     auth: 'required',
     params: Params,
     body: S.ReplayRequest,
-    responses: { 202: { description: 'Queued for delivery.', schema: S.ReplayResponse } },
+    responses: {
+      202: { description: 'Queued for delivery.', schema: S.ReplayResponse },
+      422: {
+        description:
+          'The window is outside what can be replayed by the service clock (`replay_window_exceeded`): `since` older than 7 days, or `since`/`until` in the future.',
+      },
+    },
     handler: ({ params, body, auth }) => {
       const result = webhooks.replay(workspaceOf(auth), params.webhookId, {
         since: body.since === undefined ? undefined : Date.parse(body.since),
