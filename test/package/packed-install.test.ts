@@ -101,6 +101,7 @@ function linkedInstall(tarball: string): void {
   mkdirSync(bin, { recursive: true });
   for (const [name, file] of Object.entries(manifest.bin)) symlinkSync(join('..', 'settlement-sandbox', file), join(bin, name));
   symlinkSync(join('..', 'typescript', 'bin', 'tsc'), join(bin, 'tsc'));
+  symlinkSync(join('..', 'vitest', 'vitest.mjs'), join(bin, 'vitest'));
 }
 
 describe('the packed package in an empty project', () => {
@@ -182,6 +183,13 @@ describe('the packed package in an empty project', () => {
     expect(readFileSync(join(project, 'reports/scenarios.xml'), 'utf8')).toMatch(/<testsuite[^>]*failures="0"/);
     console.log(`example ci.sh: ${(ci.ms / 1000).toFixed(1)} s`);
   }, 240_000);
+
+  it("a user's vitest suite gets a sandbox per run from `globalSetup: ['settlement-sandbox/vitest']`", async () => {
+    const suite = await run(join(project, 'node_modules/.bin/vitest'), ['run'], project, { NO_COLOR: '1', CI: '1' }, 120_000);
+    expect(suite.code, `${suite.stdout}\n${suite.stderr}`).toBe(0);
+    expect(suite.stdout).toMatch(/Tests\s+2 passed/);
+    console.log(`example vitest suite with the global setup: ${(suite.ms / 1000).toFixed(1)} s`);
+  }, 150_000);
 
   it('the code blocks the docs mark `js runnable` run against the installed package', async () => {
     const blocks = RUNNABLE_DOCS.flatMap((doc) => runnableBlocks(doc));
