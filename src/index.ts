@@ -12,7 +12,8 @@ export { sandboxGlobalSetup, STATE_DIR_ENV, type ProvidedSandbox } from './api/v
 export { startSandbox, type Sandbox, type SandboxComponent, type StartSandboxOptions } from './sandbox/sandbox.js';
 export { runSandbox, type SandboxPartsOptions, type SandboxRunOptions } from './sandbox/run.js';
 export { startDetached, stopSandbox, sandboxStatus, type SandboxStatus, type StopResult } from './sandbox/daemon.js';
-export { startInProcessSandbox, type InProcessSandbox, type InProcessSandboxOptions } from './sandbox/in-process.js';
+export { startInProcessSandbox } from './api/runners.js';
+export type { InProcessSandbox, InProcessSandboxOptions } from './sandbox/in-process.js';
 export { startDevnet, type Devnet, type StartDevnetOptions, type SandboxChain } from './devnet/devnet.js';
 export { defaultChains, type ChainSpec } from './devnet/chain-config.js';
 export { readManifest, readServiceManifest } from './devnet/manifest-file.js';
@@ -23,34 +24,15 @@ export { typedDataFromJson } from './contracts/typed-data.js';
 // Wire clients: REST, taker WebSocket stream, solver stream, webhook verification, the sandbox's admin routes.
 export * from './clients/index.js';
 
-// Scenarios: the catalogue, the runner and its reports (the same as `sandbox scenario run`).
-export {
-  catalogue,
-  defineScenario,
-  junitReport,
-  jsonReport,
-  runScenarios,
-  selectScenarios,
-  writeReports,
-  type RunOptions as ScenarioRunOptions,
-  type RunReport as ScenarioRunReport,
-  type Scenario,
-  type ScenarioResult,
-} from '../scenarios/index.js';
-
-// Conformance: the suite, certify modes and reporters (the same as `sandbox conformance run` / `sandbox certify`).
-export {
-  certifySolver,
-  certifyWebhookReceiver,
-  everyCheck,
-  runConformance,
-  writeHtmlReport,
-  writeJsonReport,
-  writeJunitReport,
-  type ConformanceOptions,
-  type ConformanceReport,
-  type ConformanceRun,
-  type Profile,
-  type ReceiverCertification,
-  type SolverCertification,
+// Scenarios and conformance: the runners here (loaded on first call); the catalogue, selection and report writers in
+// `settlement-sandbox/scenarios` and `settlement-sandbox/conformance` (the same as `sandbox scenario run` / `conformance`).
+export { certifySolver, certifyWebhookReceiver, runConformance, runScenarios } from './api/runners.js';
+export type { RunOptions as ScenarioRunOptions, RunReport as ScenarioRunReport, Scenario, ScenarioResult } from '../scenarios/index.js';
+export type {
+  ConformanceOptions,
+  ConformanceReport,
+  ConformanceRun,
+  Profile,
+  ReceiverCertification,
+  SolverCertification,
 } from '../conformance/index.js';
