@@ -147,6 +147,8 @@ describe('the packed package in an empty project', () => {
       'dist/src/index.js',
       'dist/src/index.d.ts',
       'dist/src/api/vitest-global-setup.js',
+      'dist/scenarios/index.d.ts',
+      'dist/conformance/index.d.ts',
       'dist/src/cli/main.js',
       'dist/src/contracts/artifacts/index.js',
       'dist/dashboard/index.html',
