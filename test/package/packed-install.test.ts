@@ -210,7 +210,9 @@ describe('the packed package in an empty project', () => {
     for (const [i, block] of blocks.entries()) {
       const file = join(project, 'snippets', `${i + 1}.mjs`);
       writeFileSync(file, block.code);
-      const result = await run(process.execPath, [file], project, { NO_COLOR: '1' }, 120_000);
+      // The blocks make temp folders of their own: under the work folder, removed with it.
+      mkdirSync(join(work, 'tmp'), { recursive: true });
+      const result = await run(process.execPath, [file], project, { NO_COLOR: '1', TMPDIR: join(work, 'tmp') }, 120_000);
       expect(result.code, `${block.doc} block ${i + 1}:\n${result.stdout}\n${result.stderr}`).toBe(0);
       console.log(`${block.doc} runnable block: ${(result.ms / 1000).toFixed(1)} s\n${result.stdout.trim()}`);
     }
