@@ -144,6 +144,14 @@ export const layers = [
     never: ['service', 'service-kernel', 'service-domain', 'sandbox', 'devnet'],
   },
   {
+    id: 'api',
+    folders: ['src/index.ts', 'src/api/'],
+    holds:
+      'the package’s public entry (`settlement-sandbox`): `up`/`down`/`attach` with clients, clock and fault switches, the vitest global setup, re-exports of the runners',
+    mayImport: ['sandbox', 'scenarios', 'conformance', 'devnet', 'clients', 'solvers', 'contracts', 'clock'],
+    never: ['cli', 'service', 'test-support'],
+  },
+  {
     id: 'cli',
     folders: ['src/cli/'],
     holds: 'the `sandbox` commands (commander): parse, call, print',
