@@ -96,7 +96,8 @@ export function loadAverage() {
 /**
  * The service components a sample is charged to, by the innermost frame of the service's own code on its stack
  * (a secp256k1 sample under the relayer counts as relays; a SQLite sample under the order repository counts as store
- * commits). Samples with no service frame (garbage collection, the event loop's I/O, the runtime) are `runtime`.
+ * commits), else by a library frame that says whose work it is (LIBRARY_HINTS). The rest (garbage collection, the
+ * event loop's I/O, the runtime) is `runtime`.
  * Order matters: the first matching prefix wins.
  */
 const COMPONENTS = [
@@ -146,7 +147,26 @@ const COMPONENTS = [
   ['other service code', ['service/', 'src/']],
 ];
 
+/**
+ * Samples whose stack lost the service's frames (an `await` inside a library resumes without its caller) are charged
+ * by the library frame that shows whose work it is.
+ */
+const LIBRARY_HINTS = [
+  ['intake and signature checks', ['recoverPublicKey', 'recoverAddress', 'hashTypedData']],
+  // The service's HTTP client is its JSON-RPC transport to the chains (webhook deliveries too, none in the bench).
+  ['relays and receipts', ['signTransaction', 'estimateGas', 'node:_http_client']],
+  ['events, WS and webhooks', ['/ws/lib/']],
+  ['intake and signature checks', ['/router/', '/body-parser/', '/raw-body/', 'node:_http_server']],
+];
+
 export const COMPONENT_NAMES = [...COMPONENTS.map(([name]) => name), 'runtime (GC, I/O, no service frame)'];
+
+function hintOf(frame) {
+  for (const [name, marks] of LIBRARY_HINTS)
+    if (marks.some((mark) => (mark.includes('/') || mark.startsWith('node:') ? frame.url.includes(mark) : frame.functionName === mark)))
+      return name;
+  return undefined;
+}
 
 function componentOf(url) {
   const at = url.indexOf('/dist/src/');
@@ -180,6 +200,13 @@ export function componentShares(profile) {
   const parent = new Map();
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const charged = new Map();
+  const hinted = new Map();
+  const hintFor = (id) => {
+    if (hinted.has(id)) return hinted.get(id);
+    const hint = hintOf(byId.get(id).callFrame) ?? (parent.has(id) ? hintFor(parent.get(id)) : undefined);
+    hinted.set(id, hint);
+    return hint;
+  };
   const chargeOf = (id) => {
     if (charged.has(id)) return charged.get(id);
     const node = byId.get(id);
@@ -196,7 +223,7 @@ export function componentShares(profile) {
     const component = chargeOf(id);
     if (component === null) continue;
     busy++;
-    const name = component ?? COMPONENT_NAMES.at(-1);
+    const name = component ?? hintFor(id) ?? COMPONENT_NAMES.at(-1);
     counts.set(name, counts.get(name) + 1);
   }
   return Object.fromEntries([...counts].map(([name, count]) => [name, busy === 0 ? 0 : count / busy]));
