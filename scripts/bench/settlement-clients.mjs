@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
+import { threadId } from './cpu.mjs';
 
 const { root, api, manifest, takerKeys, orders, inFlight, warmUp, solverKind, amount } = workerData;
 const load = (path) => import(pathToFileURL(join(root, 'dist', path)).href);
@@ -18,6 +19,9 @@ const [alpha, beta] = manifest.chains;
 const usdc = (chain) => chain.tokens.find((t) => t.symbol === 'USDC').address;
 const takers = takerKeys.map((key) => privateKeyToAccount(key));
 const rest = new RestClient({ baseUrl: api.url, apiKey: api.apiKeys[0] });
+
+// The main thread reads this thread's CPU from /proc by its task id.
+parentPort.postMessage({ thread: threadId() });
 
 const settled = new Set();
 const waiting = new Map();

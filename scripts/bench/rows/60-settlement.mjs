@@ -9,9 +9,11 @@
 // Rows 4 and 5 run it through the product's cluster primary (`sandbox up --instances N`) on Postgres, with 1 and
 // with 2 instances behind one port; the solvers and takers reach the instances through that port, and settled
 // orders are read from the store (the service runs in other processes).
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { COMPONENT_NAMES, cpuSince, cpuSnapshot, loadAverage, startComponentProfile } from '../cpu.mjs';
 import { ROOT, tempDir } from '../lib.mjs';
 
 export const name = 'settlement';
@@ -20,6 +22,8 @@ export const description = 'settled lifecycles/s, quote → claim, 3 solvers, vs
 const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 150);
 const IN_FLIGHT = Number(process.env.BENCH_SETTLEMENT_IN_FLIGHT ?? 12);
 const WARM_UP = 10;
+/** Which rows to run (comma-separated: reference, minimal, postgres, cluster); all by default. */
+const ROWS = new Set((process.env.BENCH_SETTLEMENT_ROWS ?? 'reference,minimal,postgres,cluster').split(','));
 const GOAL_RATIO = 0.8;
 const AMOUNT = 10_000_000_000n;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
@@ -155,16 +159,31 @@ export async function run() {
     forward = (orderId) => worker.postMessage({ settled: orderId });
     try {
       let measuredFrom;
+      let clientsThread;
+      let cpuFrom;
+      let profile;
       const result = await new Promise((resolve, reject) => {
         worker.on('message', (message) => {
-          if (message.measuring) measuredFrom = serviceLoad();
-          else resolve(message);
+          if (message.thread !== undefined) clientsThread = message.thread;
+          else if (message.measuring) {
+            measuredFrom = serviceLoad();
+            cpuFrom = { snapshot: cpuSnapshot(), load: loadAverage() };
+            // Only an in-process service runs on this thread: a cluster's is in other processes.
+            if (measuredFrom !== undefined)
+              startComponentProfile().then(
+                (started) => (profile = started),
+                () => undefined,
+              );
+          } else resolve(message);
         });
         worker.once('error', reject);
         worker.once('exit', (code) => reject(new Error(`the client thread exited with ${code}`)));
       });
+      const cpu = cpuFrom === undefined ? undefined : cpuSince(cpuFrom.snapshot);
+      const components = await profile?.stop();
       if (result.error) throw new Error(result.error);
       return {
+        cpu: cpu === undefined ? undefined : serviceCpu(cpu, clientsThread, components, cpuFrom.load),
         load: measuredFrom === undefined ? undefined : loadSince(measuredFrom),
         breakdown: breakdown(since),
         ms: result.ms,
@@ -209,6 +228,63 @@ export async function run() {
       : `; service thread busy ${(load.serviceThreadBusy * 100).toFixed(0)} %; relayer send lanes busy: ${load.lanes
           .map((l) => `${l.lane} ${(l.busy * 100).toFixed(0)} % (${l.msPerTask.toFixed(1)} ms per send)`)
           .join(', ')}`;
+
+  /**
+   * CPU-ms per settled order through the service, by where it ran: the service's thread (this one, for an
+   * in-process service), the clients' thread, this process's other threads (V8's compiler and GC helpers, libuv)
+   * and the child processes (the anvils; for a cluster, also its instances and Postgres). The service's thread is
+   * split by component with the profile's shares of its busy samples.
+   */
+  function serviceCpu(cpu, clientsThread, components, load) {
+    const per = (ms) => ms / ORDERS;
+    const sum = (values) => [...values].reduce((a, b) => a + b, 0);
+    const serviceThread = cpu.threads.get(process.pid) ?? 0;
+    const clients = cpu.threads.get(clientsThread) ?? 0;
+    const otherThreads = sum(cpu.threads.values()) - serviceThread - clients;
+    const children = sum(cpu.children.values());
+    const inProcess = components !== undefined;
+    return {
+      loadAverage: load,
+      serviceMsPerOrder: inProcess ? per(serviceThread) : undefined,
+      clientsMsPerOrder: per(clients),
+      otherThreadsMsPerOrder: per(inProcess ? otherThreads : otherThreads + serviceThread),
+      childProcessesMsPerOrder: per(children),
+      totalMsPerOrder: per(sum(cpu.threads.values()) + children),
+      serviceComponentsMsPerOrder: inProcess
+        ? Object.fromEntries(COMPONENT_NAMES.map((name) => [name, per(serviceThread) * (components[name] ?? 0)]))
+        : undefined,
+    };
+  }
+
+  /** The floor's CPU-ms per order: its sender (this thread), this process's other threads, and the anvils. */
+  async function measuredFloor(winners) {
+    const from = cpuSnapshot();
+    const floorMs = await floor(winners);
+    const cpu = cpuSince(from);
+    const sum = (values) => [...values].reduce((a, b) => a + b, 0);
+    const sender = cpu.threads.get(process.pid) ?? 0;
+    const children = sum(cpu.children.values());
+    return {
+      floorMs,
+      cpu: {
+        senderMsPerOrder: sender / ORDERS,
+        otherThreadsMsPerOrder: (sum(cpu.threads.values()) - sender) / ORDERS,
+        childProcessesMsPerOrder: children / ORDERS,
+        totalMsPerOrder: (sum(cpu.threads.values()) + children) / ORDERS,
+      },
+    };
+  }
+  const cpuText = (service, floorCpu) => {
+    if (service === undefined) return '';
+    const f = (v) => v.toFixed(1);
+    const own =
+      service.serviceMsPerOrder === undefined
+        ? ''
+        : `service thread ${f(service.serviceMsPerOrder)} (${Object.entries(service.serviceComponentsMsPerOrder)
+            .map(([name, ms]) => `${name} ${f(ms)}`)
+            .join(', ')}), `;
+    return `; CPU-ms per settled order: ${own}clients ${f(service.clientsMsPerOrder)}, other threads ${f(service.otherThreadsMsPerOrder)}, child processes (chains${service.serviceMsPerOrder === undefined ? ', instances, Postgres' : ''}) ${f(service.childProcessesMsPerOrder)}, total ${f(service.totalMsPerOrder)} against the floor's ${f(floorCpu.totalMsPerOrder)} (sender ${f(floorCpu.senderMsPerOrder)}, other threads ${f(floorCpu.otherThreadsMsPerOrder)}, chains ${f(floorCpu.childProcessesMsPerOrder)}), ×${(service.totalMsPerOrder / floorCpu.totalMsPerOrder).toFixed(2)}; load average ${service.loadAverage.toFixed(2)} on ${availableParallelism()} cores`;
+  };
 
   /** The same transactions from the same accounts, sent straight to the chains. */
   async function floor(winners) {
@@ -317,7 +393,8 @@ export async function run() {
       .join(', ');
 
   const rows = [];
-  const report = (benchmark, through, floorMs, solversUsed) => {
+  const report = (benchmark, through, measured, solversUsed) => {
+    const { floorMs, cpu: floorCpu } = measured;
     const serviceRate = (ORDERS * 1_000) / through.ms;
     const floorRate = (ORDERS * 1_000) / floorMs;
     const ratio = serviceRate / floorRate;
@@ -325,7 +402,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${loadText(through.load)}`,
+      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}`,
       values: {
         serviceRate,
         floorRate,
@@ -338,6 +415,13 @@ export async function run() {
         meetsGoal: ratio >= GOAL_RATIO,
         medianStepMs: through.breakdown,
         ...(through.load === undefined ? {} : { serviceLoad: through.load }),
+        ...(through.cpu === undefined
+          ? {}
+          : {
+              cpuMsPerOrder: through.cpu,
+              floorCpuMsPerOrder: floorCpu,
+              cpuRatio: through.cpu.totalMsPerOrder / floorCpu.totalMsPerOrder,
+            }),
       },
     });
   };
@@ -399,25 +483,36 @@ export async function run() {
 
   let postgres;
   try {
-    const reference = await throughService('reference');
-    const lean = await throughService('minimal');
+    const reference = ROWS.has('reference') ? await throughService('reference') : undefined;
+    const lean = ROWS.has('minimal') ? await throughService('minimal') : undefined;
     // The floor sends from the service's own relayer accounts: the service must be gone.
     await service.stop();
-    report('settled lifecycles/s, reference solvers (quote → claim)', reference, await floor(reference.winners), '3 reference solvers');
-    report('settled lifecycles/s, minimal solvers (service share)', lean, await floor(lean.winners), '3 minimal solvers');
+    if (reference !== undefined)
+      report(
+        'settled lifecycles/s, reference solvers (quote → claim)',
+        reference,
+        await measuredFloor(reference.winners),
+        '3 reference solvers',
+      );
+    if (lean !== undefined)
+      report('settled lifecycles/s, minimal solvers (service share)', lean, await measuredFloor(lean.winners), '3 minimal solvers');
+    if (!ROWS.has('postgres') && !ROWS.has('cluster')) return rows;
     // The same lifecycles with the store on Postgres (one instance, a local server over loopback).
     const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
     postgres = await startScratchPostgres({ prefix: 'bench-settlement-pg-' });
-    takers = await fundTakers();
-    await startService(postgres.url);
-    const onPostgres = await throughService('reference');
-    await service.stop();
-    report(
-      'settled lifecycles/s, store on Postgres, reference solvers',
-      onPostgres,
-      await floor(onPostgres.winners),
-      '3 reference solvers, store on a local Postgres (one instance)',
-    );
+    if (ROWS.has('postgres')) {
+      takers = await fundTakers();
+      await startService(postgres.url);
+      const onPostgres = await throughService('reference');
+      await service.stop();
+      report(
+        'settled lifecycles/s, store on Postgres, reference solvers',
+        onPostgres,
+        await measuredFloor(onPostgres.winners),
+        '3 reference solvers, store on a local Postgres (one instance)',
+      );
+    }
+    if (!ROWS.has('cluster')) return rows;
     // The winning solvers have paid out about 1,000 fills by now: mint them more on the destination chain.
     const betaMinter = new SerialSender(manifest.accounts.deployer[0].privateKey, beta.chainId, beta.rpcUrl);
     const fundSolvers = async () => {
@@ -443,7 +538,7 @@ export async function run() {
       report(
         `settled lifecycles/s, ${instances} service instance${instances === 1 ? '' : 's'} on Postgres (cluster), reference solvers`,
         through,
-        await floor(through.winners),
+        await measuredFloor(through.winners),
         `3 reference solvers, ${instances} instance${instances === 1 ? '' : 's'} behind one port (sandbox up --instances ${instances}), local Postgres`,
       );
     }

@@ -1,7 +1,7 @@
 import { type Hex, getAddress, keccak256 } from 'viem';
 import { compactClaimSignatures } from '../../contracts/encoders.js';
 import { outputHash } from '../../contracts/fill.js';
-import { bytes32ToAddress } from '../../contracts/order.js';
+import { type MandateOutput, bytes32ToAddress } from '../../contracts/order.js';
 import { standardOrderToWire } from '../../contracts/standard-order-wire.js';
 import type { SolverOrderMessage } from '../auction/types.js';
 import type { ChainFact } from '../settlement/chain-facts.js';
@@ -18,17 +18,36 @@ export interface FillView {
   attested: Extract<ChainFact, { kind: 'attested' }> | undefined;
 }
 
+/**
+ * Output hashes by the output's fields. Reconciling an order recomputes its fills at every chain fact (about five
+ * per settled order), each time hashing the order's output and the fill's; the keccak in JavaScript showed in
+ * profiles. Bounded: cleared when it grows past a few thousand orders' worth.
+ */
+const outputHashes = new Map<string, Hex>();
+const OUTPUT_HASHES_MAX = 10_000;
+
+function cachedOutputHash(output: MandateOutput): Hex {
+  const key = `${output.oracle}|${output.settler}|${output.chainId}|${output.token}|${output.amount}|${output.recipient}|${output.callbackData}|${output.context}`;
+  let hash = outputHashes.get(key);
+  if (hash === undefined) {
+    hash = outputHash(output);
+    if (outputHashes.size >= OUTPUT_HASHES_MAX) outputHashes.clear();
+    outputHashes.set(key, hash);
+  }
+  return hash;
+}
+
 /** Valid fills per output (in output order): the exact output, on its chain and settler, at or before the deadline. */
 export function fillViews(order: OrderRecord, facts: ChainFact[]): FillView[] {
   const views: FillView[] = [];
   order.standardOrder.outputs.forEach((output, index) => {
-    const expected = outputHash(output);
+    const expected = cachedOutputHash(output);
     const fill = facts.find(
       (f): f is Extract<ChainFact, { kind: 'filled' }> =>
         f.kind === 'filled' &&
         f.chainId === Number(output.chainId) &&
         getAddress(f.address) === bytes32ToAddress(output.settler) &&
-        outputHash(f.output) === expected &&
+        cachedOutputHash(f.output) === expected &&
         f.timestamp <= order.fillDeadline,
     );
     if (fill === undefined) return;

@@ -3,13 +3,14 @@
  * the idempotency record of the watchers (a log is processed once per (chain, tx, log index)) and the evidence
  * orders derive Filled, Attested, Claimed and Refunded from: order state is driven by the chains, never faked.
  */
-import { type Address, type Hex, decodeEventLog, getAddress, keccak256, toEventSelector } from 'viem';
+import { type Address, type Hex, getAddress, keccak256 } from 'viem';
 import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
 import { OutputSettlerArtifact } from '../../contracts/artifacts/OutputSettler.js';
 import type { MandateOutput, StandardOrder } from '../../contracts/order.js';
 import type { Store } from '../store/store.js';
+import { decodeLog, eventsBySelector } from './log-decoder.js';
 import { Statements } from './statements.js';
 import type { SettlementChain } from './chains.js';
 import type { RpcLog } from './log-stream.js';
@@ -42,17 +43,11 @@ const OUTPUT_SETTLER_EVENTS = OutputSettlerArtifact.abi.filter((item) => item.ty
 const OUTPUT_ORACLE_EVENTS = OutputOracleArtifact.abi.filter((item) => item.type === 'event');
 const INPUT_ORACLE_EVENTS = InputOracleArtifact.abi.filter((item) => item.type === 'event');
 
-/**
- * The one event ABI a log can be, by topic0: decoding against a single item spares viem re-deriving every event
- * selector of a contract for every log (it showed in profiles).
- */
-function bySelector<T extends { type: 'event' }>(events: readonly T[]): Map<Hex, readonly [T]> {
-  return new Map(events.map((event) => [toEventSelector(event as unknown as Parameters<typeof toEventSelector>[0]), [event] as const]));
-}
-const ESCROW_BY_SELECTOR = bySelector(ESCROW_EVENTS);
-const OUTPUT_SETTLER_BY_SELECTOR = bySelector(OUTPUT_SETTLER_EVENTS);
-const OUTPUT_ORACLE_BY_SELECTOR = bySelector(OUTPUT_ORACLE_EVENTS);
-const INPUT_ORACLE_BY_SELECTOR = bySelector(INPUT_ORACLE_EVENTS);
+// The one event a log can be, by topic0, with its inputs split once (see log-decoder.ts).
+const ESCROW_BY_SELECTOR = eventsBySelector(ESCROW_EVENTS);
+const OUTPUT_SETTLER_BY_SELECTOR = eventsBySelector(OUTPUT_SETTLER_EVENTS);
+const OUTPUT_ORACLE_BY_SELECTOR = eventsBySelector(OUTPUT_ORACLE_EVENTS);
+const INPUT_ORACLE_BY_SELECTOR = eventsBySelector(INPUT_ORACLE_EVENTS);
 
 /** The addresses whose logs a chain's watcher subscribes to. */
 export function watchedAddresses(chain: SettlementChain): Address[] {
@@ -78,7 +73,7 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
       // Both settlers share InputSettlerBase's Finalised; the escrow alone emits Open and Refunded.
       const abi = ESCROW_BY_SELECTOR.get(raw.topics[0]);
       if (abi === undefined) return undefined;
-      const event = decodeEventLog({ abi, ...raw });
+      const event = decodeLog(abi, raw.topics, raw.data);
       switch (event.eventName) {
         case 'Open': {
           const o = event.args.order;
@@ -109,7 +104,7 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
     if (address === c.outputSettler) {
       const abi = OUTPUT_SETTLER_BY_SELECTOR.get(raw.topics[0]);
       if (abi === undefined) return undefined;
-      const event = decodeEventLog({ abi, ...raw });
+      const event = decodeLog(abi, raw.topics, raw.data);
       if (event.eventName !== 'OutputFilled') return undefined;
       const { orderId, solver, timestamp, output, finalAmount } = event.args;
       return {
@@ -125,7 +120,7 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
     if (address === c.outputOracle) {
       const abi = OUTPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
       if (abi === undefined) return undefined;
-      const event = decodeEventLog({ abi, ...raw });
+      const event = decodeLog(abi, raw.topics, raw.data);
       if (event.eventName !== 'OutputAttested') return undefined;
       const { chainId, application, orderId, dataHash, payload } = event.args;
       // The oracle hashes what it emits; a log whose hash disagrees with its payload is not evidence of anything.
@@ -135,7 +130,7 @@ export function decodeFact(chain: SettlementChain, log: RpcLog): ChainFact | und
     if (address === c.inputOracle) {
       const abi = INPUT_ORACLE_BY_SELECTOR.get(raw.topics[0]);
       if (abi === undefined) return undefined;
-      const event = decodeEventLog({ abi, ...raw });
+      const event = decodeLog(abi, raw.topics, raw.data);
       if (event.eventName !== 'AttestationRecorded') return undefined;
       const { remoteChainId, application, orderId, remoteOracle, dataHash } = event.args;
       return {

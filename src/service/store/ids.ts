@@ -6,10 +6,22 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 /** Resource prefixes of the interface spec, plus the platform's own. */
 export type IdPrefix = 'ws' | 'qt' | 'ord' | 'slv' | 'wh' | 'req' | 'evt' | 'rfq' | 'stl' | 'usr' | 'ses' | (string & {});
 
+/**
+ * Random bytes drawn 4 KiB at a time: one call into the CSPRNG per id cost more than the id (a settled order mints
+ * a dozen ids). Each byte is used once.
+ */
+const POOL_SIZE = 4_096;
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
 function randomText(length: number): string {
-  const bytes = randomBytes(length);
+  if (poolAt + length > pool.length) {
+    pool = randomBytes(Math.max(POOL_SIZE, length));
+    poolAt = 0;
+  }
   let out = '';
-  for (let i = 0; i < length; i++) out += ALPHABET[bytes[i]! & 31];
+  for (let i = 0; i < length; i++) out += ALPHABET[pool[poolAt + i]! & 31];
+  poolAt += length;
   return out;
 }
 

@@ -3,11 +3,19 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { assertSynchronous, type SqlStatement, type TransactionalDatabase, type TransactionOptions } from './sql.js';
 
+const STATEMENT_CACHE_SIZE = 1_000;
+
 /** The embedded store: one SQLite file (WAL) in the state folder, or `:memory:`. */
 export class SqliteDatabase implements TransactionalDatabase {
   readonly dialect = 'sqlite' as const;
   /** One transaction function for every call: building one per call costs more than a small transaction's SQL. */
   private readonly immediate: (fn: () => unknown) => unknown;
+  /**
+   * Compiled statements by SQL text. Repositories prepare where they run (`db.prepare(sql).get(...)`), and compiling
+   * costs more than running a small statement; a settled order runs the same few dozen statements. Bounded, because
+   * nothing stops a caller from building SQL text per call.
+   */
+  private readonly statements = new Map<string, Database.Statement>();
 
   private constructor(readonly raw: Database.Database) {
     this.immediate = raw.transaction((fn: () => unknown) => {
@@ -35,10 +43,20 @@ export class SqliteDatabase implements TransactionalDatabase {
   }
 
   prepare(sql: string): SqlStatement {
-    return this.raw.prepare(sql);
+    const cached = this.statements.get(sql);
+    // A statement still being iterated cannot run again until the iteration ends: that caller gets a fresh one.
+    if (cached !== undefined && !cached.busy) return cached;
+    const statement = this.raw.prepare(sql);
+    if (cached === undefined) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   exec(sql: string): void {
+    // exec runs DDL (migrations): statements compiled against the old schema are dropped rather than trusted.
+    this.statements.clear();
     this.raw.exec(sql);
   }
 
