@@ -22,6 +22,10 @@ export interface ServiceSettings {
   compliance?: ComplianceSettings;
   /** Level of the service's log (default info). */
   logLevel?: string;
+  /** Address the service listens on (`--host`, default 127.0.0.1); `0.0.0.0` for a replica behind a load balancer. */
+  host?: string;
+  /** The https:// origin users reach the service at (`--public-url`): the proxy in front of the replicas. */
+  publicUrl?: string;
 }
 
 /** The service settings among a larger options object (`sandbox up`'s run options), and only those. */
@@ -31,6 +35,8 @@ export function serviceSettingsOf(options: ServiceSettings): ServiceSettings {
     ...(options.webhookProfile === undefined ? {} : { webhookProfile: options.webhookProfile }),
     ...(options.compliance === undefined ? {} : { compliance: options.compliance }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   };
 }
 
@@ -83,6 +89,8 @@ export function serviceConfigFor(assembly: ServiceAssembly): ServiceConfig {
     ...(assembly.databaseUrl === undefined ? {} : { databaseUrl: assembly.databaseUrl }),
     ...(assembly.clock === undefined ? {} : { clock: assembly.clock }),
     ...(settings.port === undefined ? {} : { port: settings.port }),
+    ...(settings.host === undefined ? {} : { host: settings.host }),
+    ...(settings.publicUrl === undefined ? {} : { publicUrl: settings.publicUrl }),
     ...(assembly.chainTime === undefined ? {} : { chainTime: assembly.chainTime }),
     logger: assembly.logger,
     ...(assembly.modules === undefined ? {} : { modules: assembly.modules }),
