@@ -6,7 +6,7 @@ import { resolveDeployment } from './addresses.js';
 import { startAnvilProcess, type AnvilProcess } from './anvil.js';
 import { resolveAnvilBinary } from './anvil-binary.js';
 import { loadArtifacts } from './artifacts.js';
-import { defaultChains, validateChains, type AttachedChainSpec, type ChainSpec } from './chain-config.js';
+import { defaultChains, validateChains, type ChainSpec } from './chain-config.js';
 import { findSavedChainState, restoreChainTime, saveChainState, type ChainStateMeta } from './chain-state.js';
 import { advanceChainTime, readChainTime, type ChainTime } from './chain-time.js';
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
@@ -40,11 +40,6 @@ export interface StartDevnetOptions {
   onProgress?: (message: string) => void;
   /** Owner pid recorded in the lock and manifest. Default: this process. */
   ownerPid?: number;
-  /**
-   * Chains started elsewhere to attach to instead of starting anvils (`sandbox up --chain alpha=URL`): their ids are
-   * checked and the contracts deployed where missing (attach.ts). `chains` and `chainPorts` are then ignored.
-   */
-  attach?: readonly AttachedChainSpec[];
   /** Address the anvils listen on (default 127.0.0.1): `0.0.0.0` for `sandbox chains` in a container. */
   chainHost?: string;
 }
@@ -114,10 +109,6 @@ interface ChainPlan {
  * answers, contracts present), with `sandbox.json` written to the state folder.
  */
 export async function startDevnet(options: StartDevnetOptions = {}): Promise<Devnet> {
-  if (options.attach !== undefined && options.attach.length > 0) {
-    const { attachDevnet } = await import('./attach.js');
-    return attachDevnet(options.attach, options);
-  }
   const onProgress = options.onProgress ?? (() => {});
   const specs = typeof options.chains === 'object' ? [...options.chains] : defaultChains(options.chains ?? 2, options.chainPorts ?? 'any');
   validateChains(specs, { allowPublicChainIds: options.allowPublicChainIds ?? false });

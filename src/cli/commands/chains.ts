@@ -12,6 +12,7 @@ export function register(program: Command): void {
     .command('chains')
     .description('run only the chains (anvils with the contracts, state saved), for services started elsewhere')
     .option('--chains <count>', 'number of chains (default 2)')
+    .option('--names <names>', 'run these of the default chains, e.g. beta (chain 31338) in a container of its own')
     .option('--chain-ports <ports>', 'comma-separated port per chain, or "any" (default 8545,8546,…)')
     .option('--config <file>', 'JSON config: chains (name, chainId, port), mnemonic, environment')
     .option('--chain-host <address>', 'address the chains listen on (default 127.0.0.1; 0.0.0.0 in a container)')

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import {
   type AttachedChainSpec,
   CHAIN_NAMES,
+  defaultChainId,
   defaultChains,
   parseChainFlag,
   parsePortList,
@@ -40,6 +41,7 @@ export interface UpFlags {
   accessFile?: string;
   serviceUrl?: string;
   saveEvery?: string;
+  names?: string;
 }
 
 export function register(program: Command): void {
@@ -164,6 +166,8 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
       throw new ConfigError(`--chain-ports lists ${ports.length} port(s) for ${config.chains.length} chain(s).`);
     }
     chains = config.chains.map((chain, i) => ({ ...chain, port: ports === 'any' ? 0 : (ports?.[i] ?? chain.port) }));
+  } else if (flags.names !== undefined) {
+    chains = namedChains(flags.names, ports);
   } else {
     const count = flags.chains === undefined ? undefined : Number(flags.chains);
     if (count !== undefined && !Number.isInteger(count)) throw new ConfigError(`--chains: "${flags.chains}" is not a whole number.`);
@@ -192,6 +196,31 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.serviceUrl === undefined ? {} : { serviceUrl: flags.serviceUrl }),
     ...(flags.saveEvery === undefined ? {} : { saveEverySeconds: wholeNumber('--save-every', flags.saveEvery, 0, 86_400) }),
   };
+}
+
+/**
+ * `sandbox chains --names beta`: some of the default chains by name, with their default ids (one chain per container:
+ * the `beta` container runs chain 31338 whatever else runs).
+ */
+function namedChains(names: string, ports: readonly number[] | 'any' | undefined): ChainSpec[] {
+  const list = names.split(',').map((name) => name.trim());
+  if (Array.isArray(ports) && ports.length !== list.length)
+    throw new ConfigError(`--chain-ports lists ${ports.length} port(s) for ${list.length} chain(s).`);
+  return list.map((name, i) => {
+    const chainId = defaultChainId(name);
+    if (chainId === undefined)
+      throw new ConfigError(`--names: "${name}" is not one of ${CHAIN_NAMES.join(', ')} (other chains: --config).`);
+    return {
+      name,
+      chainId,
+      port:
+        ports === 'any'
+          ? 0
+          : Array.isArray(ports)
+            ? (ports[i] as number)
+            : 8545 + CHAIN_NAMES.indexOf(name as (typeof CHAIN_NAMES)[number]),
+    };
+  });
 }
 
 /** `--chain NAME=URL` (repeatable) or a config file whose chains have rpcUrls: chains started elsewhere. */
