@@ -54,22 +54,27 @@ export interface SandboxServiceOptions {
 export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
   const layout = serviceLayout(options.stateDir);
   mkdirSync(layout.root, { recursive: true });
-  const service = await createService(
-    serviceConfigFor({
-      stateDir: options.stateDir,
-      environment: options.environment,
-      chains: options.chains,
-      keys: options.keys ?? {},
-      settings: options.settings ?? {},
-      logger: options.logger ?? { file: layout.log },
-      clock: options.clock ?? new TestClock({ ticking: true }),
-      chainTime: options.chainTime,
-      restartChain: options.restartChain,
-      databaseUrl: options.databaseUrl,
-      modules: options.modules,
-      onSingletonLost: options.onSingletonLost,
-    }),
-  );
+  const create = () =>
+    createService(
+      serviceConfigFor({
+        stateDir: options.stateDir,
+        environment: options.environment,
+        chains: options.chains,
+        keys: options.keys ?? {},
+        settings: options.settings ?? {},
+        logger: options.logger ?? { file: layout.log },
+        clock: options.clock ?? new TestClock({ ticking: true }),
+        chainTime: options.chainTime,
+        restartChain: options.restartChain,
+        databaseUrl: options.databaseUrl,
+        modules: options.modules,
+        onSingletonLost: options.onSingletonLost,
+      }),
+    );
+  const service =
+    options.databaseUrl === undefined
+      ? await create()
+      : await import('./start-lock.js').then(({ startingAlone }) => startingAlone(options.databaseUrl as string, create));
   const previous = options.previous ?? readSavedAccess(options.accessFile ?? layout.access);
   const usable = (saved: SavedAccess | undefined) =>
     (saved?.apiKeys ?? []).filter((key) => {
