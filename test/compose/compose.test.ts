@@ -183,12 +183,15 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
             destinationChainId: destination.chainId,
             inputToken: usdc(origin),
             outputToken: usdc(destination),
-            inputAmount: String(1_000_000_000n + BigInt(index) * 1_000_000n),
+            // Above the corridor's minimum trade size (10,000 USDC), a little different per order.
+            inputAmount: String(10_500_000_000n + BigInt(index) * 1_000_000n),
             lockType: 'Permit2Escrow',
             user: taker.address,
           });
           if (quoted.status !== 200) {
-            if (Date.now() > deadline) throw new Error(`quote answered ${quoted.status}: ${quoted.text}`);
+            // Retried only while solvers reconnect or a replica is going away; anything else is a real refusal.
+            const passing = quoted.status >= 500 || /corridor_unavailable|no_quotes/.test(quoted.text);
+            if (!passing || Date.now() > deadline) throw new Error(`quote answered ${quoted.status}: ${quoted.text}`);
             await sleep(300);
             continue;
           }
