@@ -227,7 +227,7 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
           );
           const ips = rows.rows.map((row: { ip: string }) => row.ip);
           for (const name of ['replica-1', 'replica-2'])
-            if (composition!.containers.has(name) && ips.includes(part(name).getIpAddress(network.getName()))) return name;
+            if (ips.includes(ipOf(part(name).getId(), network.getName()))) return name;
           await sleep(100);
         }
         throw new Error('no replica holds the lease');
@@ -339,6 +339,13 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
     }
   }, 240_000);
 });
+
+/** The container's address on the network now (a container started again may get another one). */
+function ipOf(id: string, networkName: string): string {
+  return spawnSync(docker, ['inspect', '--format', `{{(index .NetworkSettings.Networks "${networkName}").IPAddress}}`, id], {
+    encoding: 'utf8',
+  }).stdout.trim();
+}
 
 async function waitHealthy(id: string): Promise<void> {
   const deadline = Date.now() + 60_000;
