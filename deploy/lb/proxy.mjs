@@ -17,7 +17,7 @@ const upstreams = (process.env.UPSTREAMS ?? '')
   .filter(Boolean)
   .map((entry) => {
     const [host, p] = entry.split(':');
-    return { host, port: Number(p ?? 8080), up: true, failures: 0 };
+    return { host, port: Number(p ?? 8080), up: true, sockets: new Set() };
   });
 if (upstreams.length === 0) {
   console.error('lb: set UPSTREAMS=host:port,host:port');
@@ -44,6 +44,10 @@ function pick(exclude) {
 function markDown(upstream) {
   if (upstream.up) console.error(`lb: ${upstream.host}:${upstream.port} is down`);
   upstream.up = false;
+  // WebSockets spliced to a replica that stopped answering may never see its connection end (a container killed
+  // with its network gone sends nothing more): cut them, so their clients reconnect through us to a live replica.
+  for (const socket of upstream.sockets) socket.destroy();
+  upstream.sockets.clear();
 }
 
 // Any HTTP answer means the replica is alive (its /health says 503 while a chain restarts: it still serves).
@@ -117,13 +121,21 @@ function forward(req, res, body, tried) {
   out.end(body);
 }
 
-server.on('upgrade', (req, socket, head) => {
-  const upstream = pick(new Set());
+server.on('upgrade', (req, socket, head) => upgrade(req, socket, head, new Set()));
+
+/** Splices a WebSocket upgrade through to a replica; one that refuses the connection is skipped for the next. */
+function upgrade(req, socket, head, tried) {
+  const upstream = pick(tried);
   if (upstream === undefined) {
     socket.destroy();
     return;
   }
+  tried.add(upstream);
+  let connected = false;
   const upstreamSocket = net.connect(upstream.port, upstream.host, () => {
+    connected = true;
+    upstreamSocket.setKeepAlive(true, 5_000);
+    upstream.sockets.add(socket);
     const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
     upstreamSocket.write(`${lines.join('\r\n')}\r\n\r\n`);
@@ -131,17 +143,25 @@ server.on('upgrade', (req, socket, head) => {
     upstreamSocket.pipe(socket).pipe(upstreamSocket);
   });
   const close = () => {
+    upstream.sockets.delete(socket);
     socket.destroy();
     upstreamSocket.destroy();
   };
   upstreamSocket.on('error', () => {
     markDown(upstream);
+    if (!connected && !socket.destroyed) {
+      upstreamSocket.destroy();
+      upgrade(req, socket, head, tried);
+      return;
+    }
     close();
   });
   socket.on('error', close);
-  upstreamSocket.on('close', close);
+  upstreamSocket.on('close', () => {
+    if (connected) close();
+  });
   socket.on('close', close);
-});
+}
 
 server.keepAliveTimeout = 65_000;
 server.listen(port, '0.0.0.0', () =>

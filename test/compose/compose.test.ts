@@ -226,8 +226,7 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
             "SELECT host(client_addr) AS ip FROM pg_stat_activity WHERE application_name LIKE 'settlement-sandbox lease %'",
           );
           const ips = rows.rows.map((row: { ip: string }) => row.ip);
-          for (const name of ['replica-1', 'replica-2'])
-            if (ips.includes(ipOf(part(name).getId(), network.getName()))) return name;
+          for (const name of ['replica-1', 'replica-2']) if (ips.includes(ipOf(part(name).getId(), network.getName()))) return name;
           await sleep(100);
         }
         throw new Error('no replica holds the lease');
@@ -331,6 +330,15 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       expect(undelivered, 'events never delivered').toEqual([]);
       expect(redelivered, 'events delivered more than once').toBeLessThanOrEqual(2);
 
+      // What each part costs at rest after the run (the replica's figure is what one more replica costs).
+      figures.resources = Object.fromEntries(
+        [...composition.containers.entries()].map(([name, container]) => [
+          name,
+          spawnSync(docker, ['stats', '--no-stream', '--format', '{{.MemUsage}} {{.CPUPerc}}', container.getId()], {
+            encoding: 'utf8',
+          }).stdout.trim(),
+        ]),
+      );
       const ledger = await verifyLedgerDatabase(databaseUrl);
       expect(ledger.ok, JSON.stringify(ledger)).toBe(true);
       figures.totalMs = Date.now() - started;
