@@ -191,7 +191,12 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
           if (quoted.status !== 200) {
             // Retried only while solvers reconnect or a replica is going away; anything else is a real refusal.
             const passing = quoted.status >= 500 || /corridor_unavailable|no_quotes/.test(quoted.text);
-            if (!passing || Date.now() > deadline) throw new Error(`quote answered ${quoted.status}: ${quoted.text}`);
+            if (!passing || Date.now() > deadline) {
+              // What the load balancer and the solvers saw, for whoever reads a failure of this test.
+              const tail = (name: string) =>
+                spawnSync(docker, ['logs', '--tail', '15', part(name).getId()], { encoding: 'utf8' }).stderr.slice(-1_500);
+              throw new Error(`quote answered ${quoted.status}: ${quoted.text}\nlb: ${tail('lb')}\nsolvers: ${tail('solvers')}`);
+            }
             await sleep(300);
             continue;
           }
