@@ -41,24 +41,27 @@ function pick(exclude) {
   return upstreams.find((upstream) => !exclude.has(upstream));
 }
 
-function markDown(upstream) {
+function markDown(upstream, gone = true) {
   if (upstream.up) console.error(`lb: ${upstream.host}:${upstream.port} is down`);
   upstream.up = false;
-  // WebSockets spliced to a replica that stopped answering may never see its connection end (a container killed
-  // with its network gone sends nothing more): cut them, so their clients reconnect through us to a live replica.
+  if (!gone) return;
+  // WebSockets spliced to a replica that is gone (its address refuses or is unreachable) may never see their
+  // connection end (a container killed with its network gone sends nothing more): cut them, so their clients
+  // reconnect through us to a live replica. A replica that is only slow keeps its sockets.
   for (const socket of upstream.sockets) socket.destroy();
   upstream.sockets.clear();
 }
 
-// Any HTTP answer means the replica is alive (its /health says 503 while a chain restarts: it still serves).
+// Any HTTP answer means the replica is alive. The probe asks for a path the service answers at once (404), not
+// /api/v1/health, which waits on every chain and the store: a chain that restarts must not take the replicas out.
 function probe(upstream) {
-  const req = http.get({ host: upstream.host, port: upstream.port, path: '/api/v1/health', timeout: 2_000 }, (res) => {
+  const req = http.get({ host: upstream.host, port: upstream.port, path: '/lb-probe', timeout: 3_000 }, (res) => {
     res.resume();
     if (!upstream.up) console.error(`lb: ${upstream.host}:${upstream.port} is up`);
     upstream.up = true;
   });
-  req.on('timeout', () => req.destroy(new Error('timeout')));
-  req.on('error', () => markDown(upstream));
+  req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+  req.on('error', (error) => markDown(upstream, NOT_CONNECTED.has(error.code)));
 }
 setInterval(() => upstreams.forEach(probe), 1_000).unref();
 upstreams.forEach(probe);
