@@ -102,7 +102,7 @@ function forward(req, res, body, tried) {
     answer.pipe(res);
   });
   out.on('error', (error) => {
-    markDown(upstream);
+    markDown(upstream, NOT_CONNECTED.has(error.code));
     if (res.headersSent) {
       // The answer had begun: the client sees the cut, as it would from the replica itself.
       res.destroy(error);
@@ -150,8 +150,9 @@ function upgrade(req, socket, head, tried) {
     socket.destroy();
     upstreamSocket.destroy();
   };
-  upstreamSocket.on('error', () => {
-    markDown(upstream);
+  upstreamSocket.on('error', (error) => {
+    // One socket's reset says nothing of the others; a refused or unreachable replica is gone for all of them.
+    markDown(upstream, NOT_CONNECTED.has(error.code));
     if (!connected && !socket.destroyed) {
       upstreamSocket.destroy();
       upgrade(req, socket, head, tried);
