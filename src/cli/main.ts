@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { register as registerCertify } from './commands/certify.js';
+import { register as registerChains } from './commands/chains.js';
 import { register as registerClock } from './commands/clock.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
@@ -11,6 +12,8 @@ import { register as registerKeys } from './commands/keys.js';
 import { register as registerLedger } from './commands/ledger.js';
 import { register as registerMailbox } from './commands/mailbox.js';
 import { register as registerScenario } from './commands/scenario.js';
+import { register as registerServe } from './commands/serve.js';
+import { register as registerSolvers } from './commands/solvers.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
@@ -29,6 +32,9 @@ const program = addGlobalOptions(
 ).showHelpAfterError();
 
 registerUp(program);
+registerChains(program);
+registerServe(program);
+registerSolvers(program);
 registerDown(program);
 registerStatus(program);
 registerClock(program);

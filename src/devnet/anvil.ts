@@ -23,6 +23,8 @@ export interface AnvilProcessOptions {
   /** Number of dev accounts anvil derives from the mnemonic (all sandbox roles). */
   accounts: number;
   startTimeoutMs?: number;
+  /** Address to listen on (default 127.0.0.1); `0.0.0.0` for a chain other hosts or containers reach. */
+  host?: string;
 }
 
 export interface AnvilProcess {
@@ -54,7 +56,7 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
   const exitListeners: Array<(code: number | undefined) => void> = [];
 
   const anvilOptions = {
-    host: HOST,
+    host: options.host ?? HOST,
     port: options.port,
     chainId: options.chainId,
     mnemonic: options.mnemonic,

@@ -85,3 +85,59 @@ export function validateChains(chains: readonly ChainSpec[], options: { allowPub
     ports.add(chain.port);
   }
 }
+
+/** A chain the sandbox did not start and attaches to (`--chain alpha=http://anvil-alpha:8545`, or a config file). */
+export interface AttachedChainSpec {
+  name: string;
+  /** The id the chain must answer with: a wrong URL must not get contracts and funds. */
+  chainId: number;
+  rpcUrl: string;
+  /** Default: the RPC URL with ws:// (anvil serves both on one port). */
+  wsUrl?: string;
+}
+
+/** The chain id a chain of this name gets by default: alpha 31337, beta 31338, … */
+export function defaultChainId(name: string): number | undefined {
+  const index = (CHAIN_NAMES as readonly string[]).indexOf(name);
+  return index < 0 ? undefined : FIRST_CHAIN_ID + index;
+}
+
+/**
+ * Parses `--chain alpha=http://host:8545` or `--chain alpha:31400=http://host:8545` (the id is needed when the name
+ * is not one of the default names).
+ */
+export function parseChainFlag(value: string): AttachedChainSpec {
+  const match = /^([a-z][a-z0-9]{0,15})(?::(\d+))?=(.+)$/.exec(value.trim());
+  if (!match)
+    throw new ConfigError(`--chain: "${value}" is not NAME=RPC_URL or NAME:CHAIN_ID=RPC_URL (e.g. alpha=http://anvil-alpha:8545).`);
+  const [, name, id, url] = match as unknown as [string, string, string | undefined, string];
+  const chainId = id === undefined ? defaultChainId(name) : Number(id);
+  if (chainId === undefined)
+    throw new ConfigError(`--chain ${name}: give its chain id (${name}:CHAIN_ID=URL); only ${CHAIN_NAMES.join(', ')} have default ids.`);
+  return { name, chainId, rpcUrl: attachUrl(name, url) };
+}
+
+/** An http(s) URL of a chain to attach to, without a trailing slash. */
+export function attachUrl(name: string, url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`Chain ${name}: "${url}" is not a URL.`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new ConfigError(`Chain ${name}: "${url}" is not an http:// or https:// URL.`);
+  return url.replace(/\/+$/, '');
+}
+
+/** The WebSocket URL of an attached chain: given, or the RPC URL's (anvil answers both on one port). */
+export function attachedWsUrl(chain: AttachedChainSpec): string {
+  return chain.wsUrl ?? chain.rpcUrl.replace(/^http/, 'ws');
+}
+
+export function validateAttachedChains(chains: readonly AttachedChainSpec[], options: { allowPublicChainIds?: boolean } = {}): void {
+  validateChains(
+    chains.map((chain) => ({ name: chain.name, chainId: chain.chainId, port: 0 })),
+    options,
+  );
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultChains, isPublicChainId, parsePortList, validateChains } from './chain-config.js';
+import { defaultChains, isPublicChainId, parseChainFlag, parsePortList, validateAttachedChains, validateChains } from './chain-config.js';
 import { parseSandboxConfig } from './config.js';
 import { ConfigError } from '../contracts/errors/config-error.js';
 
@@ -79,5 +79,55 @@ describe('sandbox config file', () => {
     expect(() => parseSandboxConfig({ chains: [] })).toThrow(/non-empty array/);
     expect(() => parseSandboxConfig({ chains: [{ name: 'a', chainId: '1' }] })).toThrow(/chains\[0\].chainId must be a number/);
     expect(() => parseSandboxConfig({ chains: [{ name: 'a', chainId: 1, rpc: 'x' }] })).toThrow(/chains\[0\]: unknown field "rpc"/);
+  });
+});
+
+describe('chains started elsewhere (attach)', () => {
+  it('reads --chain NAME=URL with the default id of the name, or NAME:ID=URL', () => {
+    expect(parseChainFlag('alpha=http://anvil-alpha:8545/')).toEqual({ name: 'alpha', chainId: 31337, rpcUrl: 'http://anvil-alpha:8545' });
+    expect(parseChainFlag('beta=https://rpc.example.com/beta')).toEqual({
+      name: 'beta',
+      chainId: 31338,
+      rpcUrl: 'https://rpc.example.com/beta',
+    });
+    expect(parseChainFlag('ledger:31400=http://10.0.0.5:8545')).toEqual({ name: 'ledger', chainId: 31400, rpcUrl: 'http://10.0.0.5:8545' });
+  });
+
+  it('refuses a chain flag without a URL, a name without a known id, or a URL that is not http', () => {
+    expect(() => parseChainFlag('alpha')).toThrow(ConfigError);
+    expect(() => parseChainFlag('ledger=http://10.0.0.5:8545')).toThrow(/give its chain id/);
+    expect(() => parseChainFlag('alpha=ws://anvil:8545')).toThrow(/not an http/);
+  });
+
+  it('reads a config file whose chains carry rpcUrls as chains to attach to, and refuses a mix', () => {
+    const config = parseSandboxConfig({
+      chains: [
+        { name: 'alpha', chainId: 31337, rpcUrl: 'http://anvil-alpha:8545' },
+        { name: 'beta', chainId: 31338, rpcUrl: 'http://anvil-beta:8545', wsUrl: 'ws://anvil-beta:8546' },
+      ],
+    });
+    expect(config.chains).toBeUndefined();
+    expect(config.attach).toEqual([
+      { name: 'alpha', chainId: 31337, rpcUrl: 'http://anvil-alpha:8545' },
+      { name: 'beta', chainId: 31338, rpcUrl: 'http://anvil-beta:8545', wsUrl: 'ws://anvil-beta:8546' },
+    ]);
+    expect(() =>
+      parseSandboxConfig({
+        chains: [
+          { name: 'alpha', chainId: 31337, rpcUrl: 'http://a:8545' },
+          { name: 'beta', chainId: 31338 },
+        ],
+      }),
+    ).toThrow(/either every chain has an rpcUrl/);
+  });
+
+  it('checks attached chains like started ones: no public ids, no id twice', () => {
+    expect(() => validateAttachedChains([{ name: 'alpha', chainId: 1, rpcUrl: 'http://a:8545' }])).toThrow(/public network/);
+    expect(() =>
+      validateAttachedChains([
+        { name: 'alpha', chainId: 31337, rpcUrl: 'http://a:8545' },
+        { name: 'beta', chainId: 31337, rpcUrl: 'http://b:8545' },
+      ]),
+    ).toThrow(/used twice/);
   });
 });

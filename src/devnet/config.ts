@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { ChainSpec } from './chain-config.js';
+import { type AttachedChainSpec, attachUrl, type ChainSpec } from './chain-config.js';
 import { ConfigError } from '../contracts/errors/config-error.js';
 import type { Environment } from '../contracts/deployment.js';
 
@@ -9,7 +9,10 @@ import type { Environment } from '../contracts/deployment.js';
  *   { "environment": "sandbox", "mnemonic": "...", "allowPublicChainIds": false,
  *     "chains": [{ "name": "alpha", "chainId": 31337, "port": 8545 }, { "name": "beta", "chainId": 31338 }] }
  *
- * Every field is optional; a chain without `port` gets 8545 + its position.
+ * Every field is optional; a chain without `port` gets 8545 + its position. Chains started elsewhere are attached to
+ * when every chain names its `rpcUrl` (and optionally `wsUrl`) instead of a port:
+ *
+ *   { "chains": [{ "name": "alpha", "chainId": 31337, "rpcUrl": "http://anvil-alpha:8545" }, …] }
  *
  * `rateLimit` raises the service's per-credential request limits (default 100 per second, bursts of 1,000), e.g.
  * `{ "rateLimit": { "perSecond": 100000, "burst": 100000 } }` for a fuzzer or a CI suite that must never meet a 429.
@@ -19,6 +22,8 @@ export interface SandboxConfig {
   mnemonic?: string;
   allowPublicChainIds?: boolean;
   chains?: ChainSpec[];
+  /** Chains to attach to (every chain of the file has an `rpcUrl`). */
+  attach?: AttachedChainSpec[];
   rateLimit?: SandboxRateLimit;
 }
 
@@ -74,7 +79,28 @@ export function parseSandboxConfig(raw: unknown, source = 'config'): SandboxConf
   }
   if (input.chains !== undefined) {
     if (!Array.isArray(input.chains) || input.chains.length === 0) fail('chains must be a non-empty array');
-    config.chains = (input.chains as unknown[]).map((entry, i) => {
+    const entries = input.chains as unknown[];
+    const attached = entries.filter((entry) => typeof entry === 'object' && entry !== null && 'rpcUrl' in entry).length;
+    if (attached > 0) {
+      if (attached !== entries.length) fail('chains: either every chain has an rpcUrl (attach) or none has');
+      config.attach = entries.map((entry, i) => {
+        const { name, chainId, rpcUrl, wsUrl, ...rest } = entry as Record<string, unknown>;
+        if (Object.keys(rest).length > 0)
+          fail(`chains[${i}]: unknown field "${Object.keys(rest)[0]}" (an attached chain has name, chainId, rpcUrl, wsUrl)`);
+        if (typeof name !== 'string') fail(`chains[${i}].name must be a string`);
+        if (typeof chainId !== 'number') fail(`chains[${i}].chainId must be a number`);
+        if (typeof rpcUrl !== 'string') fail(`chains[${i}].rpcUrl must be a string`);
+        if (wsUrl !== undefined && typeof wsUrl !== 'string') fail(`chains[${i}].wsUrl must be a string`);
+        return {
+          name: name as string,
+          chainId: chainId as number,
+          rpcUrl: attachUrl(name as string, rpcUrl as string),
+          ...(wsUrl === undefined ? {} : { wsUrl: wsUrl as string }),
+        };
+      });
+      return config;
+    }
+    config.chains = entries.map((entry, i) => {
       if (typeof entry !== 'object' || entry === null) return fail(`chains[${i}] must be an object`);
       const { name, chainId, port, ...rest } = entry as Record<string, unknown>;
       if (Object.keys(rest).length > 0) fail(`chains[${i}]: unknown field "${Object.keys(rest)[0]}"`);

@@ -40,6 +40,8 @@ export interface StartDevnetOptions {
   onProgress?: (message: string) => void;
   /** Owner pid recorded in the lock and manifest. Default: this process. */
   ownerPid?: number;
+  /** Address the anvils listen on (default 127.0.0.1): `0.0.0.0` for `sandbox chains` in a container. */
+  chainHost?: string;
 }
 
 /** One running chain of a sandbox. */
@@ -149,6 +151,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         loadStatePath: saved.statePath,
         mnemonic,
         accounts: ACCOUNT_COUNT,
+        ...(options.chainHost === undefined ? {} : { host: options.chainHost }),
       });
       processes[index] = next;
       (chain as { pid: number | undefined }).pid = next.pid;
@@ -194,6 +197,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
           loadStatePath: plan.saved?.statePath ?? (plan.deploy ? undefined : plan.genesis),
           mnemonic,
           accounts: ACCOUNT_COUNT,
+          ...(options.chainHost === undefined ? {} : { host: options.chainHost }),
         }),
       ),
     );

@@ -139,7 +139,13 @@ export async function deployPlan(rpc: RpcClient, chainName: string, deployment: 
       ...accounts.takers.map((a) => [a.address, FUNDING.tokensPerTaker * unit] as [Address, bigint]),
       ...accounts.solvers.map((a) => [a.address, FUNDING.tokensPerSolver * unit] as [Address, bigint]),
     ];
-    for (const [to, amount] of grants) {
+    for (const [to, target] of grants) {
+      // Tops the balance up to its target: a plan resumed on a chain another replica began (deploy-once.ts) must
+      // not fund twice. On a fresh chain the balance is 0 and this mints the whole amount.
+      const balanceCall = encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [to] });
+      const balance = BigInt(await rpc.call<Hex>('eth_call', [{ to: info.address, data: balanceCall }, 'latest']));
+      if (balance >= target) continue;
+      const amount = target - balance;
       const data = encodeFunctionData({ abi: mintAbi, functionName: 'mint', args: [to, amount] });
       await send(`mint ${info.symbol} to ${to}`, { from: deployer, to: info.address, data, gas: GAS.call });
     }

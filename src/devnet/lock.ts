@@ -65,7 +65,11 @@ export function acquireStateLock(lockPath: string, stateDir: string, pid: number
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readLockOwner(lockPath);
-      if (holder && isProcessAlive(holder.pid)) throw new SandboxAlreadyRunningError(stateDir, holder.pid);
+      // A lock naming this pid but written before this process started is a leftover of an earlier life with the
+      // same pid: a container killed and started again runs its main process as pid 1 both times, and would
+      // otherwise refuse its own state folder. (A lock this process took itself still counts.)
+      const leftOver = holder?.pid === process.pid && Date.parse(holder.startedAt) < performance.timeOrigin;
+      if (holder && !leftOver && isProcessAlive(holder.pid)) throw new SandboxAlreadyRunningError(stateDir, holder.pid);
       if (!holder && attempt === 0) {
         // Created an instant ago by a process still writing it: give it a moment before calling it stale.
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);

@@ -1,3 +1,4 @@
+import { SandboxError } from '../devnet/errors.js';
 import { assertPortFree } from '../devnet/ports.js';
 import type { SandboxPartsOptions } from './run-options.js';
 import type { SandboxComponent } from './sandbox.js';
@@ -14,6 +15,9 @@ export const DEFAULT_SOLVERS = 3;
 export async function sandboxComponents(options: SandboxPartsOptions): Promise<SandboxComponent[]> {
   // Checked before any chain starts, so a taken port costs nothing and names the flag to change.
   if (options.port !== undefined && options.port !== 0) await assertPortFree(options.port, 'settlement service', '--port');
+  const role = options.role ?? 'all';
+  if (role === 'chains') return [];
+  if (role === 'solvers') return [solversAgainstServiceElsewhere(options)];
   const components: SandboxComponent[] = [];
   // The service's store: a Postgres URL given, a Postgres of the sandbox's own, or (default) SQLite.
   const database: { url?: string } = options.databaseUrl === undefined ? {} : { url: options.databaseUrl };
@@ -33,11 +37,13 @@ export async function sandboxComponents(options: SandboxPartsOptions): Promise<S
           ...serviceSettingsOf(options),
           databaseUrl: () => database.url,
           ...(options.instances === undefined ? {} : { instances: options.instances }),
+          ...(options.accessFile === undefined ? {} : { accessFile: options.accessFile }),
         }),
       ),
     ),
   );
-  const solvers = options.solvers ?? DEFAULT_SOLVERS;
+  // The service role leaves the solvers to their own containers unless asked.
+  const solvers = options.solvers ?? (role === 'service' ? 0 : DEFAULT_SOLVERS);
   if (solvers > 0)
     components.push(
       loadedWhileChainsStart(
@@ -63,4 +69,35 @@ function loadedWhileChainsStart(name: string, loading: Promise<SandboxComponent>
   // A failed import surfaces when the component starts; until then it must not count as an unhandled rejection.
   loading.catch(() => undefined);
   return { name, start: async (context) => (await loading).start(context) };
+}
+
+/**
+ * The solvers role: the reference solvers against a service that runs elsewhere (behind a load balancer), with the
+ * API key the service replicas share through the access file.
+ */
+function solversAgainstServiceElsewhere(options: SandboxPartsOptions): SandboxComponent {
+  return {
+    name: 'reference solvers',
+    async start(context) {
+      if (options.serviceUrl === undefined || options.accessFile === undefined)
+        throw new SandboxError('the solvers role needs --service-url and --access-file (written by the service replicas)', {
+          code: 'config_invalid',
+        });
+      const { waitForSharedAccess } = await import('./shared-access.js');
+      const access = await waitForSharedAccess(options.accessFile, 120_000);
+      const serviceUrl = options.serviceUrl.replace(/\/+$/, '');
+      const manifest = {
+        ...context.manifest,
+        api: { url: serviceUrl, wsUrl: `${serviceUrl.replace(/^http/, 'ws')}/api/v1/ws`, ...access },
+      };
+      const { referenceSolversComponent } = await import('./solvers-component.js');
+      const component = referenceSolversComponent({
+        count: options.solvers ?? DEFAULT_SOLVERS,
+        ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),
+        ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
+      });
+      const running = await component.start({ ...context, manifest });
+      return { manifest: { api: manifest.api }, stop: running.stop };
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import type { Environment } from '../contracts/deployment.js';
-import type { ChainSpec } from '../devnet/chain-config.js';
+import type { AttachedChainSpec, ChainSpec } from '../devnet/chain-config.js';
 import type { ServiceSettings } from './service-config.js';
 
 /**
@@ -19,7 +19,22 @@ export interface SandboxPartsOptions extends ServiceSettings {
   databaseUrl?: string;
   /** `--instances N`: service processes behind the one port (default 1; 2 or more need Postgres). */
   instances?: number;
+  /**
+   * Which parts this process runs (a sandbox split over hosts or containers): `all` (default, `sandbox up`), `chains`
+   * (`sandbox chains`: the anvils only, state saved), `service` (`sandbox serve`: the service on attached chains and a
+   * given Postgres), `solvers` (`sandbox solvers`: the reference solvers against a service elsewhere).
+   */
+  role?: SandboxRole;
+  /**
+   * A file several service replicas share (a volume): the first to start writes its workspace and API key there, the
+   * others reuse them, so one key works on every replica (`--access-file`). The solvers role reads its key from it.
+   */
+  accessFile?: string;
+  /** The solvers role: the service's URL (the load balancer in front of the replicas). */
+  serviceUrl?: string;
 }
+
+export type SandboxRole = 'all' | 'chains' | 'service' | 'solvers';
 
 /**
  * What `sandbox up` runs, in the foreground or in the detached supervisor: the chains and the parts on top. The
@@ -33,4 +48,10 @@ export interface SandboxRunOptions extends SandboxPartsOptions {
   environment?: Environment;
   allowPublicChainIds?: boolean;
   cacheDir?: string;
+  /** Chains started elsewhere (`--chain alpha=URL`, or a config file with rpcUrls): attached instead of started. */
+  attach?: AttachedChainSpec[];
+  /** Address the anvils listen on (`--chain-host`, default 127.0.0.1). */
+  chainHost?: string;
+  /** The chains role: save the chains' state this often too (seconds), not only on stop, so a killed chain loses little. */
+  saveEverySeconds?: number;
 }

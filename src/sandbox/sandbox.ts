@@ -1,4 +1,5 @@
 import type { SandboxManifest } from '../contracts/deployment.js';
+import type { AttachedChainSpec } from '../devnet/chain-config.js';
 import { type Devnet, type DevnetExit, type SandboxChain, type StartDevnetOptions, startDevnet } from '../devnet/devnet.js';
 import type { StateLayout } from '../devnet/state-dir.js';
 
@@ -7,6 +8,12 @@ export type { SandboxChain } from '../devnet/devnet.js';
 export interface StartSandboxOptions extends StartDevnetOptions {
   /** Parts started once the chains are ready, in order (the settlement service, reference solvers). */
   components?: readonly SandboxComponent[];
+  /**
+   * Chains started elsewhere to attach to instead of starting anvils (`sandbox up --chain alpha=URL`, `sandbox
+   * serve`): their ids are checked and the contracts deployed where missing (src/devnet/attach.ts). `chains` and
+   * `chainPorts` are then ignored.
+   */
+  attach?: readonly AttachedChainSpec[];
 }
 
 export interface SandboxComponentContext {
@@ -49,9 +56,12 @@ export interface Sandbox extends Omit<Devnet, 'close' | 'writeManifest' | 'layou
  * resolves, with `sandbox.json` naming what every component added.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { components = [], ...devnetOptions } = options;
+  const { components = [], attach, ...devnetOptions } = options;
   const onProgress = options.onProgress ?? (() => {});
-  const devnet = await startDevnet(devnetOptions);
+  const devnet =
+    attach !== undefined && attach.length > 0
+      ? await import('../devnet/attach.js').then(({ attachDevnet }) => attachDevnet(attach, devnetOptions))
+      : await startDevnet(devnetOptions);
   const running: RunningComponent[] = [];
   const stopComponents = async () => {
     for (const component of running.reverse()) await component.stop().catch(() => {});

@@ -43,6 +43,8 @@ export interface SandboxServiceOptions {
   databaseUrl?: string;
   /** One of several instances (`--instances`): what to do when the singleton lease is lost (a worker exits). */
   onSingletonLost?: ServiceConfig['onSingletonLost'];
+  /** A file the replicas of a split sandbox share: one workspace and key for all of them (shared-access.ts). */
+  accessFile?: string;
 }
 
 /**
@@ -52,35 +54,46 @@ export interface SandboxServiceOptions {
 export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
   const layout = serviceLayout(options.stateDir);
   mkdirSync(layout.root, { recursive: true });
-  const service = await createService(
-    serviceConfigFor({
-      stateDir: options.stateDir,
-      environment: options.environment,
-      chains: options.chains,
-      keys: options.keys ?? {},
-      settings: options.settings ?? {},
-      logger: options.logger ?? { file: layout.log },
-      clock: options.clock ?? new TestClock({ ticking: true }),
-      chainTime: options.chainTime,
-      restartChain: options.restartChain,
-      databaseUrl: options.databaseUrl,
-      modules: options.modules,
-      onSingletonLost: options.onSingletonLost,
-    }),
-  );
-  const previous = options.previous ?? readSavedAccess(layout.access);
-  const reusable = (previous?.apiKeys ?? []).filter((key) => {
-    try {
-      return service.access.verifyApiKey(key).workspaceId === previous?.workspaceId;
-    } catch {
-      return false;
-    }
-  });
+  const create = () =>
+    createService(
+      serviceConfigFor({
+        stateDir: options.stateDir,
+        environment: options.environment,
+        chains: options.chains,
+        keys: options.keys ?? {},
+        settings: options.settings ?? {},
+        logger: options.logger ?? { file: layout.log },
+        clock: options.clock ?? new TestClock({ ticking: true }),
+        chainTime: options.chainTime,
+        restartChain: options.restartChain,
+        databaseUrl: options.databaseUrl,
+        modules: options.modules,
+        onSingletonLost: options.onSingletonLost,
+      }),
+    );
+  const service =
+    options.databaseUrl === undefined
+      ? await create()
+      : await import('./start-lock.js').then(({ startingAlone }) => startingAlone(options.databaseUrl as string, create));
+  const previous = options.previous ?? readSavedAccess(options.accessFile ?? layout.access);
+  const usable = (saved: SavedAccess | undefined) =>
+    (saved?.apiKeys ?? []).filter((key) => {
+      try {
+        return service.access.verifyApiKey(key).workspaceId === saved?.workspaceId;
+      } catch {
+        return false;
+      }
+    });
+  const reusable = usable(previous);
   let access: SavedAccess;
   if (previous !== undefined && reusable.length > 0) access = { workspaceId: previous.workspaceId, apiKeys: reusable };
   else {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('Sandbox workspace');
     access = { workspaceId, apiKeys: [apiKey] };
+    if (options.accessFile !== undefined) {
+      const { publishSharedAccess } = await import('./shared-access.js');
+      access = publishSharedAccess(options.accessFile, access, (saved) => usable(saved).length > 0);
+    }
   }
   writeFileSync(layout.access, `${JSON.stringify(access, null, 2)}\n`, { mode: 0o600 });
   const store =
@@ -99,6 +112,8 @@ export interface ServiceComponentOptions extends ServiceSettings {
   instances?: number;
   /** The cluster workers' program, when not the built one (the hardening campaigns run the sources). */
   workerEntry?: WorkerEntry;
+  /** `--access-file`: the workspace and key the replicas of a split sandbox share. */
+  accessFile?: string;
 }
 
 /**
@@ -149,6 +164,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         keys: serviceKeysOf(context.manifest),
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(context.restartChain === undefined ? {} : { restartChain: context.restartChain }),
+        ...(options.accessFile === undefined ? {} : { accessFile: options.accessFile }),
       });
       context.onProgress(`settlement service listening on ${api.url}`);
       return { manifest: { api }, stop: () => service.stop() };

@@ -25,6 +25,10 @@ export interface ServiceSettings {
   logLevel?: string;
   /** The config file's `rateLimit`: request limits raised for fuzzers and CI suites (default 100/s, burst 1,000). */
   rateLimit?: SandboxRateLimit;
+  /** Address the service listens on (`--host`, default 127.0.0.1); `0.0.0.0` for a replica behind a load balancer. */
+  host?: string;
+  /** The https:// origin users reach the service at (`--public-url`): the proxy in front of the replicas. */
+  publicUrl?: string;
 }
 
 /** The service settings among a larger options object (`sandbox up`'s run options), and only those. */
@@ -35,6 +39,8 @@ export function serviceSettingsOf(options: ServiceSettings): ServiceSettings {
     ...(options.compliance === undefined ? {} : { compliance: options.compliance }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     ...(options.rateLimit === undefined ? {} : { rateLimit: options.rateLimit }),
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
   };
 }
 
@@ -87,6 +93,8 @@ export function serviceConfigFor(assembly: ServiceAssembly): ServiceConfig {
     ...(assembly.databaseUrl === undefined ? {} : { databaseUrl: assembly.databaseUrl }),
     ...(assembly.clock === undefined ? {} : { clock: assembly.clock }),
     ...(settings.port === undefined ? {} : { port: settings.port }),
+    ...(settings.host === undefined ? {} : { host: settings.host }),
+    ...(settings.publicUrl === undefined ? {} : { publicUrl: settings.publicUrl }),
     ...(assembly.chainTime === undefined ? {} : { chainTime: assembly.chainTime }),
     logger: assembly.logger,
     ...(assembly.modules === undefined ? {} : { modules: assembly.modules }),

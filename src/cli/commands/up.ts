@@ -1,15 +1,25 @@
 import type { Command } from 'commander';
-import { CHAIN_NAMES, defaultChains, parsePortList, type ChainSpec } from '../../devnet/chain-config.js';
+import {
+  type AttachedChainSpec,
+  CHAIN_NAMES,
+  defaultChainId,
+  defaultChains,
+  parseChainFlag,
+  parsePortList,
+  type ChainSpec,
+} from '../../devnet/chain-config.js';
 import { loadSandboxConfig } from '../../devnet/config.js';
 import { ConfigError } from '../../contracts/errors/config-error.js';
 import type { SandboxManifest } from '../../contracts/deployment.js';
 import type { SandboxRunOptions } from '../../sandbox/run.js';
+import type { SandboxRole } from '../../sandbox/run-options.js';
+import { resolve } from 'node:path';
 import { stateLayout } from '../../devnet/state-dir.js';
 import { isPostgresUrl } from '../../service/store/sql.js';
 import { formatSandboxSummary } from '../../devnet/summary.js';
 import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
 
-interface UpFlags {
+export interface UpFlags {
   chains?: string;
   chainPorts?: string;
   config?: string;
@@ -23,6 +33,15 @@ interface UpFlags {
   database?: string;
   databaseUrl?: string;
   instances?: string;
+  chain?: string[];
+  chainsOnly?: boolean;
+  chainHost?: string;
+  host?: string;
+  publicUrl?: string;
+  accessFile?: string;
+  serviceUrl?: string;
+  saveEvery?: string;
+  names?: string;
 }
 
 export function register(program: Command): void {
@@ -45,11 +64,30 @@ export function register(program: Command): void {
       '--instances <count>',
       'service processes behind the one port (default 1; 2 or more need --database postgres or --database-url)',
     )
-    .action(action(up));
+    .option('--chain <name=rpc-url>', 'attach to a chain started elsewhere instead of starting one (repeatable)', collect, [])
+    .option('--chains-only', 'run only the chains (what `sandbox chains` does)')
+    .option('--chain-host <address>', 'address the chains listen on (default 127.0.0.1; 0.0.0.0 in a container)')
+    .option('--host <address>', 'address the service listens on (default 127.0.0.1; 0.0.0.0 behind a load balancer)')
+    .option('--public-url <url>', 'the https:// origin users reach the service at (the proxy in front of it)')
+    .option('--access-file <file>', 'workspace and API key shared by the service replicas (a file on a shared volume)')
+    .action(
+      action((output: Output, globals: GlobalOptions, flags: UpFlags) => up(output, globals, flags, flags.chainsOnly ? 'chains' : 'all')),
+    );
 }
 
-async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promise<void> {
-  const options = runOptions(globals, flags);
+/** Commander's way to take a repeatable flag (`--chain alpha=… --chain beta=…`). */
+export function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** `sandbox up`, and the roles of a sandbox split over hosts (`sandbox chains`, `serve`, `solvers`). */
+export async function up(output: Output, globals: GlobalOptions, flags: UpFlags, role: SandboxRole = 'all'): Promise<void> {
+  const options = { ...runOptions(globals, flags), role };
+  if (role === 'chains' && options.attach !== undefined) throw new ConfigError('--chains-only runs chains: it attaches to none (--chain).');
+  if ((role === 'service' || role === 'solvers') && options.attach === undefined)
+    throw new ConfigError(
+      `sandbox ${role === 'service' ? 'serve' : 'solvers'} runs on chains started elsewhere: name them with --chain NAME=RPC_URL or --config.`,
+    );
   const manifestPath = stateLayout(options.stateDir).manifest;
 
   if (flags.detach) {
@@ -118,6 +156,7 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
 
 function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
   const config = flags.config ? loadSandboxConfig(flags.config) : {};
+  const attach = attachedChains(flags, config.attach);
   let chains: ChainSpec[];
   const ports =
     flags.chainPorts === undefined ? undefined : flags.chainPorts === 'any' ? ('any' as const) : parsePortList(flags.chainPorts);
@@ -127,6 +166,8 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
       throw new ConfigError(`--chain-ports lists ${ports.length} port(s) for ${config.chains.length} chain(s).`);
     }
     chains = config.chains.map((chain, i) => ({ ...chain, port: ports === 'any' ? 0 : (ports?.[i] ?? chain.port) }));
+  } else if (flags.names !== undefined) {
+    chains = namedChains(flags.names, ports);
   } else {
     const count = flags.chains === undefined ? undefined : Number(flags.chains);
     if (count !== undefined && !Number.isInteger(count)) throw new ConfigError(`--chains: "${flags.chains}" is not a whole number.`);
@@ -148,7 +189,50 @@ function runOptions(globals: GlobalOptions, flags: UpFlags): SandboxRunOptions {
     ...(flags.webhookProfile === undefined ? {} : { webhookProfile: webhookProfile(flags.webhookProfile) }),
     ...databaseChoice(flags),
     ...instancesChoice(flags),
+    ...(attach === undefined ? {} : { attach }),
+    ...(flags.chainHost === undefined ? {} : { chainHost: flags.chainHost }),
+    ...(flags.host === undefined ? {} : { host: flags.host }),
+    ...(flags.publicUrl === undefined ? {} : { publicUrl: flags.publicUrl }),
+    ...(flags.accessFile === undefined ? {} : { accessFile: resolve(flags.accessFile) }),
+    ...(flags.serviceUrl === undefined ? {} : { serviceUrl: flags.serviceUrl }),
+    ...(flags.saveEvery === undefined ? {} : { saveEverySeconds: wholeNumber('--save-every', flags.saveEvery, 0, 86_400) }),
   };
+}
+
+/**
+ * `sandbox chains --names beta`: some of the default chains by name, with their default ids (one chain per container:
+ * the `beta` container runs chain 31338 whatever else runs).
+ */
+function namedChains(names: string, ports: readonly number[] | 'any' | undefined): ChainSpec[] {
+  const list = names.split(',').map((name) => name.trim());
+  if (Array.isArray(ports) && ports.length !== list.length)
+    throw new ConfigError(`--chain-ports lists ${ports.length} port(s) for ${list.length} chain(s).`);
+  return list.map((name, i) => {
+    const chainId = defaultChainId(name);
+    if (chainId === undefined)
+      throw new ConfigError(`--names: "${name}" is not one of ${CHAIN_NAMES.join(', ')} (other chains: --config).`);
+    return {
+      name,
+      chainId,
+      port:
+        ports === 'any'
+          ? 0
+          : Array.isArray(ports)
+            ? (ports[i] as number)
+            : 8545 + CHAIN_NAMES.indexOf(name as (typeof CHAIN_NAMES)[number]),
+    };
+  });
+}
+
+/** `--chain NAME=URL` (repeatable) or a config file whose chains have rpcUrls: chains started elsewhere. */
+function attachedChains(flags: UpFlags, fromConfig: AttachedChainSpec[] | undefined): AttachedChainSpec[] | undefined {
+  const fromFlags = (flags.chain ?? []).map(parseChainFlag);
+  if (fromFlags.length > 0 && fromConfig !== undefined) throw new ConfigError('--chain and a config file with rpcUrls: use one of them.');
+  const attach = fromFlags.length > 0 ? fromFlags : fromConfig;
+  if (attach === undefined) return undefined;
+  if (flags.chains !== undefined || flags.chainPorts !== undefined)
+    throw new ConfigError('--chain attaches to chains started elsewhere: --chains and --chain-ports do not apply.');
+  return attach;
 }
 
 /** `--instances N`: several service processes share one store, so N ≥ 2 needs Postgres (SQLite is one process's file). */
