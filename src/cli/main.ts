@@ -14,6 +14,7 @@ import { register as registerScenario } from './commands/scenario.js';
 import { register as registerStatus } from './commands/status.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
+import { applyConventions, runProgram } from './conventions.js';
 import { addGlobalOptions } from './output.js';
 
 /**
@@ -26,7 +27,7 @@ const program = addGlobalOptions(
   new Command('sandbox')
     .description('Local devnet and conformance harness for the cross-chain stablecoin settlement service')
     .version(packageVersion()),
-).showHelpAfterError();
+);
 
 registerUp(program);
 registerDown(program);
@@ -42,7 +43,7 @@ registerMailbox(program);
 registerFaucet(program);
 registerFault(program);
 
-await program.parseAsync(process.argv);
+await runProgram(applyConventions(program, process.argv), process.argv);
 
 function packageVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {

@@ -326,6 +326,7 @@ export const CLI_ERROR_CODES = {
   service_failed: { description: 'A service instance failed to start.' },
   service_not_ready: { description: 'sandbox.json lists no running service yet: `sandbox up` is still starting.' },
   service_unreachable: { description: 'The sandbox service does not answer at the URL in sandbox.json.' },
+  state_dir_unwritable: { description: 'The state folder cannot be written (permissions, read-only file system); pass another --state-dir.' },
   state_mismatch: { description: 'The saved chain state does not match this sandbox; start with --fresh or another --state-dir.' },
   supervisor_failed: { description: 'The background supervisor exited before the sandbox was ready.' },
   target_unreachable: { description: 'The target deployment does not answer.' },
