@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { register as registerCertify } from './commands/certify.js';
 import { register as registerClock } from './commands/clock.js';
+import { register as registerCompletion } from './commands/completion.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
 import { register as registerFaucet } from './commands/faucet.js';
@@ -12,9 +13,11 @@ import { register as registerLedger } from './commands/ledger.js';
 import { register as registerMailbox } from './commands/mailbox.js';
 import { register as registerScenario } from './commands/scenario.js';
 import { register as registerStatus } from './commands/status.js';
+import { register as registerTrigger } from './commands/trigger.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
 import { applyConventions, runProgram } from './conventions.js';
+import { addExamples } from './help-examples.js';
 import { addGlobalOptions } from './output.js';
 
 /**
@@ -42,6 +45,9 @@ registerWebhooks(program);
 registerMailbox(program);
 registerFaucet(program);
 registerFault(program);
+registerTrigger(program);
+registerCompletion(program);
+addExamples(program);
 
 await runProgram(applyConventions(program, process.argv), process.argv);
 

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { jsonProgress } from '../json-progress.js';
 import { globalOptions, printJson, reportError } from '../output.js';
 import { parseReportOption } from './conformance.js';
 import { sandboxClockOffset } from './webhooks.js';
@@ -97,7 +98,7 @@ export function register(program: Command): void {
           secret: flags.secret,
           ...(offset === undefined ? {} : { nowMs: () => Date.now() + offset, clock: `sandbox (${Math.round(offset / 1000)} s ahead)` }),
           ...(signingKey === undefined ? {} : { signingKey }),
-          ...(json ? {} : { onResult: c.consoleProgress(process.stdout) }),
+          onResult: json ? jsonProgress() : c.consoleProgress(process.stderr),
         });
         await writeReports(run.report, flags.report, json);
         process.exitCode = run.exitCode;
@@ -182,7 +183,7 @@ export function register(program: Command): void {
             waitMs: waitSeconds * 1_000,
             long: flags.long === true,
             ...(signingKey === undefined ? {} : { signingKey }),
-            ...(json ? {} : { onResult: c.consoleProgress(process.stdout) }),
+            onResult: json ? jsonProgress() : c.consoleProgress(process.stderr),
           });
           await writeReports(run.report, flags.report, json);
           process.exitCode = run.exitCode;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, Option } from 'commander';
+import { jsonProgress } from '../json-progress.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { exitCodeOf } from '../exit-codes.js';
 import { globalOptions, printJson, reportError, UsageError } from '../output.js';
@@ -257,7 +258,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       }
     }
 
-    const onResult = json ? undefined : c.consoleProgress(process.stdout);
+    const onResult = json ? jsonProgress() : c.consoleProgress(process.stderr);
     const run = await c.runConformance({
       profile,
       ...(url === undefined ? {} : { url }),

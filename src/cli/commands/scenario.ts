@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { RunEvent } from '../../../scenarios/index.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
 
@@ -59,7 +60,12 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       seed,
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
-      ...(json ? {} : { onEvent: s.progressPrinter((text) => process.stderr.write(text)) }),
+      onEvent: json
+        ? scenarioJsonProgress()
+        : scenarioProgress(
+            s.progressPrinter((text) => process.stderr.write(text)),
+            flags.target,
+          ),
     });
     const written = s.writeReports(report, reports);
     if (report.summary.failed > 0) process.exitCode = 1;
@@ -68,6 +74,9 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       return;
     }
     process.stdout.write(`\n${s.summaryTable(report)}\n`);
+    // The table cuts long notes to fit a terminal; a skip's reason is what to do next, so it is printed whole here.
+    for (const r of report.scenarios)
+      if (r.status === 'skipped' && r.reason) process.stdout.write(dim(`  ${r.name} skipped: ${r.reason}\n`));
     for (const path of written) process.stdout.write(dim(`  report: ${path}\n`));
   } catch (error) {
     reportError(error, json, { docsPath: 'docs/scenarios.md', commandPath: 'sandbox scenario run' });
@@ -75,6 +84,28 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
     await stopImage?.();
   }
   await exitWhenFlushed();
+}
+
+/**
+ * People's progress, with one correction: against `--target` nothing starts (the sandbox runs already), so the
+ * runner's "starting" line becomes "connecting to".
+ */
+function scenarioProgress(print: (event: RunEvent) => void, target: string | undefined): (event: RunEvent) => void {
+  return (event) => {
+    if (target !== undefined && event.type === 'target.starting') {
+      process.stderr.write(dim(`› connecting to ${event.description}…\n`));
+      return;
+    }
+    print(event);
+  };
+}
+
+/** Under `--json`: one JSON line on stderr per finished scenario, so a long run is visibly alive. */
+function scenarioJsonProgress(): (event: RunEvent) => void {
+  return (event) => {
+    if (event.type !== 'scenario.end') return;
+    process.stderr.write(`${JSON.stringify({ progress: { scenario: event.result.name, status: event.result.status } })}\n`);
+  };
 }
 
 async function list(flags: { json?: boolean }, command: Command): Promise<void> {

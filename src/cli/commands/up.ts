@@ -7,6 +7,7 @@ import type { SandboxRunOptions } from '../../sandbox/run.js';
 import { stateLayout } from '../../devnet/state-dir.js';
 import { isPostgresUrl } from '../../service/store/sql.js';
 import { formatSandboxSummary } from '../../devnet/summary.js';
+import { commandFor } from '../hints.js';
 import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
 
 interface UpFlags {
@@ -58,7 +59,9 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
     output.result(
       () =>
         `${summary(manifest, manifestPath)}\n\n` +
-        dim(`Running in the background (pid ${manifest.pid}). Stop with \`sandbox down\`; check with \`sandbox status\`.`),
+        dim(
+          `Running in the background (pid ${manifest.pid}). Stop with \`${commandFor(globals.stateDir, 'down')}\`; check with \`${commandFor(globals.stateDir, 'status')}\`.`,
+        ),
       manifest,
     );
     return;
@@ -94,7 +97,7 @@ async function up(output: Output, globals: GlobalOptions, flags: UpFlags): Promi
 
   output.result(
     () =>
-      `${summary(sandbox.manifest, manifestPath)}\n\n${dim('Running. Ctrl-C stops everything (or `sandbox down` from another terminal).')}`,
+      `${summary(sandbox.manifest, manifestPath)}\n\n${dim(`Running. Ctrl-C stops everything (or \`${commandFor(globals.stateDir, 'down')}\` from another terminal).`)}`,
     sandbox.manifest,
   );
 
