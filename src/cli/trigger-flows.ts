@@ -1,3 +1,4 @@
+import { BaseError } from '../contracts/errors/base-error.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { RestClient } from '../clients/rest-client.js';
 import { typedDataFromJson } from '../contracts/typed-data.js';
@@ -12,6 +13,15 @@ import { UsageError } from './output.js';
  * taker signs and the order settles or refunds on chain; a refund is made by the fault switch that makes the winning
  * solver never fill, and by advancing the one clock past the order's expiry.
  */
+
+/** A flow that ran but did not end as it should (the order stuck, a quote without a payload). */
+export class TriggerError extends BaseError {
+  override readonly name = 'TriggerError';
+  override readonly code = 'trigger_failed';
+  constructor(message: string) {
+    super(message, { docsPath: 'README.md#commands' });
+  }
+}
 
 export interface TriggerStep {
   step: string;
@@ -57,10 +67,12 @@ const REFUNDED: Flow = {
   summary: 'an order its winning solver never fills: the clock passes its expiry and the keeper refunds the deposit',
   run: async (context) => {
     const fault = (
-      await sandboxApi<{ faultId: string }>(context.stateDir, 'POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', count: 1 })
+      await sandboxApi<{ id: string }>(context.stateDir, 'POST', '/api/v1/sandbox/faults', { kind: 'solver.never-fill', count: 1 })
     ).data;
-    context.step('fault', `solver.never-fill set for one order (${fault.faultId})`);
+    context.step('fault', `solver.never-fill set for one order (${fault.id})`);
     try {
+      // The reference solvers read the switches once a second (src/solvers/fault-follower.ts): quote after they have.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
       const order = await placeOrder(context);
       const { data: clock } = await sandboxApi<{ nowMs: number }>(context.stateDir, 'GET', '/api/v1/sandbox/clock');
       // Past `expires` (refunds are possible after it), plus a minute for the keeper's next round.
@@ -70,7 +82,7 @@ const REFUNDED: Flow = {
       const final = await waitForStatus(context, order.orderId, ['Refunded'], 30_000);
       return result(context, 'order.refunded', order.orderId, final, ['order.created', 'order.failed']);
     } finally {
-      await sandboxApi(context.stateDir, 'DELETE', `/api/v1/sandbox/faults/${fault.faultId}`).catch(() => undefined);
+      await sandboxApi(context.stateDir, 'DELETE', `/api/v1/sandbox/faults/${fault.id}`).catch(() => undefined);
     }
   },
 };
@@ -134,7 +146,7 @@ async function placeOrder(context: FlowContext): Promise<PlacedOrder> {
   const response = await context.client.requestQuotes({
     inputToken: usdc(origin),
     outputToken: usdc(destination),
-    inputAmount: '25000000',
+    inputAmount: '25000000000', // 25,000 USDC: above the corridor's minimum trade size
     originChainId: origin.chainId,
     destinationChainId: destination.chainId,
     lockType: 'Permit2Escrow',
@@ -143,7 +155,8 @@ async function placeOrder(context: FlowContext): Promise<PlacedOrder> {
   const best = response.quotes[0];
   if (best === undefined) throw new UsageError('no reference solver quoted: start the sandbox with solvers (`sandbox up --solvers 3`)');
   context.step('quote', `${response.corridor}: ${response.quotes.length} quote(s), best from ${best.solverId}`);
-  if (best.typedData === undefined || best.nonce === undefined) throw new Error('the quote carries no EIP-712 payload for the taker');
+  if (best.typedData === undefined || best.nonce === undefined)
+    throw new TriggerError('the quote carries no EIP-712 payload for the taker');
   const signature = await taker.signTypedData(typedDataFromJson(best.typedData) as never);
   const order = await context.client.createOrder({ quoteId: best.quoteId, signature, nonce: best.nonce });
   context.step('order', `${order.orderId} created (deposit ${order.originTxHash ?? 'pending'})`);
@@ -161,7 +174,7 @@ async function waitForStatus(context: FlowContext, orderId: string, statuses: re
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`order ${orderId} is ${status}, not ${statuses.join(' or ')}, after ${timeoutMs / 1000} s`);
+  throw new TriggerError(`order ${orderId} is ${status}, not ${statuses.join(' or ')}, after ${timeoutMs / 1000} s`);
 }
 
 function result(context: FlowContext, trigger: string, orderId: string, status: string, events: string[]): TriggerResult {
