@@ -114,6 +114,8 @@ export async function runTrigger(stateDir: string, name: string, onStep: (step: 
     );
   }
   const manifest = readServiceManifest(stateDir);
+  // Is anyone there? A sandbox that does not answer is reported before any step (service_unreachable, exit 2).
+  await sandboxApi(stateDir, 'GET', '/api/v1/sandbox/clock');
   const steps: TriggerStep[] = [];
   const context: FlowContext = {
     stateDir,
