@@ -59,3 +59,16 @@ function endQuietlyOnClosedPipe(): void {
     });
   }
 }
+
+/**
+ * For a command tree registered into a program that does not run `applyConventions` (the harness programs tests
+ * build from one command's `register`): commander's usage errors exit 2 there too, help exits 0. The full program
+ * replaces these overrides with its own (same codes, plus the one-line message and `--json` shape).
+ */
+export function usageExitsTree(command: Command): Command {
+  command.exitOverride((error) => {
+    process.exit(error.exitCode === 0 ? EXIT_OK : EXIT_USAGE);
+  });
+  for (const sub of command.commands) usageExitsTree(sub);
+  return command;
+}

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
 import { jsonProgress } from '../json-progress.js';
 import { globalOptions, printJson, reportError } from '../output.js';
@@ -194,4 +195,5 @@ export function register(program: Command): void {
         }
       },
     );
+  usageExitsTree(certify);
 }

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
 import { jsonProgress } from '../json-progress.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
@@ -166,6 +167,7 @@ export function register(program: Command): void {
       if (json) printJson({ keyId, privateKey: flags.out, publicKey: `${flags.out}.pub` });
       else process.stdout.write(`Signing key ${keyId}\n  private ${flags.out}\n  public  ${flags.out}.pub\n`);
     });
+  usageExitsTree(conformance);
 }
 
 async function runCommand(flags: RunFlags, command: Command): Promise<number> {

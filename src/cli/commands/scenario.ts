@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { usageExitsTree } from '../conventions.js';
 import type { RunEvent } from '../../../scenarios/index.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
@@ -149,4 +150,5 @@ export function register(program: Command): void {
     .description('list the scenarios and the invariants they are held to')
     .option('--json', 'print JSON for scripts')
     .action((flags: { json?: boolean }, command: Command) => list(flags, command));
+  usageExitsTree(scenario);
 }
