@@ -42,7 +42,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
   'sandbox fault set': ['sandbox fault set relay.hold --relay attestation', 'sandbox fault set solver.never-fill --count 1'],
   'sandbox fault list': ['sandbox fault list'],
   'sandbox fault clear': ['sandbox fault clear', 'sandbox fault clear flt_…'],
-  'sandbox completion': ['source <(sandbox completion bash)', 'sandbox completion zsh > "${fpath[1]}/_sandbox"'],
+  'sandbox completion': ['source <(sandbox completion bash)', 'sandbox completion zsh > ~/.zsh/completions/_sandbox'],
 };
 
 /** Adds the examples of every command of the tree that has some. */

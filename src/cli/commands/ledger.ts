@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { readManifest } from '../../devnet/manifest-file.js';
 import { stateLayout } from '../../devnet/state-dir.js';
 import { action, green, red, type GlobalOptions, type Output, UsageError } from '../output.js';
-import { BaseError } from '../../contracts/errors/base-error.js';
 
 const DOCS = 'docs/orders-and-settlement.md';
 
