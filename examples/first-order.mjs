@@ -2,6 +2,7 @@
 // A taker's first order against a running sandbox (`npx sandbox up --detach` first), with the project's clients:
 // quote for taker 1 → sign the EIP-712 payload the quote carries → create the order → watch it settle.
 //   node examples/first-order.mjs [--state-dir .sandbox] [--lock Permit2Escrow|EIP3009Escrow]
+// Exit codes: 0 settled, 1 did not settle, 2 no sandbox to talk to (the message says how to start one).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateKeyToAccount } from 'viem/accounts';
@@ -12,7 +13,42 @@ const arg = (flag, fallback) => {
   const i = process.argv.indexOf(flag);
   return i > 0 ? process.argv[i + 1] : fallback;
 };
-const manifest = JSON.parse(readFileSync(join(arg('--state-dir', '.sandbox'), 'sandbox.json'), 'utf8'));
+const stateDir = arg('--state-dir', '.sandbox');
+
+// Ordinary mistakes (no sandbox, a stopped one, a half-written sandbox.json) get one line saying what to do, not a stack.
+function fail(message) {
+  console.error(`error: ${message}`);
+  process.exit(2);
+}
+process.on('uncaughtException', (error) => {
+  const refused = error?.cause?.code === 'ECONNREFUSED' || /fetch failed|ECONNREFUSED/.test(String(error?.message));
+  if (refused)
+    fail(
+      `the sandbox service at ${manifest?.api?.url ?? '?'} does not answer: is it running? (\`npx sandbox status --state-dir ${stateDir}\`)`,
+    );
+  fail(error?.message ?? String(error));
+});
+
+function readManifest() {
+  const path = join(stateDir, 'sandbox.json');
+  let text;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    fail(`no sandbox at ${path}: start one with \`npx sandbox up --detach --state-dir ${stateDir}\``);
+  }
+  let parsed;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    fail(`${path} is not complete JSON (a start that failed half-way?): run \`npx sandbox up --detach --state-dir ${stateDir}\` again`);
+  }
+  if (!parsed?.api?.url || !parsed.api.apiKeys?.length || !(parsed.chains?.length >= 2) || !parsed.accounts?.takers?.length) {
+    fail(`${path} lists no running service, two chains and a funded taker: is \`npx sandbox up\` still starting, or did it fail?`);
+  }
+  return parsed;
+}
+const manifest = readManifest();
 const [origin, destination] = manifest.chains;
 const taker = privateKeyToAccount(manifest.accounts.takers[0].privateKey);
 const usdc = (chain) => chain.tokens.find((t) => t.symbol === 'USDC').address;

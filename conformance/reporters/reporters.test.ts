@@ -164,6 +164,29 @@ describe('HTML reporter', () => {
     expect(html).not.toMatch(/src=|href="http/);
     for (const id of ['a.pass', 'a.fail', 'a.warn', 'a.skip']) expect(html).toContain(id);
   });
+
+  it('opens with the failures and skips, renders `code` spans, keeps ids on one line and JSON whole', () => {
+    const report = sampleReport();
+    const long = { items: Array.from({ length: 400 }, (_, i) => ({ index: i, text: 'x'.repeat(20) })) };
+    report.results[3] = {
+      ...report.results[3]!,
+      message: 'needs `--sandbox FILE`',
+      evidence: [{ kind: 'note', text: 'the `clock` route is missing', data: long }],
+    };
+    const html = htmlReport(report);
+    const attention = html.indexOf('<h2>Failures and skips</h2>');
+    expect(attention).toBeGreaterThan(0);
+    expect(attention).toBeLessThan(html.indexOf('<h2>Checks</h2>'));
+    expect(html.slice(attention, html.indexOf('<h2>Checks</h2>'))).toMatch(/href="#check-a\.fail"[\s\S]*href="#check-a\.skip"/);
+    expect(html).toContain('needs <code>--sandbox FILE</code>');
+    expect(html).toContain('the <code>clock</code> route is missing');
+    expect(html).not.toMatch(/`[^`<]+`/);
+    expect(html).toContain('code.id,a.id,td:first-child>code{white-space:nowrap}');
+    // The evidence's JSON is all there, parseable again from the page.
+    const pre = /<pre>([^<]*)<\/pre><\/div>/.exec(html.slice(html.indexOf('the <code>clock</code>')))?.[1] ?? '';
+    const unescaped = pre.replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&amp;', '&');
+    expect(JSON.parse(unescaped)).toEqual(long);
+  });
 });
 
 describe('console reporter', () => {

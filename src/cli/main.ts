@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { register as registerCertify } from './commands/certify.js';
 import { register as registerChains } from './commands/chains.js';
 import { register as registerClock } from './commands/clock.js';
+import { register as registerCompletion } from './commands/completion.js';
 import { register as registerConformance } from './commands/conformance.js';
 import { register as registerDown } from './commands/down.js';
 import { register as registerFaucet } from './commands/faucet.js';
@@ -15,8 +16,11 @@ import { register as registerScenario } from './commands/scenario.js';
 import { register as registerServe } from './commands/serve.js';
 import { register as registerSolvers } from './commands/solvers.js';
 import { register as registerStatus } from './commands/status.js';
+import { register as registerTrigger } from './commands/trigger.js';
 import { register as registerUp } from './commands/up.js';
 import { register as registerWebhooks } from './commands/webhooks.js';
+import { applyConventions, runProgram } from './conventions.js';
+import { addExamples } from './help-examples.js';
 import { addGlobalOptions } from './output.js';
 
 /**
@@ -29,7 +33,7 @@ const program = addGlobalOptions(
   new Command('sandbox')
     .description('Local devnet and conformance harness for the cross-chain stablecoin settlement service')
     .version(packageVersion()),
-).showHelpAfterError();
+);
 
 registerUp(program);
 registerChains(program);
@@ -47,8 +51,11 @@ registerWebhooks(program);
 registerMailbox(program);
 registerFaucet(program);
 registerFault(program);
+registerTrigger(program);
+registerCompletion(program);
+addExamples(program);
 
-await program.parseAsync(process.argv);
+await runProgram(applyConventions(program, process.argv), process.argv);
 
 function packageVersion(): string {
   for (const path of ['../../package.json', '../../../package.json']) {

@@ -1,6 +1,8 @@
 import { dim, red, yellow } from '../terminal/style.js';
 import { BaseError } from '../contracts/errors/base-error.js';
 import type { Command } from 'commander';
+import { exitCodeOf, isUsageError } from './exit-codes.js';
+import { commandFor } from './hints.js';
 
 /**
  * Printing for both audiences of every command: people (progress on stderr, readable text on stdout) and
@@ -78,13 +80,47 @@ export interface JsonError {
 /** Where an error without a docs section of its own points: the commands table of the README. */
 export const COMMANDS_DOCS = 'README.md#commands';
 
-/** A command used wrongly (a flag's value, a missing argument): exit code 1, or 2 for the harness commands. */
+/** A command used wrongly (a flag's value, a missing argument): exit code 2 (see exit-codes.ts). */
 export class UsageError extends BaseError {
   override readonly name = 'UsageError';
   override readonly code = 'usage_error';
   constructor(message: string, docsPath?: string) {
     super(message, { docsPath });
   }
+}
+
+/**
+ * A state folder the command cannot write (permissions, a read-only file system, a file where a folder should be):
+ * node's errno text (`EACCES: permission denied, mkdir …`) names neither the flag nor the fix.
+ */
+export class StateDirUnwritableError extends BaseError {
+  override readonly name = 'StateDirUnwritableError';
+  override readonly code = 'state_dir_unwritable';
+  constructor(path: string, reason: string, cause: unknown) {
+    super(`cannot write the state folder at ${path} (${reason}): pass a writable one with --state-dir`, {
+      docsPath: 'docs/devnet.md#state-folder',
+      cause,
+    });
+  }
+}
+
+const FILE_SYSTEM_REFUSALS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  ENOTDIR: 'a file stands where a folder should be',
+  EEXIST: 'a file stands where a folder should be',
+  ENOSPC: 'no space left on the device',
+};
+
+/** Node's file-system refusals become the one readable error; everything else passes through unchanged. */
+function readableError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const { code, path, syscall } = error as NodeJS.ErrnoException;
+  if (code === undefined || path === undefined || syscall === undefined) return error;
+  const reason = FILE_SYSTEM_REFUSALS[code];
+  if (reason === undefined || !/^(mkdir|open|write|rename|copyfile|unlink|access)/.test(syscall)) return error;
+  return new StateDirUnwritableError(path, reason, error);
 }
 
 /** Errors we expect carry a string `code` (and maybe a `docsPath`); anything else is a bug. */
@@ -94,12 +130,22 @@ function errorFields(error: unknown): { code: string | undefined; docsPath: stri
   return { code: typeof code === 'string' ? code : undefined, docsPath: typeof docsPath === 'string' ? docsPath : undefined };
 }
 
+/** Messages are one line on a terminal and in `--json` (commander's "Did you mean" comes on a line of its own). */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .join(' ');
+}
+
 export function toJsonError(error: unknown, docsPath: string = COMMANDS_DOCS): JsonError {
-  const fields = errorFields(error);
+  const readable = readableError(error);
+  const fields = errorFields(readable);
   return {
     error: {
       code: fields.code ?? 'internal_error',
-      message: error instanceof Error ? error.message : String(error),
+      message: oneLine(readable instanceof Error ? readable.message : String(readable)),
       docsPath: fields.docsPath ?? docsPath,
     },
   };
@@ -108,26 +154,53 @@ export function toJsonError(error: unknown, docsPath: string = COMMANDS_DOCS): J
 export interface ErrorReporting {
   /** Docs page of the command, for errors without a section of their own (default: the README's commands table). */
   docsPath?: string;
-  /** Exit code of a failure (default 1); the harness commands answer 2 for usage errors. */
+  /** Exit code of a failure (default: by the error's code, exit-codes.ts: 2 usage or unreachable target, else 1). */
   exitCode?: (error: unknown) => number;
+  /** The command as typed (`sandbox clock advance`): a usage error points at its `--help`. */
+  commandPath?: string;
+  /** The state folder the command acted on: a hint names it when it is not the default. */
+  stateDir?: string;
 }
 
 /**
  * Reports a failed command and sets its exit code. With `--json`, stdout gets the one error shape; otherwise
- * stderr gets the message (and docs path) of an expected error, or the stack of a bug.
+ * stderr gets one line with the message and one with the hint (the exact command to run, or the docs section) of
+ * an expected error, or the stack of a bug.
  */
 export function reportError(error: unknown, json: boolean, reporting: ErrorReporting = {}): void {
-  process.exitCode = reporting.exitCode?.(error) ?? 1;
+  const readable = readableError(error);
+  process.exitCode = reporting.exitCode?.(readable) ?? exitCodeOf(readable);
   if (json) {
-    printJson(toJsonError(error, reporting.docsPath));
+    printJson(toJsonError(readable, reporting.docsPath));
     return;
   }
-  const { code, docsPath } = errorFields(error);
-  if (code !== undefined) {
-    process.stderr.write(`${red('error:')} ${(error as Error).message ?? String(error)}\n${docsPath ? dim(`  see ${docsPath}\n`) : ''}`);
-  } else {
-    process.stderr.write(`${red('error:')} ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  const { code, docsPath } = errorFields(readable);
+  if (code === undefined) {
+    process.stderr.write(`${red('error:')} ${readable instanceof Error ? (readable.stack ?? readable.message) : String(readable)}\n`);
+    return;
   }
+  process.stderr.write(`${red('error:')} ${oneLine((readable as Error).message ?? String(readable))}\n`);
+  const hint = hintFor(readable, reporting, docsPath);
+  if (hint) process.stderr.write(dim(`  ${hint}\n`));
+}
+
+function hintFor(error: unknown, reporting: ErrorReporting, docsPath: string | undefined): string | undefined {
+  const docs = docsPath ?? reporting.docsPath;
+  if (isUsageError(error) && reporting.commandPath !== undefined) {
+    return `usage: \`${reporting.commandPath} --help\`${docs ? ` · docs: ${docs}` : ''}`;
+  }
+  const stateDir = reporting.stateDir ?? DEFAULT_STATE_DIR;
+  const code = errorFields(error).code;
+  if (code === 'not_running') return `start one: \`${commandFor(stateDir, 'up --detach')}\``;
+  if (code === 'service_unreachable' || code === 'service_not_ready') return `check it: \`${commandFor(stateDir, 'status')}\``;
+  return docs ? `see ${docs}` : undefined;
+}
+
+/** `sandbox clock advance`: the words of a command from the program down, for hints. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let current: Command | null = command; current !== null; current = current.parent) names.unshift(current.name());
+  return names.join(' ');
 }
 
 /**
@@ -145,7 +218,7 @@ export function action<A extends unknown[]>(
     try {
       await run(createOutput(options.json), options, ...(args.slice(0, -1) as A));
     } catch (error) {
-      reportError(error, options.json, reporting);
+      reportError(error, options.json, { commandPath: commandPath(command), stateDir: options.stateDir, ...reporting });
     }
   };
 }

@@ -82,7 +82,7 @@ class Dashboard {
   private verification: EntryVerification[] = [];
   private detailLoading = false;
   /** `orders` or `settlements` once a list route answered; `none` when neither exists. */
-  private listRoute: 'orders' | 'settlements' | 'none' | undefined;
+  private listRoute: 'settlements' | 'none' | undefined;
   private polling = false;
   private readonly rendered = { orders: '', detail: '', chains: '', credit: '', approvals: '', faults: '' };
   private credit: { rows?: CreditRow[]; note?: string } = {};
@@ -330,17 +330,12 @@ class Dashboard {
     this.faultsPanel.showResult(result.ok ? `released ${released} held relay${released === 1 ? '' : 's'}` : result.message, !result.ok);
   }
 
-  /** The list route if the service has one; else the open orders one by one (the WebSocket adds new ones). */
+  /**
+   * The list route if the service has one; else the open orders one by one (the WebSocket adds new ones). The
+   * service lists orders at `GET /settlements` (`/orders` takes only POST): a `GET /orders` probe made every load
+   * log a 405 in the browser console.
+   */
   private async readOrders(): Promise<void> {
-    if (this.listRoute === undefined || this.listRoute === 'orders') {
-      const result = await this.api.get('/orders?limit=100');
-      if (result.ok) {
-        this.listRoute = 'orders';
-        for (const item of list(result.body, 'data', 'orders')) this.upsert(orderFromDetail(item), true);
-        return;
-      }
-      if (result.missing || result.status === 404 || result.status === 405) this.listRoute = undefined;
-    }
     if (this.listRoute === undefined || this.listRoute === 'settlements') {
       const result = await this.api.get('/settlements?limit=100');
       if (result.ok) {

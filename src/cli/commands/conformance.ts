@@ -1,7 +1,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
+import { jsonProgress } from '../json-progress.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
+import { exitCodeOf } from '../exit-codes.js';
 import { globalOptions, printJson, reportError, UsageError } from '../output.js';
 
 /**
@@ -75,110 +78,96 @@ export function parseReportOption(value: string | undefined): Partial<Record<'js
   return out;
 }
 
-/** Usage errors exit 2 (commander's own included); help and version exit 0. */
-function usageExits(command: Command): Command {
-  return command.exitOverride((error) => {
-    process.exit(error.exitCode === 0 ? 0 : USAGE);
-  });
-}
-
 function defaultSigningKeyPath(stateDir: string): string {
   return join(resolve(stateDir), 'conformance-signing-key.pem');
 }
 
 export function register(program: Command): void {
-  const conformance = usageExits(
-    addImageOptions(
-      program
-        .command('conformance')
-        .description('check a deployment against Reference A or B over the wire (HTTP, WebSocket, webhooks, JSON-RPC)')
-        .option('--target <url>', 'base URL of the deployment (default: api.url of --sandbox or <state-dir>/sandbox.json)')
-        .addOption(new Option('--profile <profile>', 'interface generation').choices(['A', 'B']).default('A'))
-        .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
-        .option('--workspace <id>', 'workspace id of the key (settlement routes)')
-        .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
-        .option(
-          '--taker-key <key>',
-          'private key of a funded taker account (repeatable): runs the order flows without sandbox.json',
-          repeated,
-        )
-        .option('--taker-keys-file <file>', 'funded taker private keys, one per line (or a JSON array)')
-        .option('--rpc <chainId=url>', "JSON-RPC URL for a chain where the target's own is not reachable (repeatable)", repeated)
-        .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
-        .option('--seed <n>', 'seed of the generated inputs (replays a run)')
-        .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
-        .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
-        .option('--tag <tags>', 'run checks with any of these tags', commaList)
-        .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
-        .option(
-          '--expected-failures <file>',
-          'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
-        )
-        .option('--expected-skips <file>', 'checks whose skip is expected (same format): they do not make the run INCOMPLETE (exit 3)')
-        .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
-        .option(
-          '--signing-key <file>',
-          'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)',
-        )
-        .option('--no-sign', 'do not sign the JSON report'),
-    )
-      .option('--timeout <ms>', 'time limit per check', '60000')
-      .option('--list', 'list the selected checks and exit')
-      .option('--capabilities', 'report what the target offers (and which selected checks its gaps skip), then exit')
-      .action(async (flags: RunFlags, command: Command) => {
-        process.exitCode = await runCommand(flags, command);
-      }),
-  );
+  const conformance = addImageOptions(
+    program
+      .command('conformance')
+      .description('check a deployment against Reference A or B over the wire (HTTP, WebSocket, webhooks, JSON-RPC)')
+      .option('--target <url>', 'base URL of the deployment (default: api.url of --sandbox or <state-dir>/sandbox.json)')
+      .addOption(new Option('--profile <profile>', 'interface generation').choices(['A', 'B']).default('A'))
+      .option('--api-key <key>', 'API key of the deployment (default: the first key of the sandbox file)')
+      .option('--workspace <id>', 'workspace id of the key (settlement routes)')
+      .option('--sandbox <file>', 'sandbox.json: funded accounts, chains, key, workspace (enables the positive flows)')
+      .option(
+        '--taker-key <key>',
+        'private key of a funded taker account (repeatable): runs the order flows without sandbox.json',
+        repeated,
+      )
+      .option('--taker-keys-file <file>', 'funded taker private keys, one per line (or a JSON array)')
+      .option('--rpc <chainId=url>', "JSON-RPC URL for a chain where the target's own is not reachable (repeatable)", repeated)
+      .option('--long', 'let timing checks wait in real time when the target has no sandbox clock')
+      .option('--seed <n>', 'seed of the generated inputs (replays a run)')
+      .option('--only <ids>', 'check ids or requirement ids, comma-separated, * allowed', commaList)
+      .option('--exclude <ids>', 'check ids or requirement ids to leave out', commaList)
+      .option('--tag <tags>', 'run checks with any of these tags', commaList)
+      .option('--skip-tag <tags>', 'leave out checks with any of these tags', commaList)
+      .option(
+        '--expected-failures <file>',
+        'checks expected to fail (JSON or one id per line); an expected failure that passes fails the run',
+      )
+      .option('--expected-skips <file>', 'checks whose skip is expected (same format): they do not make the run INCOMPLETE (exit 3)')
+      .option('--report <spec>', 'write reports: json=FILE,junit=FILE,html=FILE')
+      .option(
+        '--signing-key <file>',
+        'Ed25519 PKCS#8 PEM key that signs the JSON report (default <state-dir>/conformance-signing-key.pem, created once)',
+      )
+      .option('--no-sign', 'do not sign the JSON report'),
+  )
+    .option('--timeout <ms>', 'time limit per check', '60000')
+    .option('--list', 'list the selected checks and exit')
+    .option('--capabilities', 'report what the target offers (and which selected checks its gaps skip), then exit')
+    .action(async (flags: RunFlags, command: Command) => {
+      process.exitCode = await runCommand(flags, command);
+    });
 
-  usageExits(
-    conformance
-      .command('verify')
-      .description('verify a signed JSON report: exit 0 valid, 1 not')
-      .argument('<report>', 'the JSON report')
-      .option('--public-key <file>', 'require this signer (PEM or base64 SPKI)')
-      .action(async (file: string, flags: { publicKey?: string }, command: Command) => {
-        process.exitCode = await verifyCommand(file, flags, command);
-      }),
-  );
+  conformance
+    .command('verify')
+    .description('verify a signed JSON report: exit 0 valid, 1 not')
+    .argument('<report>', 'the JSON report')
+    .option('--public-key <file>', 'require this signer (PEM or base64 SPKI)')
+    .action(async (file: string, flags: { publicKey?: string }, command: Command) => {
+      process.exitCode = await verifyCommand(file, flags, command);
+    });
 
-  usageExits(
-    conformance
-      .command('coverage')
-      .description('list every requirement of the catalogue with the checks that test it')
-      .addOption(new Option('--profile <profile>', 'only this generation').choices(['A', 'B']))
-      .action(async (flags: { profile?: 'A' | 'B' }, command: Command) => {
-        const { json } = globalOptions(command);
-        const { everyCheck, coverageText } = await import('../../../conformance/index.js');
-        const checks = everyCheck().filter((c) => flags.profile === undefined || c.profiles.includes(flags.profile));
-        const { text, report } = coverageText(checks);
-        if (json) printJson({ ...report, entries: report.entries.map((e) => ({ ...e.requirement, checks: e.checks })) });
-        else process.stdout.write(`${text}\n`);
-        process.exitCode = report.uncoveredMust.length === 0 ? 0 : 1;
-      }),
-  );
+  conformance
+    .command('coverage')
+    .description('list every requirement of the catalogue with the checks that test it')
+    .addOption(new Option('--profile <profile>', 'only this generation').choices(['A', 'B']))
+    .action(async (flags: { profile?: 'A' | 'B' }, command: Command) => {
+      const { json } = globalOptions(command);
+      const { everyCheck, coverageText } = await import('../../../conformance/index.js');
+      const checks = everyCheck().filter((c) => flags.profile === undefined || c.profiles.includes(flags.profile));
+      const { text, report } = coverageText(checks);
+      if (json) printJson({ ...report, entries: report.entries.map((e) => ({ ...e.requirement, checks: e.checks })) });
+      else process.stdout.write(`${text}\n`);
+      process.exitCode = report.uncoveredMust.length === 0 ? 0 : 1;
+    });
 
-  usageExits(
-    conformance
-      .command('keygen')
-      .description('create an Ed25519 key to sign reports with (PKCS#8 PEM, mode 0600) and print its key id')
-      .requiredOption('--out <file>', 'where to write the private key (the public key goes to <file>.pub)')
-      .action(async (flags: { out: string }, command: Command) => {
-        const { json } = globalOptions(command);
-        const { generateSigningKey, signingKeyToPem, keyIdOf } = await import('../../../conformance/index.js');
-        if (existsSync(flags.out)) {
-          reportError(new UsageFailure(`${flags.out} exists; not overwriting a key`), json, { exitCode: () => USAGE });
-          return;
-        }
-        const key = generateSigningKey();
-        const { privatePem, publicPem } = signingKeyToPem(key);
-        mkdirSync(dirname(resolve(flags.out)), { recursive: true });
-        writeFileSync(flags.out, privatePem, { mode: 0o600 });
-        writeFileSync(`${flags.out}.pub`, publicPem);
-        const keyId = keyIdOf(key.publicKey);
-        if (json) printJson({ keyId, privateKey: flags.out, publicKey: `${flags.out}.pub` });
-        else process.stdout.write(`Signing key ${keyId}\n  private ${flags.out}\n  public  ${flags.out}.pub\n`);
-      }),
-  );
+  conformance
+    .command('keygen')
+    .description('create an Ed25519 key to sign reports with (PKCS#8 PEM, mode 0600) and print its key id')
+    .requiredOption('--out <file>', 'where to write the private key (the public key goes to <file>.pub)')
+    .action(async (flags: { out: string }, command: Command) => {
+      const { json } = globalOptions(command);
+      const { generateSigningKey, signingKeyToPem, keyIdOf } = await import('../../../conformance/index.js');
+      if (existsSync(flags.out)) {
+        reportError(new UsageFailure(`${flags.out} exists; not overwriting a key`), json, { exitCode: () => USAGE });
+        return;
+      }
+      const key = generateSigningKey();
+      const { privatePem, publicPem } = signingKeyToPem(key);
+      mkdirSync(dirname(resolve(flags.out)), { recursive: true });
+      writeFileSync(flags.out, privatePem, { mode: 0o600 });
+      writeFileSync(`${flags.out}.pub`, publicPem);
+      const keyId = keyIdOf(key.publicKey);
+      if (json) printJson({ keyId, privateKey: flags.out, publicKey: `${flags.out}.pub` });
+      else process.stdout.write(`Signing key ${keyId}\n  private ${flags.out}\n  public  ${flags.out}.pub\n`);
+    });
+  usageExitsTree(conformance);
 }
 
 async function runCommand(flags: RunFlags, command: Command): Promise<number> {
@@ -271,7 +260,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       }
     }
 
-    const onResult = json ? undefined : c.consoleProgress(process.stdout);
+    const onResult = json ? jsonProgress() : c.consoleProgress(process.stderr);
     const run = await c.runConformance({
       profile,
       ...(url === undefined ? {} : { url }),
@@ -319,8 +308,8 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       error instanceof c.ImageOptionError ||
       (error as { name?: string }).name === 'SandboxFileError' ||
       (error as { name?: string }).name === 'ExpectedFailuresError';
-    const exitCode = usage ? USAGE : 1;
-    reportError(error, json, { docsPath: DOCS, exitCode: () => exitCode });
+    const exitCode = usage ? USAGE : exitCodeOf(error);
+    reportError(error, json, { docsPath: DOCS, exitCode: () => exitCode, commandPath: 'sandbox conformance' });
     return exitCode;
   } finally {
     await stopImage?.();

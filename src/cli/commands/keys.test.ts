@@ -92,7 +92,7 @@ describe('sandbox keys', () => {
     const shown = await sandbox('clock', 'show');
     expect(shown.out).toMatch(/^Sandbox time 2030-01-02T00:00:00.000Z \(test clock, frozen\)/);
     const bad = await sandbox('clock', 'advance', 'soon');
-    expect(bad.exitCode).toBe(1);
+    expect(bad.exitCode).toBe(2); // a usage error (README: exit codes)
     expect(bad.err).toMatch(/invalid duration "soon"/);
   });
 
@@ -105,7 +105,7 @@ describe('sandbox keys', () => {
       vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => err.push(String(chunk)) > 0);
       await program.parseAsync(['node', 'sandbox', 'keys', 'create', '--state-dir', empty]);
       expect(err.join()).toMatch(/sandbox up/);
-      expect(process.exitCode).toBe(1);
+      expect(process.exitCode).toBe(2); // no sandbox to talk to (README: exit codes)
     } finally {
       process.exitCode = undefined;
       rmSync(empty, { recursive: true, force: true });

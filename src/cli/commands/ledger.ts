@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { readManifest } from '../../devnet/manifest-file.js';
 import { stateLayout } from '../../devnet/state-dir.js';
-import { action, green, red, type GlobalOptions, type Output } from '../output.js';
-import { BaseError } from '../../contracts/errors/base-error.js';
+import { action, green, red, type GlobalOptions, type Output, UsageError } from '../output.js';
 
 const DOCS = 'docs/orders-and-settlement.md';
 
@@ -18,7 +17,7 @@ async function ledgerSource(stateDir: string, databaseUrl: string | undefined): 
   ]);
   if (databaseUrl !== undefined) {
     if (!isPostgresUrl(databaseUrl))
-      throw new LedgerFileError(`--database-url: "${databaseUrl}" is not a postgres:// or postgresql:// URL`);
+      throw new UsageError(`--database-url: "${databaseUrl}" is not a postgres:// or postgresql:// URL`, DOCS);
     return { url: databaseUrl };
   }
   const store = existsSync(stateLayout(stateDir).manifest) ? readManifest(stateDir).api?.store : undefined;

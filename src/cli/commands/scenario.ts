@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { usageExitsTree } from '../conventions.js';
+import type { RunEvent } from '../../../scenarios/index.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
 
@@ -8,21 +10,12 @@ import { bold, dim, globalOptions, printJson, reportError, table } from '../outp
  * every step. Exit codes: 0 all passed (or skipped), 1 a scenario failed, 2 usage error.
  */
 
-const USAGE = 2;
-
 interface RunFlags extends ImageFlags {
   target?: string;
   seed?: string;
   report?: string;
   timeout?: string;
   json?: boolean;
-}
-
-/** Usage errors exit 2 (commander's own included); help exits 0. */
-function usageExits(command: Command): Command {
-  return command.exitOverride((error) => {
-    process.exit(error.exitCode === 0 ? 0 : USAGE);
-  });
 }
 
 /**
@@ -32,11 +25,6 @@ function usageExits(command: Command): Command {
 async function exitWhenFlushed(): Promise<void> {
   await Promise.all([process.stdout, process.stderr].map((stream) => new Promise<void>((resolve) => stream.write('', () => resolve()))));
   process.exit(Number(process.exitCode ?? 0));
-}
-
-function isUsageError(error: unknown): boolean {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  return code === 'usage_error' || code === 'target_unusable' || code === 'no_docker_engine' || code === 'image_not_ready';
 }
 
 async function run(names: string[], flags: RunFlags, command: Command): Promise<void> {
@@ -73,7 +61,12 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       seed,
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
-      ...(json ? {} : { onEvent: s.progressPrinter((text) => process.stderr.write(text)) }),
+      onEvent: json
+        ? scenarioJsonProgress()
+        : scenarioProgress(
+            s.progressPrinter((text) => process.stderr.write(text)),
+            flags.target,
+          ),
     });
     const written = s.writeReports(report, reports);
     if (report.summary.failed > 0) process.exitCode = 1;
@@ -82,13 +75,38 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       return;
     }
     process.stdout.write(`\n${s.summaryTable(report)}\n`);
+    // The table cuts long notes to fit a terminal; a skip's reason is what to do next, so it is printed whole here.
+    for (const r of report.scenarios)
+      if (r.status === 'skipped' && r.reason) process.stdout.write(dim(`  ${r.name} skipped: ${r.reason}\n`));
     for (const path of written) process.stdout.write(dim(`  report: ${path}\n`));
   } catch (error) {
-    reportError(error, json, { docsPath: 'docs/scenarios.md', exitCode: (e) => (isUsageError(e) ? USAGE : 1) });
+    reportError(error, json, { docsPath: 'docs/scenarios.md', commandPath: 'sandbox scenario run' });
   } finally {
     await stopImage?.();
   }
   await exitWhenFlushed();
+}
+
+/**
+ * People's progress, with one correction: against `--target` nothing starts (the sandbox runs already), so the
+ * runner's "starting" line becomes "connecting to".
+ */
+function scenarioProgress(print: (event: RunEvent) => void, target: string | undefined): (event: RunEvent) => void {
+  return (event) => {
+    if (target !== undefined && event.type === 'target.starting') {
+      process.stderr.write(dim(`› connecting to ${event.description}…\n`));
+      return;
+    }
+    print(event);
+  };
+}
+
+/** Under `--json`: one JSON line on stderr per finished scenario, so a long run is visibly alive. */
+function scenarioJsonProgress(): (event: RunEvent) => void {
+  return (event) => {
+    if (event.type !== 'scenario.end') return;
+    process.stderr.write(`${JSON.stringify({ progress: { scenario: event.result.name, status: event.result.status } })}\n`);
+  };
 }
 
 async function list(flags: { json?: boolean }, command: Command): Promise<void> {
@@ -115,23 +133,22 @@ async function list(flags: { json?: boolean }, command: Command): Promise<void> 
 }
 
 export function register(program: Command): void {
-  const scenario = usageExits(
-    program.command('scenario').description('scripted takers and solvers through every path, invariants checked after every step'),
-  );
-  usageExits(
-    addImageOptions(scenario.command('run'))
-      .description('run scenarios (all, or those named: exact names, globs like success-*, or tag:<tag>)')
-      .argument('[names...]', 'scenarios to run (default: all)')
-      .option('--target <sandbox.json>', 'a running sandbox (its sandbox.json or state folder); default: a fresh in-process sandbox')
-      .option('--seed <n>', 'seed of the participants and amounts: the same seed reproduces a run', '1')
-      .option('--report <spec>', 'also write reports: junit=FILE,json=FILE')
-      .option('--timeout <ms>', 'how long an expectation waits for the world to catch up (default 10000)')
-      .option('--json', 'print the run as one JSON document on stdout'),
-  ).action((names: string[], flags: RunFlags, command: Command) => run(names, flags, command));
-  usageExits(
-    scenario
-      .command('list')
-      .description('list the scenarios and the invariants they are held to')
-      .option('--json', 'print JSON for scripts'),
-  ).action((flags: { json?: boolean }, command: Command) => list(flags, command));
+  const scenario = program
+    .command('scenario')
+    .description('scripted takers and solvers through every path, invariants checked after every step');
+  addImageOptions(scenario.command('run'))
+    .description('run scenarios (all, or those named: exact names, globs like success-*, or tag:<tag>)')
+    .argument('[names...]', 'scenarios to run (default: all)')
+    .option('--target <sandbox.json>', 'a running sandbox (its sandbox.json or state folder); default: a fresh in-process sandbox')
+    .option('--seed <n>', 'seed of the participants and amounts: the same seed reproduces a run', '1')
+    .option('--report <spec>', 'also write reports: junit=FILE,json=FILE')
+    .option('--timeout <ms>', 'how long an expectation waits for the world to catch up (default 10000)')
+    .option('--json', 'print the run as one JSON document on stdout')
+    .action((names: string[], flags: RunFlags, command: Command) => run(names, flags, command));
+  scenario
+    .command('list')
+    .description('list the scenarios and the invariants they are held to')
+    .option('--json', 'print JSON for scripts')
+    .action((flags: { json?: boolean }, command: Command) => list(flags, command));
+  usageExitsTree(scenario);
 }

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { sandboxStatus } from '../../sandbox/daemon.js';
 import { instancesFile, type InstanceStatus } from '../../sandbox/service-cluster.js';
 import { stateLayout } from '../../devnet/state-dir.js';
+import { commandFor } from '../hints.js';
 import { action, dim, green, red, table, type GlobalOptions, type Output } from '../output.js';
 
 export function register(program: Command): void {
@@ -26,7 +27,9 @@ async function status(output: Output, globals: GlobalOptions): Promise<void> {
       if (!report.running) {
         return (
           `No sandbox is running on ${report.stateDir}.` +
-          (report.stale ? dim('\nIts last run was killed; the next `sandbox up` takes the folder over.') : '') +
+          (report.stale
+            ? dim(`\nIts last run was killed; the next \`${commandFor(globals.stateDir, 'up')}\` takes the folder over.`)
+            : '') +
           (manifest ? dim(`\nThe last run's manifest is ${layout.manifest}.`) : '')
         );
       }

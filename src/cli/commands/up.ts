@@ -17,6 +17,7 @@ import { resolve } from 'node:path';
 import { stateLayout } from '../../devnet/state-dir.js';
 import { isPostgresUrl } from '../../service/store/sql.js';
 import { formatSandboxSummary } from '../../devnet/summary.js';
+import { commandFor } from '../hints.js';
 import { action, bold, dim, type GlobalOptions, type Output } from '../output.js';
 
 export interface UpFlags {
@@ -96,7 +97,9 @@ export async function up(output: Output, globals: GlobalOptions, flags: UpFlags,
     output.result(
       () =>
         `${summary(manifest, manifestPath)}\n\n` +
-        dim(`Running in the background (pid ${manifest.pid}). Stop with \`sandbox down\`; check with \`sandbox status\`.`),
+        dim(
+          `Running in the background (pid ${manifest.pid}). Stop with \`${commandFor(globals.stateDir, 'down')}\`; check with \`${commandFor(globals.stateDir, 'status')}\`.`,
+        ),
       manifest,
     );
     return;
@@ -132,7 +135,7 @@ export async function up(output: Output, globals: GlobalOptions, flags: UpFlags,
 
   output.result(
     () =>
-      `${summary(sandbox.manifest, manifestPath)}\n\n${dim('Running. Ctrl-C stops everything (or `sandbox down` from another terminal).')}`,
+      `${summary(sandbox.manifest, manifestPath)}\n\n${dim(`Running. Ctrl-C stops everything (or \`${commandFor(globals.stateDir, 'down')}\` from another terminal).`)}`,
     sandbox.manifest,
   );
 

@@ -330,10 +330,16 @@ export const CLI_ERROR_CODES = {
   service_failed: { description: 'A service instance failed to start.' },
   service_not_ready: { description: 'sandbox.json lists no running service yet: `sandbox up` is still starting.' },
   service_unreachable: { description: 'The sandbox service does not answer at the URL in sandbox.json.' },
+  state_dir_unwritable: {
+    description: 'The state folder cannot be written (permissions, read-only file system); pass another --state-dir.',
+  },
   state_mismatch: { description: 'The saved chain state does not match this sandbox; start with --fresh or another --state-dir.' },
   supervisor_failed: { description: 'The background supervisor exited before the sandbox was ready.' },
   target_unreachable: { description: 'The target deployment does not answer.' },
   target_unusable: { description: 'The target deployment answers but cannot be used (missing keys or chains).' },
+  trigger_failed: {
+    description: '`sandbox trigger` ran its flow but the order did not end as the event needs (the message says where it stopped).',
+  },
   unknown_chain: { description: 'The sandbox has no chain with this id.' },
   usage_error: { description: 'The command was called wrongly (unknown name, bad option); exit code 2.' },
 } as const satisfies Record<string, CliErrorCodeEntry>;

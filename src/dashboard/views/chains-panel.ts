@@ -34,7 +34,10 @@ export function renderChainsPanel(chains: readonly ChainStateView[] | undefined,
             ? ''
             : Math.abs(drift) < 2_000
               ? 'in step with the clock'
-              : `${formatAge(Math.abs(drift))} ${drift > 0 ? 'ahead of' : 'behind'} the clock`
+              : // A chain mines only when there is something to mine: an older head block is an idle chain, not a late one.
+                drift > 0
+                ? `${formatAge(drift)} ahead of the clock`
+                : `idle: last block ${formatAge(-drift)} ago`
           : h('span', { className: 'verify-bad' }, `unreachable: ${chain.error ?? ''}`),
       ),
     );

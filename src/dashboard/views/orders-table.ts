@@ -46,9 +46,9 @@ export function renderOrdersTable(model: OrdersTableModel): Child[] {
       },
       h('td', { className: 'mono nowrap', title: order.id }, shortId(order.id)),
       h('td', {}, h('span', { className: 'status', 'data-status': order.status ?? '' }, order.status ?? '…')),
-      h('td', { className: 'mono' }, corridorOf(order, model.chains) ?? '—'),
-      h('td', {}, order.lockType ?? '—'),
-      h('td', {}, order.rail ?? '—'),
+      h('td', { className: 'mono wrap' }, corridorOf(order, model.chains) ?? '—'),
+      h('td', { className: 'optional' }, order.lockType ?? '—'),
+      h('td', { className: 'optional' }, order.rail ?? '—'),
       h('td', { className: 'num' }, formatAmount(order.inputAmount, inputTokenOf(order, model.chains))),
       h('td', { className: 'num' }, formatAmount(order.outputAmount, outputTokenOf(order, model.chains))),
       h('td', { className: 'num', 'data-testid': 'order-age' }, age),
@@ -66,7 +66,10 @@ export function renderOrdersTable(model: OrdersTableModel): Child[] {
         h(
           'tr',
           {},
-          ['Order', 'Status', 'Corridor', 'Lock', 'Rail', 'In', 'Out', 'Age'].map((label) => h('th', {}, label)),
+          // Lock and Rail give way first on a narrow screen (the order's detail shows both): no column is clipped.
+          ['Order', 'Status', 'Corridor', 'Lock', 'Rail', 'In', 'Out', 'Age'].map((label) =>
+            h('th', label === 'Lock' || label === 'Rail' ? { className: 'optional' } : {}, label),
+          ),
         ),
       ),
       h('tbody', {}, rows),
