@@ -309,12 +309,17 @@ export const API_ERROR_CODES = {
 export const CLI_ERROR_CODES = {
   advance_cancelled: { description: 'A clock advance was cancelled before it finished.' },
   advance_failed: { description: 'A clock advance failed; the message says at which instant and why.' },
+  access_missing: {
+    description: 'The shared access file (--access-file) names no workspace or key yet: the first replica has not written it.',
+  },
   already_running: { description: 'A sandbox already runs on this state folder; stop it or use another --state-dir.' },
   anvil_missing: { description: 'The anvil binary from @foundry-rs/anvil is not installed; run npm install.' },
   artifacts_missing: { description: 'Contract artifacts are missing; build them with npm run build:contracts.' },
   cancelled: { description: 'The start was cancelled; the background sandbox is stopping.' },
+  chain_restart_unavailable: { description: 'An attached chain (started elsewhere) cannot be restarted by the sandbox.' },
   chain_restarting: { description: 'The chain is already restarting.' },
   chain_start_failed: { description: 'A chain (anvil) failed to start.' },
+  clock_advance_failed: { description: 'A clock advance through the typed API failed or was cancelled; the message says why.' },
   config_invalid: { description: 'The combination of options cannot run (e.g. --instances 2 without Postgres).' },
   deployment_failed: { description: 'Deploying the contracts on a chain failed.' },
   image_not_ready: { description: 'The service image for --image is not built or does not start.' },
