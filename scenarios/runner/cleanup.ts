@@ -5,7 +5,7 @@
  * a REST client whose fetch notes every switch it sets; teardown clears those that are still armed and releases the
  * relays held for its orders, whatever way the scenario ended.
  */
-import { RestClient } from '../../src/clients/rest-client.js';
+import type { RestClient } from '../../src/clients/rest-client.js';
 
 const FAULTS_PATH = /\/api\/v1\/sandbox\/faults$/;
 
