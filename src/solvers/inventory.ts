@@ -155,12 +155,13 @@ export class SolverInventory {
           .sort((a, b) => (a.balance > b.balance ? -1 : 1))[0];
         if (rich === undefined) continue;
         const leaving = inUnits(rich);
-        const txHash = await this.options.wallet.transfer(rich.chain.chainId, rich.token.address, BRIDGE_BURN_ADDRESS, leaving);
-        rich.balance -= leaving;
-        this.forget(rich.chain.chainId, rich.token.address);
+        // Arriving half first: a bridge that refuses (no faucet, a chain down) must not cost the solver its tokens.
         await bridge(poor.chain.chainId, symbol, whole);
         poor.balance += amount;
         this.forget(poor.chain.chainId, poor.token.address);
+        const txHash = await this.options.wallet.transfer(rich.chain.chainId, rich.token.address, BRIDGE_BURN_ADDRESS, leaving);
+        rich.balance -= leaving;
+        this.forget(rich.chain.chainId, rich.token.address);
         this.noteSupplied(poor.chain.chainId, poor.token.address);
         this.options.report({
           type: 'rebalanced',
