@@ -46,6 +46,40 @@ describe('scenario teardown', () => {
     expect(data.filter((fault) => fault.active)).toEqual([]);
   }, 120_000);
 
+  it('an interrupted scenario is torn down at once: the switch it set is cleared while it is still playing', async () => {
+    let switchSet!: () => void;
+    const set = new Promise<void>((resolve) => {
+      switchSet = resolve;
+    });
+    let resume!: () => void;
+    const held = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    const interrupted = defineScenario({
+      name: 'interrupted-with-a-switch-armed',
+      title: 'sets a fault switch, then waits until the test interrupts it',
+      tags: ['self-test'],
+      steps: [
+        setFault('hold the next attestation relay', { kind: 'relay.hold', relay: 'attestation', count: 1 }),
+        check('wait for the interrupt', async () => {
+          switchSet();
+          await held;
+        }),
+      ],
+    });
+    const running = session.run(interrupted);
+    await set;
+    const target = await session.sharedTarget();
+    const admin = new RestClient({ baseUrl: target.manifest.api.url, apiKey: target.adminKey });
+    const active = async () =>
+      (await admin.request<{ data: { active: boolean }[] }>('GET', '/api/v1/sandbox/faults')).data.filter((f) => f.active).length;
+    expect(await active()).toBe(1);
+    await session.interrupt();
+    expect(await active()).toBe(0);
+    resume();
+    expect((await running).status).toBe('passed');
+  }, 120_000);
+
   it('draws participant keys of its own per run: same seed, same names, other addresses', () => {
     const other = new ScenarioSession({ seed: 3 });
     const scenario = failsWithSwitchesArmed;

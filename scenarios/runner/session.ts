@@ -71,10 +71,15 @@ export class ScenarioSession {
    * streams, solver scripts) and closes the shared target. Safe to call at any time, and more than once.
    */
   async abort(): Promise<void> {
+    await this.interrupt();
+    await this.close().catch(() => undefined);
+  }
+
+  /** The teardown of the scenario playing now, at once (abort's first half; the target stays up). */
+  async interrupt(): Promise<void> {
     const active = this.active;
     this.active = undefined;
     await active?.().catch(() => undefined);
-    await this.close().catch(() => undefined);
   }
 
   /** The shared target as it described itself once started (before: what it will be). */
