@@ -107,7 +107,9 @@ async function soak(rest) {
   }
   register('./ts-hooks.mjs', import.meta.url);
   const { runSoak } = await import(pathToFileURL(join(root, 'hardening/soak.ts')).href);
+  mkdirSync(join(root, 'reports'), { recursive: true });
   const report = await runSoak({
+    onRun: (runs) => writeFileSync(join(root, 'reports/soak.json'), `${JSON.stringify({ partial: true, runs }, null, 2)}\n`),
     runs: option('runs', 10),
     conformanceEvery: option('conformance-every', 10),
     seed: option('seed', 1),

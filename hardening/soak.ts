@@ -29,6 +29,8 @@ export interface SoakOptions {
   /** Keep the state folder (logs, store) afterwards. */
   keep?: boolean;
   log?: (line: string) => void;
+  /** After every run, the runs so far (the CLI writes them out, so a soak stopped early keeps its figures). */
+  onRun?: (runs: readonly SoakRun[]) => void;
 }
 
 export interface SoakRun {
@@ -221,6 +223,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       log(describe(entry));
       if (options.conformanceEvery > 0 && catalogue % options.conformanceEvery === 0)
         runs.push(await conformanceRun(run, stateDir, manifest, manifestPath, running, log));
+      options.onRun?.(runs);
     }
     const last = runs.at(-1);
     if (options.conformanceEvery > 0 && last !== undefined && last.kind === 'catalogue' && catalogue < options.conformanceEvery)
