@@ -277,7 +277,9 @@ export class ReferenceSolver {
       case 'order.refunded': {
         const known = this.orders.get(message.orderId);
         this.counters.refunded += 1;
-        if (known !== undefined && !known.filled) this.release(known.order);
+        // The order is over: it no longer puts anything at risk. Filled and not paid, the loss is in its balance on
+        // chain, which is what it quotes from; keeping it reserved would shrink its risk limit run after run.
+        if (known !== undefined) this.releaseOnce(message.orderId, known.order);
         this.emit({ type: 'refunded', orderId: message.orderId });
         return;
       }
@@ -387,7 +389,7 @@ export class ReferenceSolver {
     const order = known?.order ?? standardOrderFromWire(message.standardOrder);
     const txHash = await this.wallet.finalise(order, message.lockType, message.solveParams, message.compactSignatures);
     // Paid: what it reserved for this order's outputs when it won is free again.
-    if (known?.filled) this.release(order);
+    if (known?.filled) this.releaseOnce(message.orderId, order);
     if (known !== undefined) known.claimed = true;
     else this.orders.set(message.orderId, { order, filled: true, claimed: true });
     this.counters.claimed += 1;
@@ -404,6 +406,15 @@ export class ReferenceSolver {
       const left = this.inventory.get(key);
       if (left !== undefined) this.inventory.set(key, left - output.amount);
     }
+  }
+
+  /** Orders whose outputs were given back to the risk limit (a claim and a refund never both count). */
+  private readonly ended = new Set<string>();
+
+  private releaseOnce(orderId: string, order: StandardOrder): void {
+    if (this.ended.has(orderId)) return;
+    this.ended.add(orderId);
+    this.release(order);
   }
 
   private release(order: StandardOrder): void {
