@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
+if (args[0] === 'soak') await soak(args.slice(1));
 const flag = (name) => args.includes(`--${name}`);
 const value = (name) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const known = new Set(['quick', 'json', 'keep', 'seed', 'only', 'help']);
@@ -78,3 +79,86 @@ if (json) {
 }
 // Exit now rather than when the event loop drains: @viem/anvil's stop() leaves a 15 s timer behind.
 process.exit(report.failed.length > 0 ? 1 : 0);
+
+/**
+ * `npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep]`: the whole scenario
+ * catalogue N times (default 10) against one detached sandbox, a conformance run every M (default 10), figures per
+ * run and growth per run (hardening/soak.ts); writes reports/soak.json, exits 1 when a run failed or the ledger
+ * does not verify at the end.
+ */
+async function soak(rest) {
+  const option = (name, fallback) => {
+    const at = rest.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+    if (at < 0) return fallback;
+    const text = rest[at].includes('=') ? rest[at].split('=')[1] : rest[at + 1];
+    const number = Number(text);
+    if (!Number.isSafeInteger(number) || number < 0) {
+      process.stderr.write(`--${name} takes a whole number, got ${text}\n`);
+      process.exit(2);
+    }
+    return number;
+  };
+  const allowed = /^--(runs|conformance-every|seed)(=.*)?$|^--(json|keep|help)$|^\d+$/;
+  const unknownArgs = rest.filter((a) => !allowed.test(a));
+  if (rest.includes('--help') || unknownArgs.length > 0) {
+    if (unknownArgs.length > 0) process.stderr.write(`unknown option(s): ${unknownArgs.join(' ')}\n`);
+    process.stderr.write('usage: npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep]\n');
+    process.exit(unknownArgs.length > 0 ? 2 : 0);
+  }
+  register('./ts-hooks.mjs', import.meta.url);
+  const { runSoak } = await import(pathToFileURL(join(root, 'hardening/soak.ts')).href);
+  mkdirSync(join(root, 'reports'), { recursive: true });
+  const report = await runSoak({
+    onRun: (runs) => writeFileSync(join(root, 'reports/soak.json'), `${JSON.stringify({ partial: true, runs }, null, 2)}\n`),
+    runs: option('runs', 10),
+    conformanceEvery: option('conformance-every', 10),
+    seed: option('seed', 1),
+    keep: rest.includes('--keep'),
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+  mkdirSync(join(root, 'reports'), { recursive: true });
+  writeFileSync(join(root, 'reports/soak.json'), `${JSON.stringify(report, null, 2)}\n`);
+  if (rest.includes('--json')) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else {
+    const rows = [['run', 'kind', 'pass', 'fail', 'skip', 'wall s', 'rss MB', 'store MB', 'ledger', 'verify ms', 'unhandled', 'faults']];
+    for (const r of report.runs)
+      rows.push(
+        [
+          r.run,
+          r.kind,
+          r.passed,
+          r.failed,
+          r.skipped,
+          (r.wallMs / 1000).toFixed(1),
+          r.totalRssMb,
+          (r.storeBytes / 1048576).toFixed(1),
+          r.ledgerEntries,
+          r.ledgerVerifyMs,
+          r.unhandledErrors,
+          r.faultFirings,
+        ].map(String),
+      );
+    const g = report.growthPerRun;
+    rows.push([
+      'growth/run',
+      '',
+      '',
+      '',
+      '',
+      (g.wallMs / 1000).toFixed(2),
+      String(g.totalRssMb),
+      (g.storeBytes / 1048576).toFixed(3),
+      String(g.ledgerEntries),
+      String(g.ledgerVerifyMs),
+      '',
+      '',
+    ]);
+    const widths = rows[0].map((_, i) => Math.max(...rows.map((row) => row[i].length)));
+    const line = (row) => `| ${row.map((cell, i) => cell.padEnd(widths[i])).join(' | ')} |`;
+    process.stdout.write(
+      [line(rows[0]), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n') + '\n',
+    );
+    process.stdout.write(`ledger verifies at the end: ${report.ledgerVerifiesAtEnd}; failed runs: ${report.failedRuns}\n`);
+  }
+  process.exit(report.failedRuns > 0 || !report.ledgerVerifiesAtEnd ? 1 : 0);
+}

@@ -18,9 +18,16 @@ export function scopedSeed(seed: number, scope: string): number {
 export class ScenarioRandom {
   readonly faker: Faker;
 
+  /**
+   * `run`: what makes this run's keys its own (the session draws it fresh per run). Keys are never seed-fixed: a
+   * long-lived sandbox keeps what an earlier run's participants owned and owed (a refund landing late, an order left
+   * open by a failed run), and that must never show up in a later run's balance checks. Names and amounts stay
+   * seeded, so a failing run is still reproduced by its seed.
+   */
   constructor(
     readonly seed: number,
     readonly scope: string,
+    readonly run = '',
   ) {
     this.faker = new Faker({ locale: [en, base] });
     this.faker.seed(scopedSeed(seed, scope));
@@ -28,7 +35,7 @@ export class ScenarioRandom {
 
   /** A private key for an actor of this scenario (never a key that holds anything outside the devnet). */
   privateKey(label: string): Hex {
-    return keccak256(stringToBytes(`settlement-scenarios:key:${this.seed}:${this.scope}:${label}`));
+    return keccak256(stringToBytes(`settlement-scenarios:key:${this.seed}:${this.run}:${this.scope}:${label}`));
   }
 
   /** A display name for an actor: `alice (Garnet Reynolds)`. */

@@ -20,6 +20,7 @@ const scenario = (name: string, status: 'passed' | 'failed' | 'skipped', extra: 
 
 const report: RunReport = {
   seed: 7,
+  runSalt: '0123456789abcdef',
   target: 'in-process <sandbox> & "friends"',
   startedAt: '2030-01-01T00:00:00.000Z',
   durationMs: 2_500,

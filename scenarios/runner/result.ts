@@ -31,7 +31,7 @@ export interface ScenarioResult {
   /** How many times the invariants were checked (after every step). */
   invariantChecks: number;
   notes: string[];
-  /** Actors drawn from the seed: label → description. */
+  /** Actors: label → name (from the seed) and address (this run's own key). */
   participants: Record<string, string>;
   orders: Record<string, { orderId: string; onchainOrderId: string }>;
   /** Escrow accounting per chain and token when the scenario ended. */
@@ -40,6 +40,8 @@ export interface ScenarioResult {
 
 export interface RunReport {
   seed: number;
+  /** What made this run's participant keys its own (drawn fresh per run; names and amounts follow the seed). */
+  runSalt: string;
   target: string;
   startedAt: string;
   durationMs: number;

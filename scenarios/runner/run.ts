@@ -19,16 +19,26 @@ export async function runScenarios(options: RunOptions): Promise<RunReport> {
   const began = performance.now();
   const results: ScenarioResult[] = [];
   let target = session.targetDescription;
+  // Interrupted: the scenario playing now still takes back its fault switches and held relays before the process
+  // ends, so a Ctrl-C never leaves a shared sandbox armed against the next run.
+  const interrupted = (signal: NodeJS.Signals) => {
+    void session.abort().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     for (const [i, scenario] of options.scenarios.entries()) {
       results.push(await session.run(scenario, { index: i + 1, total: options.scenarios.length }));
     }
     target = session.targetDescription;
   } finally {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
     await session.close();
   }
   return {
     seed: session.seed,
+    runSalt: session.runSalt,
     target,
     startedAt: startedAt.toISOString(),
     durationMs: performance.now() - began,

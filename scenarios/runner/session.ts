@@ -19,6 +19,7 @@ import type { ObservedTimeline } from '../observe/timeline.js';
 import { startInProcessTarget } from '../deployment/in-process.js';
 import { openRemoteTarget } from '../deployment/remote.js';
 import type { ScenarioTarget } from '../deployment/target.js';
+import { ScenarioCleanup } from './cleanup.js';
 import { effectiveRequirements, unmetRequirement } from './requirements.js';
 import type { RunEvent, ScenarioResult, StepResult } from './result.js';
 
@@ -30,6 +31,8 @@ export interface SessionOptions {
   /** How long an expectation waits for the world to catch up, wall ms (default 10 s). */
   expectTimeoutMs?: number;
   onEvent?: (event: RunEvent) => void;
+  /** What makes this run's participant keys its own (default: drawn fresh, so no two runs share an address). */
+  runSalt?: string;
 }
 
 /** A target with the observers that live as long as it does. */
@@ -51,11 +54,32 @@ const TERMINAL_BY_GENERATION = { A: ['order.settled', 'order.failed'], B: ['sett
  */
 export class ScenarioSession {
   readonly seed: number;
+  /** Mixed into every participant key: fresh takers per run, however long the sandbox lives. */
+  readonly runSalt: string;
+  /** The teardown of the scenario playing now: an interrupted run still takes back what it set. */
+  private active: (() => Promise<void>) | undefined;
   private shared: Promise<TargetHandle> | undefined;
   private sharedDescription: string | undefined;
 
   constructor(private readonly options: SessionOptions = {}) {
     this.seed = options.seed ?? DEFAULT_SEED;
+    this.runSalt = options.runSalt ?? randomBytes(8).toString('hex');
+  }
+
+  /**
+   * Interrupted (SIGINT, SIGTERM): tears down the scenario playing now (its fault switches, held relays, webhooks,
+   * streams, solver scripts) and closes the shared target. Safe to call at any time, and more than once.
+   */
+  async abort(): Promise<void> {
+    await this.interrupt();
+    await this.close().catch(() => undefined);
+  }
+
+  /** The teardown of the scenario playing now, at once (abort's first half; the target stays up). */
+  async interrupt(): Promise<void> {
+    const active = this.active;
+    this.active = undefined;
+    await active?.().catch(() => undefined);
   }
 
   /** The shared target as it described itself once started (before: what it will be). */
@@ -126,7 +150,7 @@ export class ScenarioSession {
     // The shared target starts before the first scenario is announced, so its progress lines come first.
     if (!effectiveRequirements(scenario).ownTarget) await this._sharedTarget().catch(() => undefined);
     this.emit({ type: 'scenario.start', name: scenario.name, title: scenario.title, index: position.index, total: position.total });
-    const random = new ScenarioRandom(this.seed, scenario.name);
+    const random = new ScenarioRandom(this.seed, scenario.name, this.runSalt);
     const { participants, keys } = this.participants(scenario, random);
     const result: ScenarioResult = {
       name: scenario.name,
@@ -200,10 +224,15 @@ export class ScenarioSession {
     const checksBefore = monitor.checks;
     const streams = new Map<string, StreamRecorder>();
     const receivers = new Map<string, WebhookReceiver>();
+    const cleanup = new ScenarioCleanup();
     let context: ScenarioContext | undefined;
+    const teardown = () => this.teardown(target, context, streams, receivers, cleanup);
+    this.active = async () => {
+      await teardown();
+    };
     try {
       const workspace = await target.createWorkspace(`scenario ${scenario.name}`);
-      const rest = new RestClient({ baseUrl: target.manifest.api.url, apiKey: workspace.apiKey });
+      const rest = new RestClient({ baseUrl: target.manifest.api.url, apiKey: workspace.apiKey, fetch: cleanup.fetch() });
       const takers = new Map([...keys].map(([label, { name, key }]) => [label, new Taker(label, name, key, target)]));
       for (const [name, spec] of Object.entries(scenario.actors?.streams ?? {})) {
         streams.set(name, await StreamRecorder.open(name, target.manifest.api.wsUrl, workspace.apiKey, spec));
@@ -241,7 +270,8 @@ export class ScenarioSession {
     } catch (error) {
       result.status = 'failed';
       result.failure = { step: 'setup', message: error instanceof Error ? error.message : String(error) };
-      await this.teardown(target, context, streams, receivers);
+      await teardown();
+      this.active = undefined;
       return;
     }
 
@@ -310,7 +340,10 @@ export class ScenarioSession {
       });
     result.invariantChecks = monitor.checks - checksBefore;
     result.notes = monitor.notes;
-    await this.teardown(target, context, streams, receivers);
+    const undone = await teardown();
+    this.active = undefined;
+    if (undone.cleared > 0 || undone.released > 0)
+      result.notes.push(`teardown cleared ${undone.cleared} fault switch(es) and released ${undone.released} held relay(s)`);
   }
 
   /**
@@ -360,7 +393,16 @@ export class ScenarioSession {
     context: ScenarioContext | undefined,
     streams: Map<string, StreamRecorder>,
     receivers: Map<string, WebhookReceiver>,
-  ): Promise<void> {
+    cleanup: ScenarioCleanup,
+  ): Promise<{ cleared: number; released: number }> {
+    // Switches first: an armed one would fire on the next scenario's orders (or a later run's, on a shared sandbox).
+    const undone =
+      context === undefined
+        ? { cleared: 0, released: 0 }
+        : await cleanup.run(
+            context.rest,
+            [...context.orders.values()].map((order) => order.orderId),
+          );
     // Endpoints go first: later clock advances must not keep retrying into closed ports.
     for (const receiver of receivers.values()) {
       if (receiver.webhookId !== undefined && context !== undefined) {
@@ -370,6 +412,7 @@ export class ScenarioSession {
     }
     for (const stream of streams.values()) stream.close();
     for (const solver of target.solvers ?? []) solver.setBehaviour({});
+    return undone;
   }
 
   async close(): Promise<void> {

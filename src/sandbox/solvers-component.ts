@@ -6,6 +6,7 @@ import {
   startReferenceSolvers,
 } from '../solvers/index.js';
 import type { SandboxComponent } from './sandbox.js';
+import type { SolverEvent } from '../solvers/index.js';
 
 export interface ReferenceSolversComponentOptions {
   count?: number;
@@ -32,9 +33,32 @@ export function referenceSolversComponent(options: ReferenceSolversComponentOpti
         ...(options.mode === undefined ? {} : { mode: options.mode }),
       });
       options.onStarted?.(started);
+      for (const solver of started.solvers) {
+        solver.onEvent((event) => {
+          const line = solverLogLine(event);
+          // The sandbox log (stderr of `up`, sandbox.log of a detached one): why a solver stopped quoting or filling.
+          if (line !== undefined) process.stderr.write(`${new Date().toISOString()} solver ${solver.name}: ${line}\n`);
+        });
+      }
       const how = options.mode === 'chain' ? 'watching the chains (no solver stream)' : 'connected';
       context.onProgress(`${count} reference solver(s) ${how}: ${started.solvers.map((s) => s.name).join(', ')}`);
       return { stop: started.stop };
     },
   };
+}
+
+/** The solver events worth a log line: what it cannot do and why, inventory it moved, and failures. */
+function solverLogLine(event: SolverEvent): string | undefined {
+  switch (event.type) {
+    case 'short':
+      return `short on chain ${event.chainId} ${event.symbol}: ${event.reason}`;
+    case 'rebalanced':
+      return `rebalanced ${event.amount} ${event.symbol} from chain ${event.fromChainId} to chain ${event.toChainId} (burn ${event.txHash}, faucet mint)`;
+    case 'skipped':
+      return event.reason.startsWith('cannot fill') ? `order ${event.orderId} not filled: ${event.reason}` : undefined;
+    case 'error':
+      return `error${event.orderId === undefined ? '' : ` on order ${event.orderId}`}: ${event.message.split('\n')[0]}`;
+    default:
+      return undefined;
+  }
 }

@@ -9,6 +9,7 @@ import { solverNameFromSeed, strategyFromSeed, type PricingStrategy } from './st
 
 export { HONEST, type SolverBehaviour } from './behaviour.js';
 export { ReferenceSolver, type ReferenceSolverOptions, type SolverCounters, type SolverEvent } from './reference-solver.js';
+export { BRIDGE_BURN_ADDRESS, type BridgeMint, SolverInventory } from './inventory.js';
 export { SolverWallet, TransactionRevertedError, type FillResult } from './solver-wallet.js';
 export { priceRfq, solverNameFromSeed, strategyFromSeed, type PricedQuote, type PricingStrategy } from './strategy.js';
 
@@ -17,6 +18,7 @@ export const DEFAULT_SOLVER_SEED = 1;
 
 import { SolverFaultFollower } from './fault-follower.js';
 import { RestClient } from '../clients/rest-client.js';
+import type { BridgeMint } from './inventory.js';
 
 export interface StartReferenceSolversOptions {
   /** A running sandbox's manifest: chains, solver accounts, and `api` (url and keys) unless given below. */
@@ -76,6 +78,7 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
         behaviour: options.behaviours?.[index] ?? {},
         ...(faults === undefined ? {} : { faults }),
         ...(options.mode === undefined ? {} : { mode: options.mode }),
+        ...(manifest.environment === 'sandbox' ? { bridge: faucetBridge(serviceUrl, apiKey, accounts[index]!.address) } : {}),
       }),
   );
   const stop = async () => {
@@ -91,4 +94,16 @@ export async function startReferenceSolvers(options: StartReferenceSolversOption
     throw error;
   }
   return { solvers, stop, ...(faults === undefined ? {} : { faults }) };
+}
+
+/**
+ * The sandbox's stand-in for a bridge's arriving half: the faucet mints to the solver on the chain where it is
+ * short (the leaving half, a transfer to the burn address, is the solver's own; see inventory.ts). Both are real
+ * transactions, and the service logs the faucet request.
+ */
+function faucetBridge(serviceUrl: string, apiKey: string, address: string): BridgeMint {
+  const rest = new RestClient({ baseUrl: serviceUrl, apiKey, timeoutMs: 30_000 });
+  return async (chainId, symbol, wholeTokens) => {
+    await rest.request('POST', '/api/v1/sandbox/faucet', { address, chain: chainId, token: symbol, amount: wholeTokens.toString() });
+  };
 }

@@ -13,6 +13,7 @@ import { ChainModeSolving } from './chain-mode.js';
 import type { SolverCounters, SolverEvent } from './solver-events.js';
 
 export type { SolverCounters, SolverEvent } from './solver-events.js';
+import { type BridgeMint, SolverInventory } from './inventory.js';
 import { SolverWallet } from './solver-wallet.js';
 import { priceRfq, type PricingStrategy } from './strategy.js';
 
@@ -36,6 +37,11 @@ export interface ReferenceSolverOptions {
    * fill (`isProven`).
    */
   mode?: 'stream' | 'chain';
+  /**
+   * The arriving half of a rebalance (the sandbox faucet stands in for a bridge): when a chain's balance runs low and
+   * another chain holds a surplus, the surplus moves. Absent: the solver only declines what it cannot deliver.
+   */
+  bridge?: BridgeMint;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
@@ -67,6 +73,8 @@ export class ReferenceSolver {
   private readonly work = new Set<Promise<unknown>>();
   private readonly rest: RestClient;
   private readonly faults: SolverFaultFollower | undefined;
+  /** What it holds on each chain (read from the chain) and owes to orders not filled yet; rebalances. */
+  readonly holdings: SolverInventory;
 
   constructor(private readonly options: ReferenceSolverOptions) {
     this.name = options.name;
@@ -74,6 +82,13 @@ export class ReferenceSolver {
     this._behaviour = { ...options.behaviour };
     this.wallet = new SolverWallet(options.chains, options.account.privateKey);
     this.rest = new RestClient({ baseUrl: options.serviceUrl, apiKey: options.apiKey });
+    this.holdings = new SolverInventory({
+      chains: options.chains,
+      wallet: this.wallet,
+      workingTokens: options.strategy.inventory,
+      ...(options.bridge === undefined ? {} : { bridge: options.bridge }),
+      report: (event) => this.emit(event),
+    });
     this.faults = options.faults;
   }
 
@@ -182,9 +197,9 @@ export class ReferenceSolver {
   }
 
   /**
-   * What it may still promise of a destination token: its inventory less the outputs of the orders it won and was
-   * not paid for yet. A claim gives the outputs back (a market maker paid on the origin chain moves the proceeds back
-   * to where it fills), so the inventory bounds what is at risk at once, not what it fills over a sandbox's life.
+   * Its risk limit for a destination token: the strategy's inventory less the outputs of the orders it won and was
+   * not paid for yet (a claim frees them). This bounds what is at risk at once; what it can actually deliver is its
+   * balance on the destination chain (`holdings`), checked beside it before every quote and fill.
    */
   inventoryLeft(chainId: number, token: string, decimals: number): bigint {
     const key = this.inventoryKey(chainId, token);
@@ -219,6 +234,20 @@ export class ReferenceSolver {
       await this.decline(stream, rfq.id, 'no inventory or no price within the RFQ limits');
       return;
     }
+    // Only what it can fill: its balance on the destination chain, less what it owes orders it has not filled yet.
+    const output = 'outputAmount' in price ? BigInt(price.outputAmount) : BigInt(rfq.outputAmount!);
+    const token = rfq.outputToken as `0x${string}`;
+    const held = await this.holdings.deliverable(rfq.destinationChainId, token);
+    if (held.left < output) {
+      const reason = `cannot deliver ${output} on chain ${rfq.destinationChainId}: holds ${held.balance}, owes ${held.owed} to orders not filled yet`;
+      this.holdings.noteShort(rfq.destinationChainId, token, reason);
+      void this.holdings
+        .rebalance()
+        .catch((error: unknown) => this.emit({ type: 'error', message: `rebalance failed: ${errorText(error)}` }));
+      await this.decline(stream, rfq.id, reason);
+      return;
+    }
+    this.holdings.noteSupplied(rfq.destinationChainId, token);
     const submission =
       behaviour.quote === 'invalid'
         ? ({ rfqId: rfq.id, outputAmount: 'not-an-amount' } as never)
@@ -248,7 +277,9 @@ export class ReferenceSolver {
       case 'order.refunded': {
         const known = this.orders.get(message.orderId);
         this.counters.refunded += 1;
-        if (known !== undefined && !known.filled) this.release(known.order);
+        // The order is over: it no longer puts anything at risk. Filled and not paid, the loss is in its balance on
+        // chain, which is what it quotes from; keeping it reserved would shrink its risk limit run after run.
+        if (known !== undefined) this.releaseOnce(message.orderId, known.order);
         this.emit({ type: 'refunded', orderId: message.orderId });
         return;
       }
@@ -269,6 +300,41 @@ export class ReferenceSolver {
     this.counters.assigned += 1;
     this.reserve(order);
     this.emit({ type: 'assigned', orderId: message.orderId, onchainOrderId: message.onchainOrderId });
+    const outputs = order.outputs.map((o) => ({ chainId: Number(o.chainId), token: bytes32ToAddress(o.token), amount: o.amount }));
+    for (const o of outputs) this.holdings.owe(o.chainId, o.token, o.amount);
+    try {
+      await this.fillOwed(message, order, record, outputs);
+    } finally {
+      // Filled or not, it no longer owes these outputs; the balances it read are stale after a fill.
+      for (const o of outputs) {
+        this.holdings.settle(o.chainId, o.token, o.amount);
+        this.holdings.forget(o.chainId, o.token);
+      }
+    }
+  }
+
+  /** Whether it holds every output of the order on its chain now (after a rebalance if one can help). */
+  private async shortfall(outputs: readonly { chainId: number; token: `0x${string}`; amount: bigint }[]): Promise<string | undefined> {
+    const missing = async () => {
+      for (const o of outputs) {
+        this.holdings.forget(o.chainId, o.token);
+        const balance = await this.holdings.balance(o.chainId, o.token);
+        if (balance < o.amount) return `holds ${balance} of ${o.token} on chain ${o.chainId}, the fill needs ${o.amount}`;
+      }
+      return undefined;
+    };
+    const first = await missing();
+    if (first === undefined) return undefined;
+    await this.holdings.rebalance(true).catch(() => undefined);
+    return missing();
+  }
+
+  private async fillOwed(
+    message: Extract<SolverOrderMessage, { type: 'order.assigned' }>,
+    order: StandardOrder,
+    record: { filled: boolean },
+    outputs: readonly { chainId: number; token: `0x${string}`; amount: bigint }[],
+  ): Promise<void> {
     const faulted = await this.faults?.behaviourFor('fill', { solverId: this.solverId, orderId: message.orderId });
     const behaviour = { ...this.behaviour, ...faulted };
     if (behaviour.fill === 'never') {
@@ -287,6 +353,14 @@ export class ReferenceSolver {
       if (this.stopped) return;
     }
     const misfill = behaviour.fill === 'short' || behaviour.fill === 'wrong-recipient' ? behaviour.fill : undefined;
+    const lacking = await this.shortfall(outputs);
+    if (lacking !== undefined) {
+      // Said out loud (the sandbox logs it): without this the order just sits Deposited until it refunds.
+      const reason = `cannot fill: ${lacking}`;
+      this.holdings.noteShort(outputs[0]!.chainId, outputs[0]!.token, reason);
+      this.emit({ type: 'skipped', orderId: message.orderId, reason });
+      return;
+    }
     const results = await this.wallet.fill(order, message.onchainOrderId, {
       late: behaviour.fill === 'late',
       ...(misfill === undefined ? {} : { misfill }),
@@ -315,11 +389,15 @@ export class ReferenceSolver {
     const order = known?.order ?? standardOrderFromWire(message.standardOrder);
     const txHash = await this.wallet.finalise(order, message.lockType, message.solveParams, message.compactSignatures);
     // Paid: what it reserved for this order's outputs when it won is free again.
-    if (known?.filled) this.release(order);
+    if (known?.filled) this.releaseOnce(message.orderId, order);
     if (known !== undefined) known.claimed = true;
     else this.orders.set(message.orderId, { order, filled: true, claimed: true });
     this.counters.claimed += 1;
     this.emit({ type: 'claimed', orderId: message.orderId, txHash });
+    // The proceeds landed on the origin chain: move inventory back to where it fills if it runs low there.
+    void this.holdings
+      .rebalance()
+      .catch((error: unknown) => this.emit({ type: 'error', message: `rebalance failed: ${errorText(error)}` }));
   }
 
   private reserve(order: StandardOrder): void {
@@ -330,6 +408,15 @@ export class ReferenceSolver {
     }
   }
 
+  /** Orders whose outputs were given back to the risk limit (a claim and a refund never both count). */
+  private readonly ended = new Set<string>();
+
+  private releaseOnce(orderId: string, order: StandardOrder): void {
+    if (this.ended.has(orderId)) return;
+    this.ended.add(orderId);
+    this.release(order);
+  }
+
   private release(order: StandardOrder): void {
     for (const output of order.outputs) {
       const key = this.inventoryKey(Number(output.chainId), bytes32ToAddress(output.token));
@@ -337,4 +424,8 @@ export class ReferenceSolver {
       if (left !== undefined) this.inventory.set(key, left + output.amount);
     }
   }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0]! : String(error);
 }

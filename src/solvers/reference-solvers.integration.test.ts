@@ -31,7 +31,8 @@ import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js'
 import { createService, type Service } from '../service/app.js';
 import type { AuctionModule } from '../service/auction/module.js';
 import { devnetChainTime } from '../sandbox/service-component.js';
-import { type ReferenceSolvers, startReferenceSolvers, type SolverEvent } from './index.js';
+import { BRIDGE_BURN_ADDRESS, type ReferenceSolvers, SolverInventory, startReferenceSolvers, type SolverEvent } from './index.js';
+import type { InventoryReport } from './inventory.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -345,9 +346,78 @@ describe('reference solvers', () => {
     await until(() => seen.find((e) => e.type === 'skipped'), 'the skip');
     solver.setBehaviour({});
   });
+  it('quotes only what its destination balance holds; a rebalance brings inventory back from the chain its claims piled up on', async () => {
+    const index = 2;
+    const solver = solvers.solvers[index]!;
+    const seen = events(index);
+    const units = 10n ** 6n;
+    // Its destination inventory gone but 1,000 USDC (as after a run of one-way orders): it must not quote 50,000.
+    const held = await balance(destination, solver.wallet.address);
+    await solver.wallet.transfer(destination.chainId, usdc(destination), BRIDGE_BURN_ADDRESS, held - 1_000n * units);
+    const response = await rest.requestQuotes({ pair: 'USDC/USDC', side: 'sell', amount: '50000', chain: origin.name });
+    expect(response.quotes.map((q) => q.solverId)).not.toContain(solver.solverId);
+    await until(() => seen.find((e) => e.type === 'declined'), 'the decline');
+    expect(seen).toContainEqual(
+      expect.objectContaining({
+        type: 'declined',
+        reason: expect.stringMatching(/^cannot deliver \d+ on chain \d+: holds 1000000000, owes 0 /),
+      }),
+    );
+    expect(seen.filter((e) => e.type === 'short')).toHaveLength(1);
+
+    // A bridge whose arriving half the deployer mints: the shortfall is made up from the origin chain's surplus.
+    const deployer = client(destination, manifest.accounts.deployer[0]!.privateKey);
+    const reports: InventoryReport[] = [];
+    const inventory = new SolverInventory({
+      chains: manifest.chains,
+      wallet: solver.wallet,
+      workingTokens: 100_000,
+      bridge: async (chainId, symbol, whole) => {
+        expect([chainId, symbol]).toEqual([destination.chainId, 'USDC']);
+        await send(deployer, {
+          address: usdc(destination),
+          abi: mintAbi,
+          functionName: 'mint',
+          args: [solver.wallet.address, whole * units],
+        });
+      },
+      report: (event) => reports.push(event),
+    });
+    const originBefore = await balance(origin, solver.wallet.address);
+    await inventory.rebalance(true);
+    expect(await balance(destination, solver.wallet.address)).toBe(100_000n * units);
+    expect(await balance(origin, solver.wallet.address)).toBe(originBefore - 99_000n * units);
+    expect(await balance(origin, BRIDGE_BURN_ADDRESS)).toBe(99_000n * units);
+    expect(reports).toEqual([
+      {
+        type: 'rebalanced',
+        symbol: 'USDC',
+        fromChainId: origin.chainId,
+        toChainId: destination.chainId,
+        amount: '99000',
+        txHash: expect.any(String),
+      },
+    ]);
+    // Balanced now: nothing more moves.
+    await inventory.rebalance(true);
+    expect(reports).toHaveLength(1);
+  }, 60_000);
 });
 
 async function latestRfq(): Promise<string> {
   const row = service.store.db.prepare('SELECT id FROM rfqs ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string };
   return row.id;
 }
+
+const mintAbi = [
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'amount', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+] as const;

@@ -12,6 +12,10 @@ export type SolverEvent =
   | { type: 'claimed'; orderId: string; txHash: Hex }
   | { type: 'refunded'; orderId: string }
   | { type: 'reorged'; orderId: string; txHash: Hex }
+  /** Inventory moved from a chain where claims piled it up to one where it fills (see inventory.ts). */
+  | { type: 'rebalanced'; symbol: string; fromChainId: number; toChainId: number; amount: string; txHash: Hex }
+  /** It cannot deliver on a chain: it declines (or skips) with this reason until its balance there recovers. */
+  | { type: 'short'; chainId: number; symbol: string; reason: string }
   | { type: 'error'; orderId?: string; rfqId?: string; message: string };
 
 export interface SolverCounters {

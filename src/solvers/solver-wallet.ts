@@ -121,6 +121,15 @@ export class SolverWallet {
     return this.chain(chainId).public.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [this.address] });
   }
 
+  /** Sends `amount` of `token` on `chainId` to `to` (a rebalance moving inventory off a chain). */
+  async transfer(chainId: number | bigint, token: Address, to: Address, amount: bigint): Promise<Hex> {
+    const chain = this.chain(chainId);
+    const receipt = await this.serial(chain, () =>
+      this.send(chain, 'transfer', { address: token, abi: erc20Abi, functionName: 'transfer', args: [to, amount] }, APPROVE_GAS),
+    );
+    return receipt.transactionHash;
+  }
+
   /**
    * Fills every output of the order on its destination chain, output 0 first (its filler owns the order). `late`
    * passes a far deadline so that a fill after the real deadline still lands (and the origin chain refuses to pay).

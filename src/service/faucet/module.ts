@@ -9,6 +9,8 @@ import {
   http,
   parseEther,
   parseUnits,
+  type TransactionReceipt,
+  TransactionReceiptNotFoundError,
 } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { z } from 'zod';
@@ -201,7 +203,7 @@ export class FaucetModule implements ServiceModule {
                     gas: 200_000n,
                   }),
                 );
-                const receipt = await publicClient.waitForTransactionReceipt({ hash: sent });
+                const receipt = await receiptOf(publicClient, sent);
                 if (receipt.status !== 'success') throw new Error(`mint of ${token.symbol} reverted`);
                 return sent;
               });
@@ -282,4 +284,24 @@ function selectChains(chains: readonly ChainInfo[], wanted: string | number | un
     });
   }
   return found;
+}
+
+/** How long a mint may take to be mined before the faucet answers 503 (anvil mines it at once). */
+const RECEIPT_TIMEOUT_MS = 30_000;
+
+/**
+ * The mint's receipt, asked for by hash until it is there. Not `waitForTransactionReceipt`: that one looks again only
+ * when a new block appears, and a mint whose first look raced its own block waited for a block that nobody else
+ * would mine while every other mint queued behind it (the soak saw the faucet stall for minutes).
+ */
+async function receiptOf(client: { getTransactionReceipt(args: { hash: Hex }): Promise<TransactionReceipt> }, hash: Hex) {
+  const deadline = Date.now() + RECEIPT_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return await client.getTransactionReceipt({ hash });
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError) || Date.now() > deadline) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }

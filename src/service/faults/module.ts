@@ -157,13 +157,22 @@ function requestGate(board: FaultSwitchboard): RequestGate {
     }
     if (fault === undefined) return next();
     if (fault.kind === 'service.maintenance') {
-      return next(
-        new MaintenanceError({
-          code: 'maintenance',
-          message: `This route is under maintenance (sandbox fault switch ${fault.id}); retry later.`,
-        }),
-      );
+      // A deliberate 503: marked with its switch so the error handler logs it as a firing, not an unhandled error.
+      const error = new MaintenanceError({
+        code: 'maintenance',
+        message: `This route is under maintenance (sandbox fault switch ${fault.id}); retry later.`,
+      });
+      return next(Object.assign(error, { fault: { id: fault.id, kind: fault.kind } satisfies FiredFault }));
     }
     setTimeout(next, fault.delayMs ?? 0);
   };
+}
+
+/**
+ * What a deliberate fault answer carries (`error.fault`): the http error handler logs such an error at warn level
+ * with a `fault` field ("fault fired"), never as an "unhandled error", which is kept for real failures.
+ */
+export interface FiredFault {
+  id?: string;
+  kind: string;
 }

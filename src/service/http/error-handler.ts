@@ -159,7 +159,13 @@ export function errorBody(error: ApiError, format: ErrorFormat, docUrlBase: stri
 export function errorHandler(): ErrorRequestHandler {
   return (error: unknown, req, res, next) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) req.log?.error({ err: error }, 'unhandled error');
+    // A sandbox fault switch's deliberate answer (marked `fault` where it fires) is expected: a warning, not an error.
+    const fault = (error as { fault?: unknown } | undefined)?.fault;
+    if (typeof fault === 'object' && fault !== null) {
+      req.log?.warn({ fault, code: apiError.code, status: apiError.status }, 'fault fired');
+      // The access line (request-context.ts) says the same: a deliberate 503 is no failed request.
+      res.locals.fault = fault;
+    } else if (apiError.status >= 500) req.log?.error({ err: error }, 'unhandled error');
     else req.log?.debug({ code: apiError.code, param: apiError.param }, 'request rejected');
     if (res.headersSent) {
       next(error);

@@ -23,7 +23,9 @@ export function requestContext(logger: Logger) {
         keyId: req.auth?.keyId,
         workspaceId: req.auth?.workspaceId,
       };
-      if (res.statusCode >= 500) req.log.error(fields, 'request failed');
+      // A sandbox fault switch's deliberate answer (marked by the error handler) is a warning with its `fault`.
+      if (res.locals.fault !== undefined) req.log.warn({ ...fields, fault: res.locals.fault }, 'request answered by a fault switch');
+      else if (res.statusCode >= 500) req.log.error(fields, 'request failed');
       else req.log.info(fields, 'request');
     });
     next();

@@ -329,10 +329,14 @@ export class OrderIntake {
         engine.relays.enqueue(request, this.deps.clock.now());
       });
       relayer.kick();
-      throw new MaintenanceError({
-        code: 'deposit_held',
-        message: `Order ${orderId} is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, the order appears at GET /api/v1/orders/${orderId} once the deposit lands; dropped, it is rejected and never appears (nothing moved).`,
-      });
+      // Deliberate (a fault switch): marked so the error handler logs a fault firing, not an unhandled error.
+      throw Object.assign(
+        new MaintenanceError({
+          code: 'deposit_held',
+          message: `Order ${orderId} is recorded, but a sandbox fault switch keeps its deposit from the chain: held or delayed, the order appears at GET /api/v1/orders/${orderId} once the deposit lands; dropped, it is rejected and never appears (nothing moved).`,
+        }),
+        { fault: { kind: 'relay', relay: 'deposit' } },
+      );
     }
     const { outcome } = await relayer.relayNow(request, (signed) =>
       this.deps.outbox.commit(() => {
