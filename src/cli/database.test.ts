@@ -134,7 +134,8 @@ describe('sandbox up --database postgres', () => {
     ];
     for (const [flags, message] of cases) {
       const result = await runCli(['up', '--detach', '--state-dir', dir, ...flags]);
-      expect(result.code, flags.join(' ')).toBe(1);
+      // A flag value that cannot run is a usage error: exit 2 (README, Exit codes).
+      expect(result.code, flags.join(' ')).toBe(2);
       expect(result.stderr).toMatch(message);
     }
   });
