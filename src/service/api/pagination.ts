@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Page, PageGap, PageRequest } from '../store/pagination.js';
+import { InvalidRequestError } from '../errors/api-errors.js';
 import { parseInput } from './parse-input.js';
 
 export const PAGE_LIMIT_DEFAULT = 25;
@@ -58,17 +59,21 @@ const cursorParam = (description: string) =>
 /** Query parameters of every list endpoint; spread it into a list route's query schema for filters. */
 export const pageQueryShape = {
   limit: limitParam,
-  after: cursorParam(
-    'Cursor from a previous `next_cursor`: the page that follows it. With `before` too: the rows between the two, walked forward.',
-  ),
-  before: cursorParam('Cursor from a previous page: the page that precedes it. With `after` too, it bounds the forward walk from `after`.'),
+  after: cursorParam('Cursor from a previous `next_cursor`: the page that follows it. Never together with `before` (400, param `before`).'),
+  before: cursorParam('Cursor from a previous page: the page that precedes it. Never together with `after` (400, param `before`).'),
 };
 
 export const PageQuery = z.object(pageQueryShape);
 export type PageQueryInput = z.output<typeof PageQuery>;
 
-/** Applies the default limit. `after` and `before` together name a window (see keysetPage). */
+/**
+ * Applies the default limit, and the one rule a query schema cannot state: `after` and `before` exclude each other
+ * (conventions.md, Pagination: a 400 naming the parameter, as Stripe's starting_after/ending_before).
+ */
 export function toPageRequest(query: PageQueryInput): PageRequest {
+  if (query.after !== undefined && query.before !== undefined) {
+    throw new InvalidRequestError({ code: 'parameter_invalid', param: 'before', message: 'Pass either `after` or `before`, not both.' });
+  }
   return { limit: query.limit ?? PAGE_LIMIT_DEFAULT, after: query.after, before: query.before };
 }
 
