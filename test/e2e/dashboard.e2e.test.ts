@@ -262,7 +262,9 @@ describe.skipIf(!hasChromium)(`dashboard in headless Chromium (${CHROMIUM})`, ()
     await page.locator('[data-testid="advance-custom"]').fill('soon');
     await page.locator('button[data-advance="custom"]').click();
     await expect.poll(() => page.locator('[data-testid="advance-result"]').getAttribute('data-error'), { timeout: UI_TIMEOUT_MS }).toBe('');
-    expect(await page.locator('[data-testid="advance-result"]').textContent()).toMatch(/invalid `duration`: must be a duration such as 31h/i);
+    expect(await page.locator('[data-testid="advance-result"]').textContent()).toMatch(
+      /invalid `duration`: must be a duration such as 31h/i,
+    );
     // Chromium logs the refused request itself; that one is expected.
     expect(consoleErrors.splice(errorsBefore)).toEqual([
       'Failed to load resource: the server responded with a status of 400 (Bad Request)',
