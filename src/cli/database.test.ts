@@ -140,7 +140,7 @@ describe('sandbox up --database postgres', () => {
     }
   });
 
-  it('--instances 2: two service processes behind one port; the holder of the singleton work SIGKILLed, the other takes it over and a new worker joins', async () => {
+  it('--instances 2: two service processes behind one port; the holder of the singleton work SIGKILLed, a live instance takes it over and a new worker joins', async () => {
     const dir = stateDir('instances');
     const manifest = await up(dir, ['--database', 'postgres', '--instances', '2']);
     expect(manifest.api?.instances).toBe(2);
@@ -170,11 +170,17 @@ describe('sandbox up --database postgres', () => {
     process.kill(holder.pid, 'SIGKILL');
     const started = Date.now();
     let after = read();
-    while (Date.now() - started < 10_000 && !(after.length === 2 && after.some((i) => i.pid === other.pid && i.singleton))) {
+    // Whichever live instance asks first takes the singleton work: the survivor, or the worker started in place of the
+    // killed one (seen in about half the runs). Either is a take-over; what matters is that exactly one live instance
+    // holds it, soon, and that the service keeps answering.
+    const tookOver = (list: typeof after) =>
+      list.length === 2 && !list.some((i) => i.pid === holder.pid) && list.filter((i) => i.singleton).length === 1;
+    while (Date.now() - started < 10_000 && !tookOver(after)) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       after = read();
     }
-    expect(after.find((instance) => instance.pid === other.pid)?.singleton).toBe(true);
+    expect(tookOver(after), JSON.stringify({ holder: holder.pid, other: other.pid, after })).toBe(true);
+    expect(after.some((instance) => instance.pid === other.pid)).toBe(true);
     expect(after).toHaveLength(2);
     expect(after.some((instance) => instance.pid === holder.pid)).toBe(false);
     expect(Date.now() - started).toBeLessThan(5_000 + 3_000);
