@@ -23,10 +23,13 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = join(ROOT, 'dist/src/cli/main.js');
-// Next to the checkout (../shared), or next to the folder of worktrees (../../shared) for a git worktree.
+// Next to the checkout (../shared), next to the folder of worktrees (../../shared) for a git worktree, or where the
+// workplace keeps it (/work/shared): CI runs in a fresh clone wherever it likes, not always beside ../shared.
 const BUNDLE = resolve(
   process.env.SCHEMATHESIS_BUNDLE ??
-    [join(ROOT, '../shared/tools/schemathesis'), join(ROOT, '../../shared/tools/schemathesis')].find((dir) => existsSync(dir)) ??
+    [join(ROOT, '../shared/tools/schemathesis'), join(ROOT, '../../shared/tools/schemathesis'), '/work/shared/tools/schemathesis'].find(
+      (dir) => existsSync(dir),
+    ) ??
     join(ROOT, '../shared/tools/schemathesis'),
 );
 const VENV = resolve(process.env.ST_VENV ?? join(ROOT, 'node_modules/.cache/schemathesis'));
