@@ -170,6 +170,7 @@ export const layers = [
       'contracts',
       'clock',
       'terminal',
+      'api',
     ],
     never: ['test-support'],
   },

@@ -6,15 +6,7 @@ import { sandboxApi } from '../sandbox-api.js';
 
 const DOCS = 'docs/service-platform.md';
 
-export interface ClockAdvance {
-  from: string;
-  to: string;
-  now: string;
-  nowMs: number;
-  advancedMs: number;
-  jobsRun: number;
-  chainTime: number | null;
-}
+import type { ClockAdvance } from '../../api/clock.js';
 
 export interface ClockState {
   now: string;

@@ -5,22 +5,9 @@ import { FAULT_KINDS, FAULT_KIND_TABLE, type FaultKindSpec } from '../../contrac
 
 const DOCS = 'docs/faults.md';
 
-/** A fault switch as `/api/v1/sandbox/faults` answers it. */
-export interface FaultSwitchView {
-  id: string;
-  kind: string;
-  relay: string | null;
-  delayMs: number | null;
-  route: string | null;
-  chainId: number | null;
-  method: string | null;
-  scope: { orderId: string | null; corridor: string | null; solverId: string | null };
-  remaining: number | null;
-  expiresAt: string | null;
-  fired: number;
-  active: boolean;
-  createdAt: string;
-}
+/** A fault switch as `/api/v1/sandbox/faults` answers it (the typed API's type, one definition). */
+export type { FaultSwitch as FaultSwitchView } from '../../api/faults.js';
+import type { FaultSwitch as FaultSwitchView } from '../../api/faults.js';
 
 interface SetFlags {
   relay?: string;
