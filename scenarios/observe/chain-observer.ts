@@ -1,4 +1,4 @@
-import { type Abi, type Address, type Hex, type Log, decodeEventLog, getAddress } from 'viem';
+import { type Abi, type Address, BlockNotFoundError, type Hex, type Log, decodeEventLog, getAddress } from 'viem';
 import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
 import { InputSettlerCompactArtifact } from '../../src/contracts/artifacts/InputSettlerCompact.js';
 import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
@@ -113,7 +113,18 @@ export class ChainObserver {
       // A reorganised chain may have taken logs already recorded: everything is read again from the start (a
       // devnet's history is short), so timelines and invariants see the chain as it is now.
       if ((await Promise.all(this.chains.map((chain) => this.reorganised(chain)))).some(Boolean)) this.forget();
-      await Promise.all(this.chains.map((chain) => this.syncChain(chain)));
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await Promise.all(this.chains.map((chain) => this.syncChain(chain)));
+          return;
+        } catch (error) {
+          // A block named by a log just read can be gone a moment later (a reorganisation between the two reads):
+          // the pass saw a chain that no longer exists, so it starts again from the start, a few times at most.
+          if (!(error instanceof BlockNotFoundError) || attempt >= 5) throw error;
+          this.notes.push(`reorganised during a read (${error.shortMessage}); the logs were read again`);
+          this.forget();
+        }
+      }
     })().then(
       () => {
         this.syncing = undefined;
