@@ -13,6 +13,7 @@ const run = (cmd, args) => execFileSync(cmd, args, { stdio: 'inherit', cwd: root
 run(process.execPath, [join(root, 'scripts/build-contracts.mjs')]);
 run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')]);
 if (existsSync(join(root, 'scripts/build-dashboard.mjs'))) run(process.execPath, [join(root, 'scripts/build-dashboard.mjs')]);
+run(process.execPath, [join(root, 'scripts/build-bundle.mjs')]);
 
 const cli = join(root, 'dist/src/cli/main.js');
 chmodSync(cli, 0o755);

@@ -1,12 +1,12 @@
 import { fork } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { SandboxAlreadyRunningError, SandboxError } from '../devnet/errors.js';
 import { isProcessAlive, liveLockOwner, readLockOwner } from '../devnet/lock.js';
 import type { SandboxManifest } from '../contracts/deployment.js';
 import { createRpcClient } from '../devnet/rpc.js';
 import type { SandboxRunOptions } from './run.js';
 import { ensureDir, stateLayout } from '../devnet/state-dir.js';
+import { processEntry } from './entry-points.js';
 
 /**
  * The detached sandbox: `sandbox up --detach` forks a supervisor (supervisor.ts) that owns the chains and
@@ -19,8 +19,6 @@ export type SupervisorMessage =
   | { type: 'ready'; manifest: SandboxManifest }
   | { type: 'failed'; error: { code: string; message: string; docsPath?: string } };
 
-const SUPERVISOR_ENTRY = fileURLToPath(new URL('./supervisor.js', import.meta.url));
-
 /** Starts a detached sandbox and resolves once it is ready (or rejects with the supervisor's error). */
 export async function startDetached(
   options: SandboxRunOptions,
@@ -29,12 +27,13 @@ export async function startDetached(
   const layout = stateLayout(options.stateDir);
   const owner = liveLockOwner(layout.lock);
   if (owner) throw new SandboxAlreadyRunningError(layout.root, owner.pid);
-  if (!existsSync(SUPERVISOR_ENTRY)) {
-    throw new SandboxError(`Supervisor ${SUPERVISOR_ENTRY} is missing: build with \`npm run build\`.`, { code: 'not_built' });
+  const supervisor = processEntry('supervisor');
+  if (!existsSync(supervisor)) {
+    throw new SandboxError(`Supervisor ${supervisor} is missing: build with \`npm run build\`.`, { code: 'not_built' });
   }
   ensureDir(layout.root);
   const log = openSync(layout.log, 'a');
-  const child = fork(SUPERVISOR_ENTRY, [JSON.stringify(options)], {
+  const child = fork(supervisor, [JSON.stringify(options)], {
     detached: true,
     stdio: ['ignore', log, log, 'ipc'],
     // A detached sandbox must not inherit the test runner's or CLI's flags (inspector ports, loaders).

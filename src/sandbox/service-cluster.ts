@@ -2,11 +2,11 @@ import cluster, { type Worker } from 'node:cluster';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ApiInfo, ChainInfo, Environment } from '../contracts/deployment.js';
 import { writeFileAtomic } from '../devnet/chain-state.js';
 import { SandboxError } from '../devnet/errors.js';
 import type { ServiceKeys, ServiceSettings } from './service-config.js';
+import { processEntry } from './entry-points.js';
 import { type SavedAccess, serviceLayout } from './service-layout.js';
 
 /**
@@ -74,7 +74,6 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
-const WORKER_ENTRY = fileURLToPath(new URL('./service-worker.js', import.meta.url));
 /** A worker that does not stop within this is killed. */
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -84,7 +83,7 @@ export function instancesFile(stateDir: string): string {
 }
 
 export async function startServiceCluster(options: ServiceClusterOptions): Promise<ServiceCluster> {
-  const entry = options.workerEntry ?? { path: WORKER_ENTRY, execArgv: [] };
+  const entry = options.workerEntry ?? { path: processEntry('service-worker'), execArgv: [] };
   if (!existsSync(entry.path)) {
     throw new SandboxError(`Service worker ${entry.path} is missing: build with \`npm run build\`.`, { code: 'not_built' });
   }

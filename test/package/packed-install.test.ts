@@ -66,7 +66,10 @@ async function ensurePublicEntryBuilt(): Promise<void> {
     const output = join(ROOT, 'dist', relative(ROOT, source)).replace(/\.ts$/, '.d.ts');
     return !existsSync(output) || statSync(output).mtimeMs < statSync(source).mtimeMs;
   });
-  if (stale) execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+  if (stale) {
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT });
+    execFileSync(process.execPath, [join(ROOT, 'scripts/build-bundle.mjs')], { cwd: ROOT });
+  }
 }
 
 function linkedInstall(tarball: string): void {
@@ -152,6 +155,8 @@ describe('the packed package in an empty project', () => {
       'dist/src/cli/main.js',
       'dist/src/contracts/artifacts/index.js',
       'dist/dashboard/index.html',
+      'dist/bundle/supervisor.js',
+      'dist/bundle/service-worker.js',
     ]) {
       expect(paths, required).toContain(required);
     }
