@@ -57,7 +57,9 @@ export async function ensureBuilt(): Promise<void> {
       ),
     );
     // The detached supervisor runs from its bundle (what users run); rebuilt from the fresh compile.
-    await new Promise<void>((resolve) => execFile(process.execPath, [join(ROOT, 'scripts/build-bundle.mjs')], { cwd: ROOT }, () => resolve()));
+    await new Promise<void>((resolve) =>
+      execFile(process.execPath, [join(ROOT, 'scripts/build-bundle.mjs')], { cwd: ROOT }, () => resolve()),
+    );
   } finally {
     rmdirSync(lock);
   }
