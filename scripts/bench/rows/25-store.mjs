@@ -18,9 +18,10 @@ const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 /**
  * `POST /quotes` per second against `api` (the workspace's first key): `warmUp` requests, then `requests` timed,
- * `inFlight` at a time. Every answer must be a 200 with quotes.
+ * `inFlight` at a time. Every answer must be a 200 with quotes. `timed.start()` runs just before the timed requests
+ * and `timed.stop()` just after them (e.g. to read the store's write-lock occupancy over exactly those quotes).
  */
-export async function quotesPerSecond(api, { requests, inFlight, warmUp }) {
+export async function quotesPerSecond(api, { requests, inFlight, warmUp }, timed = { start() {}, stop() {} }) {
   const quote = async () => {
     const response = await fetch(`${api.url}/api/v1/quotes`, {
       method: 'POST',
@@ -44,11 +45,18 @@ export async function quotesPerSecond(api, { requests, inFlight, warmUp }) {
     return performance.now() - started;
   };
   await burst(warmUp);
-  return (requests / (await burst(requests))) * 1_000;
+  timed.start();
+  const elapsed = await burst(requests);
+  timed.stop();
+  return (requests / elapsed) * 1_000;
 }
 
-/** POST /quotes per second of one in-process service, on SQLite (`{}`) or on the Postgres database `store.url`. */
-export async function throughput(store, burst = { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP }) {
+/**
+ * POST /quotes per second of one in-process service, on SQLite (`{}`) or on the Postgres database `store.url`;
+ * `onWriteLock(occupancy, quotesPerSecond)`, if given, gets the Postgres store's write-lock occupancy over the timed
+ * quotes.
+ */
+export async function throughput(store, burst = { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP }, onWriteLock) {
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
   const folder = tempDir('bench-store-');
@@ -66,12 +74,67 @@ export async function throughput(store, burst = { requests: REQUESTS, inFlight: 
   try {
     const { workspaceId, apiKey } = service.bootstrapWorkspace('bench');
     solvers = await startInstantSolvers(service, { workspaceId, apiKey }, folder.dir);
-    return await quotesPerSecond({ url: service.url, apiKeys: [apiKey] }, burst);
+    const lock = writeLockWindow(service.store.db);
+    const rate = await quotesPerSecond({ url: service.url, apiKeys: [apiKey] }, burst, lock);
+    if (onWriteLock !== undefined && lock.occupancy() !== undefined) onWriteLock(lock.occupancy(), rate);
+    return rate;
   } finally {
     await solvers?.stop();
     await service.stop();
     folder.remove();
   }
+}
+
+/**
+ * The store's write-lock occupancy between `start()` and `stop()` (a Postgres store's running totals,
+ * src/service/store/postgres/database.ts); `occupancy()` is undefined on SQLite or before `stop()`.
+ */
+export function writeLockWindow(db) {
+  const read = () => (db.writeLockOccupancy === undefined ? undefined : { ...db.writeLockOccupancy, at: performance.now() });
+  let from;
+  let delta;
+  return {
+    start() {
+      from = read();
+    },
+    stop() {
+      const to = read();
+      if (from === undefined || to === undefined) return;
+      delta = {
+        holds: to.holds - from.holds,
+        heldMs: to.heldMs - from.heldMs,
+        waitedMs: to.waitedMs - from.waitedMs,
+        wallMs: to.at - from.at,
+      };
+    },
+    occupancy: () => delta,
+  };
+}
+
+/**
+ * The serial share of `operations` (quotes, lifecycles) run by one instance in `occupancy.wallMs`: the lock held per
+ * operation, the share of the instance's time it was held (Amdahl's serial fraction s), and the throughput N
+ * instances on N cores would reach by Amdahl's law, X(N) = X(1) / (s + (1 − s) / N), bounded by 1 / (held per op).
+ */
+export function serialShare(occupancy, operations, perSecond) {
+  const heldMsPerOperation = occupancy.heldMs / operations;
+  const serialFraction = Math.min(1, (heldMsPerOperation * perSecond) / 1_000);
+  const amdahl = Object.fromEntries([1, 2, 4, 8, 16].map((n) => [n, perSecond / (serialFraction + (1 - serialFraction) / n)]));
+  return {
+    operations,
+    holdsPerOperation: occupancy.holds / operations,
+    heldMsPerOperation,
+    waitedMsPerOperation: occupancy.waitedMs / operations,
+    serialFraction,
+    amdahlPerSecond: amdahl,
+    limitPerSecond: 1_000 / heldMsPerOperation,
+  };
+}
+
+/** One line for a row's detail: the lock held per operation, the serial share, and Amdahl's N-instance figures. */
+export function serialShareText(share, unit) {
+  const f = (v) => v.toFixed(0);
+  return `write lock held ${share.heldMsPerOperation.toFixed(2)} ms per ${unit} (${share.holdsPerOperation.toFixed(1)} holds, ${share.waitedMsPerOperation.toFixed(2)} ms taking it), serial share ${(share.serialFraction * 100).toFixed(1)} % of one instance's time; Amdahl, N instances on N cores: ${[2, 4, 8, 16].map((n) => `${n}: ${f(share.amdahlPerSecond[n])}/s`).join(', ')}, limit ${f(share.limitPerSecond)}/s`;
 }
 
 export async function run() {
@@ -80,7 +143,10 @@ export async function run() {
   const server = await startScratchPostgres({ prefix: 'bench-pg-', ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
   try {
     const sqlite = await throughput({});
-    const postgres = await throughput({ url: server.url });
+    let share;
+    const postgres = await throughput({ url: server.url }, undefined, (occupancy, rate) => {
+      share = serialShare(occupancy, REQUESTS, rate);
+    });
     return [
       {
         benchmark: 'POST /quotes throughput, store on SQLite',
@@ -91,8 +157,8 @@ export async function run() {
       {
         benchmark: 'POST /quotes throughput, store on Postgres',
         result: `${postgres.toFixed(0)} quotes/s vs SQLite ${sqlite.toFixed(0)} quotes/s (×${(postgres / sqlite).toFixed(2)})`,
-        detail: `same run, one instance, local Postgres (default durability) over loopback TCP`,
-        values: { quotesPerSecond: postgres, floorQuotesPerSecond: sqlite, ratio: postgres / sqlite },
+        detail: `same run, one instance, local Postgres (default durability) over loopback TCP; ${serialShareText(share, 'quote')}`,
+        values: { quotesPerSecond: postgres, floorQuotesPerSecond: sqlite, ratio: postgres / sqlite, writeLock: share },
       },
     ];
   } finally {
