@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../lib.mjs';
-import { chains, startInstantSolvers } from './20-auction.mjs';
+import { openQuoteChains, quoteChains, startInstantSolvers } from './20-auction.mjs';
 import { quotesPerSecond, throughput } from './25-store.mjs';
 
 export const name = 'instances';
@@ -31,7 +31,7 @@ async function cluster(instances, databaseUrl, { createSchema }) {
     instances,
     stateDir: folder.dir,
     environment: 'sandbox',
-    chains: chains(),
+    chains: await quoteChains(),
     databaseUrl: url,
     logLevel: 'silent',
     workerEntry: { path: join(ROOT, 'scripts/bench/instance-worker.mjs'), execArgv: [] },
@@ -59,6 +59,7 @@ export async function run() {
     await client.query(`CREATE DATABASE ${database}`);
     await client.end();
   };
+  const chains = await openQuoteChains();
   try {
     const onSqlite = await throughput({}, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     const one = await cluster(1, server.url, { createSchema });
@@ -72,6 +73,7 @@ export async function run() {
       },
     ];
   } finally {
+    await chains.close();
     await server.stop();
   }
 }

@@ -31,6 +31,8 @@ export interface WriteLockOccupancy {
   heldMs: number;
   /** Milliseconds the statements that took the lock took: the round trip, plus any wait behind another holder. */
   waitedMs: number;
+  /** The part of `heldMs` spent in the COMMIT that released it (the WAL flush: locks go only once it is durable). */
+  commitMs: number;
 }
 
 /** better-sqlite3 binds an array argument as the list of values; so do we. */
@@ -104,7 +106,7 @@ export class PostgresDatabase implements TransactionalDatabase {
   /** When the lock held now was granted (performance.now()); undefined while none is held. */
   private lockedAt: number | undefined;
   /** Running totals for this connection; two clock reads per lock, nothing else. */
-  readonly writeLockOccupancy: WriteLockOccupancy = { holds: 0, heldMs: 0, waitedMs: 0 };
+  readonly writeLockOccupancy: WriteLockOccupancy = { holds: 0, heldMs: 0, waitedMs: 0, commitMs: 0 };
 
   constructor(
     readonly connection: SyncPostgresConnection,
@@ -163,8 +165,14 @@ export class PostgresDatabase implements TransactionalDatabase {
     this.depth -= 1;
     // Released savepoint: its locks now belong to the enclosing level.
     if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = this.depth === 0 ? undefined : this.depth;
-    this.connection.query(this.depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
-    if (this.depth === 0) this.lockReleased();
+    if (this.depth > 0) {
+      this.connection.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    }
+    const committing = performance.now();
+    this.connection.query('COMMIT');
+    if (this.lockedAt !== undefined) this.writeLockOccupancy.commitMs += performance.now() - committing;
+    this.lockReleased();
     return result;
   }
 
