@@ -134,7 +134,11 @@ if (chosen.length === 0) {
 const results = [];
 for (const [index, part] of chosen.entries()) {
   process.stderr.write(`› ${part.name}: ${part.command}\n`);
-  results.push(await runPart(part, index, json));
+  const result = await runPart(part, index, json);
+  results.push(result);
+  process.stderr.write(
+    `› ${part.name}: ${result.cpuSeconds.toFixed(1)} CPU-s (${result.wallSeconds.toFixed(0)} s wall), exit ${result.code}\n`,
+  );
 }
 const total = results.reduce((sum, r) => sum + r.cpuSeconds, 0);
 const report = { date: new Date().toISOString(), node: process.version, totalCpuSeconds: total, parts: results };
