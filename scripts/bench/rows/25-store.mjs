@@ -71,6 +71,9 @@ export async function throughput(store, burst = { requests: REQUESTS, inFlight: 
   const { createService } = await load('src/service/app.js');
   const { TestClock } = await load('src/clock/index.js');
   const folder = tempDir('bench-store-');
+  // A devnet per measurement: on one shared by two measurements of 600 quotes the second one's solvers stopped
+  // quoting (corridor_unavailable) after a few hundred; a fresh one costs a few seconds outside the timed part.
+  const chains = await openQuoteChains();
   const service = await createService({
     environment: 'sandbox',
     chains: await quoteChains(),
@@ -95,6 +98,7 @@ export async function throughput(store, burst = { requests: REQUESTS, inFlight: 
   } finally {
     await solvers?.stop();
     await service.stop();
+    await chains.close();
     folder.remove();
   }
 }
@@ -157,7 +161,6 @@ export async function run() {
   const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
   // Default durability, as `sandbox up --database postgres` runs it (BENCH_PG_EPHEMERAL=1: fsync off, to compare).
   const server = await startScratchPostgres({ prefix: 'bench-pg-', ephemeral: process.env.BENCH_PG_EPHEMERAL === '1' });
-  const chains = await openQuoteChains();
   try {
     const sqlite = await throughput({});
     let share;
@@ -179,7 +182,6 @@ export async function run() {
       },
     ];
   } finally {
-    await chains.close();
     await server.stop();
   }
 }

@@ -27,6 +27,8 @@ async function cluster(instances, databaseUrl, { createSchema }) {
   const database = `bench_${instances}_${Date.now()}`;
   await createSchema(database);
   const url = databaseUrl.replace(/\/[^/]+$/, `/${database}`);
+  // A devnet per measurement, as in the store row (scripts/bench/rows/25-store.mjs).
+  const chains = await openQuoteChains();
   const started = await startServiceCluster({
     instances,
     stateDir: folder.dir,
@@ -45,6 +47,7 @@ async function cluster(instances, databaseUrl, { createSchema }) {
   } finally {
     await solvers?.stop();
     await started.stop();
+    await chains.close();
     folder.remove();
   }
 }
@@ -59,7 +62,6 @@ export async function run() {
     await client.query(`CREATE DATABASE ${database}`);
     await client.end();
   };
-  const chains = await openQuoteChains();
   try {
     const onSqlite = await throughput({}, { requests: REQUESTS, inFlight: IN_FLIGHT, warmUp: WARM_UP });
     const one = await cluster(1, server.url, { createSchema });
@@ -73,7 +75,6 @@ export async function run() {
       },
     ];
   } finally {
-    await chains.close();
     await server.stop();
   }
 }
