@@ -23,7 +23,7 @@ export const PARTS = [
   { name: 'lint', command: 'npm run lint', what: 'biome ci, import graph' },
   { name: 'typecheck', command: 'npm run typecheck', what: 'tsc --noEmit' },
   { name: 'forge test', command: 'npm run test:contracts', what: 'Solidity tests: compile and run' },
-  { name: 'vitest SQLite', command: 'npx vitest run --exclude "test/container/**"', what: 'every vitest file but the image tests' },
+  { name: 'vitest SQLite', command: 'npm run test:ts -- --exclude "test/container/**"', what: 'test:ts but the image tests' },
   { name: 'image tests', command: 'npx vitest run test/container', what: 'the sandbox image under Docker' },
   { name: 'vitest Postgres', command: 'npm run test:postgres', what: 'src/service on Postgres' },
   { name: 'fuzz', command: 'npm run fuzz:api -- --bounded', what: "CI's bounded Schemathesis run" },
