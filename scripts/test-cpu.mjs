@@ -10,7 +10,7 @@
 // servers, anvils) are counted too; otherwise from the rusage of the waited-for children (/proc/self/stat). The
 // Docker engine's containers (the image tests) run in the engine's cgroups: their CPU is shown apart, as the
 // growth of the engine's cgroup while the part ran (other users of the same engine would be counted there too).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './bench/lib.mjs';
@@ -43,9 +43,16 @@ function createCgroup(label) {
     const dir = join(base, `test-cpu-${process.pid}-${label}`);
     try {
       mkdirSync(dir);
-      return { kind, dir };
     } catch {
       // Not ours to create (no permission, read-only mount): try the next kind, then fall back to rusage.
+      continue;
+    }
+    // A process must be able to join it too (cgroup v2 refuses some placements): try with a throwaway shell.
+    if (spawnSync('sh', ['-c', `echo $$ > ${dir}/cgroup.procs`], { stdio: 'ignore' }).status === 0) return { kind, dir };
+    try {
+      rmdirSync(dir);
+    } catch {
+      // Left empty; harmless.
     }
   }
   return undefined;
@@ -102,6 +109,12 @@ async function runPart(part, index, quiet) {
     cpu = { user: to.user - childrenFrom.user, sys: to.sys - childrenFrom.sys, method: 'rusage' };
   } else {
     cpu = { ...cgroupCpu(group), method: `cgroup ${group.kind}` };
+    // Processes the part left running (a leaked sandbox, a server never stopped) are still in its cgroup: say so.
+    const left = readFileSync(join(group.dir, 'cgroup.procs'), 'utf8').trim().split('\n').filter(Boolean);
+    if (left.length > 0) {
+      cpu.leftRunning = left.map(Number);
+      process.stderr.write(`test-cpu: ${part.name} left ${left.length} process(es) running: ${left.join(' ')} (cgroup ${group.dir})\n`);
+    }
     try {
       rmdirSync(group.dir);
     } catch {
