@@ -1,5 +1,5 @@
 // One service instance for the `instances` bench row: a cluster worker started by the product's own cluster primary
-// (dist/src/sandbox/service-cluster.js), serving the bench's chains without anvil (quotes only), on the shared port
+// (dist/src/sandbox/service-cluster.js), serving the bench's devnet chains (quotes only), on the shared port
 // and the shared Postgres store. It speaks the primary's IPC messages (ready with the api block, stop).
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,6 +20,9 @@ try {
     logger: { level: 'silent' },
     // The figure is the service's; the rate limiter would cap it first.
     rateLimit: { perSecond: 1_000_000, burst: 1_000_000 },
+    // An auction closes as soon as all 3 solvers answered; the longer window only keeps a balance read that a loaded
+    // machine made slow (the solvers read the chain, src/solvers/inventory.ts) from ending the run with a 422.
+    auction: { windowMs: 2_000 },
   });
   const access =
     config.previous ??

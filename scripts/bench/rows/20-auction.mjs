@@ -5,7 +5,7 @@
 // solvers and taker share one process, as in `sandbox up`. Quotes never touch a chain, so chains are config only.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, median, tempDir } from '../lib.mjs';
+import { median, ROOT, tempDir } from '../lib.mjs';
 
 export const name = 'auction';
 export const description = 'POST /quotes latency with 3 reference solvers, and the auction overhead over the slowest answer';
@@ -14,57 +14,68 @@ const GOAL_OVERHEAD_P50_MS = 5;
 const WARM_UP = 100;
 const REQUESTS = 1_000;
 
-// anvil's well-known test keys (public): the solvers' wallets are never used here.
-export const SOLVER_KEYS = [
-  '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6',
-  '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
-  '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
-];
-
-export function chains() {
-  const contracts = {
-    Permit2: '0x000000000022D473030F116dDEE9F6B43aC78BA3',
-    InputSettlerEscrow: '0x1000000000000000000000000000000000000001',
-    InputSettlerCompact: '0x1000000000000000000000000000000000000002',
-    ResourceLock: '0x1000000000000000000000000000000000000003',
-    AlwaysOkAllocator: '0x1000000000000000000000000000000000000004',
-    InputOracle: '0x1000000000000000000000000000000000000005',
-    OutputOracle: '0x1000000000000000000000000000000000000006',
-    OutputSettler: '0x1000000000000000000000000000000000000007',
+/**
+ * The chains the quote rows (this one, `store`, `instances`) quote on: a devnet of their own (two anvils from the
+ * cached genesis). Quotes never send a transaction, but a reference solver quotes only what its balance on the
+ * destination chain holds, read from the chain (src/solvers/inventory.ts): without real chains no solver quotes.
+ * Opened once per bench process and shared by the rows that run; each row closes what it opened.
+ */
+let devnet;
+let devnetUsers = 0;
+export async function openQuoteChains() {
+  if (devnet === undefined) {
+    const { startDevnet } = await import(pathToFileURL(join(ROOT, 'dist/src/devnet/devnet.js')).href);
+    devnet = startDevnet({});
+  }
+  devnetUsers += 1;
+  const opened = await devnet;
+  let closed = false;
+  return {
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      devnetUsers -= 1;
+      if (devnetUsers > 0) return;
+      devnet = undefined;
+      await opened.close();
+    },
   };
-  const tokens = [
-    { symbol: 'USDC', name: 'USD Coin (sandbox)', address: '0x2000000000000000000000000000000000000001', decimals: 6, eip3009: true },
-  ];
-  return ['alpha', 'beta'].map((name, i) => ({
-    name,
-    chainId: 31_337 + i,
-    rpcUrl: 'http://127.0.0.1:1',
-    wsUrl: 'ws://127.0.0.1:1',
-    contracts,
-    tokens,
-  }));
 }
 
-/** A quote request for the chains above: 25,000 USDC from alpha to beta. */
-export const QUOTE_BODY = JSON.stringify({
-  inputToken: '0x2000000000000000000000000000000000000001',
-  outputToken: '0x2000000000000000000000000000000000000001',
-  inputAmount: '25000000000',
-  originChainId: 31_337,
-  destinationChainId: 31_338,
-});
+function openChains() {
+  if (devnet === undefined) throw new Error('openQuoteChains() first: the quote rows run on a devnet');
+  return devnet;
+}
 
-/** The 3 reference solvers, answering every RFQ at once (no simulated latency), connected to `service`. */
+/** The open devnet's chains (as createService and the manifest take them). */
+export async function quoteChains() {
+  return (await openChains()).manifest.chains;
+}
+
+/** A quote request for the devnet's chains: 25,000 USDC from alpha to beta. */
+export async function quoteBody() {
+  const [alpha, beta] = await quoteChains();
+  const usdc = (chain) => chain.tokens.find((t) => t.symbol === 'USDC').address;
+  return JSON.stringify({
+    inputToken: usdc(alpha),
+    outputToken: usdc(beta),
+    inputAmount: '25000000000',
+    originChainId: alpha.chainId,
+    destinationChainId: beta.chainId,
+  });
+}
+
+/** The 3 reference solvers (the devnet's funded solver accounts), answering every RFQ at once, connected to `service`. */
 export async function startInstantSolvers(service, { workspaceId, apiKey }, stateDir) {
   const { startReferenceSolvers } = await import(pathToFileURL(join(ROOT, 'dist/src/solvers/index.js')).href);
-  const { privateKeyToAccount } = await import('viem/accounts');
+  const { manifest } = await openChains();
   return startReferenceSolvers({
     manifest: {
       environment: 'sandbox',
       manifestVersion: 1,
       stateDir,
-      chains: chains(),
-      accounts: { solvers: SOLVER_KEYS.map((privateKey) => ({ privateKey, address: privateKeyToAccount(privateKey).address })) },
+      chains: manifest.chains,
+      accounts: { solvers: manifest.accounts.solvers.slice(0, 3) },
       api: { url: service.url, wsUrl: service.wsUrl, workspaceId, apiKeys: [apiKey] },
       startedAt: new Date().toISOString(),
     },
@@ -84,12 +95,15 @@ export async function run() {
   const { TestClock } = await import(pathToFileURL(join(ROOT, 'dist/src/clock/index.js')).href);
 
   const folder = tempDir('bench-auction-');
+  const chains = await openQuoteChains();
   const service = await createService({
     environment: 'sandbox',
-    chains: chains(),
+    chains: await quoteChains(),
     storePath: join(folder.dir, 'service.sqlite'),
     clock: new TestClock({ ticking: true }),
     logger: { level: 'silent' },
+    // Closes as soon as all 3 solvers answered (the figure); longer only for a balance read a loaded machine made slow.
+    auction: { windowMs: 2_000 },
   });
   let solvers;
   try {
@@ -102,7 +116,7 @@ export async function run() {
         if (event.type === 'rfq') sentAt.set(event.rfqId, Math.max(sentAt.get(event.rfqId) ?? 0, performance.now()));
       });
     }
-    const body = QUOTE_BODY;
+    const body = await quoteBody();
     const request = async () => {
       const started = performance.now();
       const response = await fetch(`${service.url}/api/v1/quotes`, {
@@ -155,6 +169,7 @@ export async function run() {
   } finally {
     await solvers?.stop();
     await service.stop();
+    await chains.close();
     folder.remove();
   }
 }

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, tempDir } from '../lib.mjs';
-import { chains, startInstantSolvers } from './20-auction.mjs';
+import { openQuoteChains, quoteChains, startInstantSolvers } from './20-auction.mjs';
 import { quotesPerSecond, throughput } from './25-store.mjs';
 
 export const name = 'instances';
@@ -27,11 +27,13 @@ async function cluster(instances, databaseUrl, { createSchema }) {
   const database = `bench_${instances}_${Date.now()}`;
   await createSchema(database);
   const url = databaseUrl.replace(/\/[^/]+$/, `/${database}`);
+  // A devnet per measurement, as in the store row (scripts/bench/rows/25-store.mjs).
+  const chains = await openQuoteChains();
   const started = await startServiceCluster({
     instances,
     stateDir: folder.dir,
     environment: 'sandbox',
-    chains: chains(),
+    chains: await quoteChains(),
     databaseUrl: url,
     logLevel: 'silent',
     workerEntry: { path: join(ROOT, 'scripts/bench/instance-worker.mjs'), execArgv: [] },
@@ -45,6 +47,7 @@ async function cluster(instances, databaseUrl, { createSchema }) {
   } finally {
     await solvers?.stop();
     await started.stop();
+    await chains.close();
     folder.remove();
   }
 }

@@ -20,6 +20,21 @@ export const STORE_LOCK = { namespace: 0x5a4d, writes: 1 } as const;
  */
 const TAKE_STORE_LOCK = `SELECT pg_advisory_xact_lock(${STORE_LOCK.namespace}, hashtext(current_schema()) # ${STORE_LOCK.writes})`;
 
+/**
+ * How long one connection's transactions held the store's write lock: the serial section every instance queues for.
+ * The bench reads it to state the serial share of a quote and of a settled lifecycle (docs/deployment.md, Amdahl).
+ */
+export interface WriteLockOccupancy {
+  /** Times the lock was taken. */
+  holds: number;
+  /** Milliseconds from the lock being granted (its statement answered) to the statement that released it answering. */
+  heldMs: number;
+  /** Milliseconds the statements that took the lock took: the round trip, plus any wait behind another holder. */
+  waitedMs: number;
+  /** The part of `heldMs` spent in the COMMIT that released it (the WAL flush: locks go only once it is durable). */
+  commitMs: number;
+}
+
 /** better-sqlite3 binds an array argument as the list of values; so do we. */
 function flatten(params: readonly unknown[]): unknown[] {
   const values: unknown[] = [];
@@ -88,6 +103,10 @@ export class PostgresDatabase implements TransactionalDatabase {
   private depth = 0;
   /** The transaction level (1 = the outermost) that holds the store's write lock; undefined while none does. */
   private lockLevel: number | undefined;
+  /** When the lock held now was granted (performance.now()); undefined while none is held. */
+  private lockedAt: number | undefined;
+  /** Running totals for this connection; two clock reads per lock, nothing else. */
+  readonly writeLockOccupancy: WriteLockOccupancy = { holds: 0, heldMs: 0, waitedMs: 0, commitMs: 0 };
 
   constructor(
     readonly connection: SyncPostgresConnection,
@@ -118,7 +137,8 @@ export class PostgresDatabase implements TransactionalDatabase {
     const deferred = options?.writeLock === 'deferred';
     const savepoint = `sp${this.depth}`;
     if (this.depth === 0) {
-      this.connection.query(deferred ? 'BEGIN' : `BEGIN; ${TAKE_STORE_LOCK}`);
+      if (deferred) this.connection.query('BEGIN');
+      else this.takeLock(`BEGIN; ${TAKE_STORE_LOCK}`);
       this.lockLevel = deferred ? undefined : 1;
     } else {
       if (!deferred) this.holdWriteLock();
@@ -139,19 +159,41 @@ export class PostgresDatabase implements TransactionalDatabase {
       } catch {
         // The connection broke: Postgres rolls the transaction back itself.
       }
+      if (this.lockLevel === undefined) this.lockReleased();
       throw error;
     }
     this.depth -= 1;
     // Released savepoint: its locks now belong to the enclosing level.
     if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = this.depth === 0 ? undefined : this.depth;
-    this.connection.query(this.depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`);
+    if (this.depth > 0) {
+      this.connection.query(`RELEASE SAVEPOINT ${savepoint}`);
+      return result;
+    }
+    const committing = performance.now();
+    this.connection.query('COMMIT');
+    if (this.lockedAt !== undefined) this.writeLockOccupancy.commitMs += performance.now() - committing;
+    this.lockReleased();
     return result;
   }
 
   holdWriteLock(): void {
     if (this.depth === 0 || this.lockLevel !== undefined) return;
-    this.connection.query(TAKE_STORE_LOCK);
+    this.takeLock(TAKE_STORE_LOCK);
     this.lockLevel = this.depth;
+  }
+
+  private takeLock(statement: string): void {
+    const asked = performance.now();
+    this.connection.query(statement);
+    this.lockedAt = performance.now();
+    this.writeLockOccupancy.holds += 1;
+    this.writeLockOccupancy.waitedMs += this.lockedAt - asked;
+  }
+
+  private lockReleased(): void {
+    if (this.lockedAt === undefined) return;
+    this.writeLockOccupancy.heldMs += performance.now() - this.lockedAt;
+    this.lockedAt = undefined;
   }
 
   get open(): boolean {
