@@ -68,6 +68,9 @@ const BAD_USAGE: ReadonlyArray<readonly string[]> = [
   ['relay', 'release', '--frobnicate'],
   ['trigger', 'order.frobnicated'],
   ['trigger'],
+  ['demo'],
+  ['demo', 'frobnicate'],
+  ['demo', 'refund', '--lying-oracle'],
   ['completion', 'fish'],
 ];
 
@@ -89,6 +92,7 @@ const NEEDS_SANDBOX: ReadonlyArray<readonly string[]> = [
   ['fault', 'clear'],
   ['relay', 'release'],
   ['trigger', 'order.settled'],
+  ['demo', 'refund'],
 ];
 
 const label = (args: readonly string[]) => `sandbox ${args.join(' ')}`;

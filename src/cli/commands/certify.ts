@@ -5,7 +5,7 @@ import { type Command, Option } from 'commander';
 import { jsonProgress } from '../json-progress.js';
 import { globalOptions, printJson, reportError } from '../output.js';
 import { parseReportOption } from './conformance.js';
-import { sandboxClockOffset } from './webhooks.js';
+import { sandboxClockOffset } from '../../api/webhook-listener.js';
 
 /**
  * `sandbox certify webhook-receiver|solver`: the harness plays the service's side against a receiver or a solver
