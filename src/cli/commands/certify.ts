@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../../devnet/state-dir.js';
 import { dirname, join, resolve } from 'node:path';
 import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
@@ -28,7 +29,7 @@ async function loadSigningKey(flags: CommonFlags, stateDir: string, json: boolea
   if (existsSync(path)) return c.signingKeyFromPem(readFileSync(path, 'utf8'));
   if (flags.signingKey !== undefined) throw new c.UsageError(`--signing-key ${path} does not exist`);
   const key = c.generateSigningKey();
-  mkdirSync(dirname(path), { recursive: true });
+  ensureDir(dirname(path));
   writeFileSync(path, c.signingKeyToPem(key).privatePem, { mode: 0o600 });
   if (!json) process.stderr.write(`› created the report signing key ${path} (${c.keyIdOf(key.publicKey)})\n`);
   return key;
@@ -162,7 +163,7 @@ export function register(program: Command): void {
             chains: sandbox.manifest.chains,
           };
           const out = flags.out ?? join(resolve(stateDir), 'certify-solver.json');
-          mkdirSync(dirname(out), { recursive: true });
+          ensureDir(dirname(out));
           writeFileSync(out, `${JSON.stringify(details, null, 2)}\n`, { mode: 0o600 });
           if (!json) {
             process.stdout.write(

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../../devnet/state-dir.js';
 import { dirname, join, resolve } from 'node:path';
 import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
@@ -160,7 +161,7 @@ export function register(program: Command): void {
       }
       const key = generateSigningKey();
       const { privatePem, publicPem } = signingKeyToPem(key);
-      mkdirSync(dirname(resolve(flags.out)), { recursive: true });
+      ensureDir(dirname(resolve(flags.out)));
       writeFileSync(flags.out, privatePem, { mode: 0o600 });
       writeFileSync(`${flags.out}.pub`, publicPem);
       const keyId = keyIdOf(key.publicKey);
@@ -254,7 +255,7 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
         throw new UsageFailure(`--signing-key ${path} does not exist (create one with \`sandbox conformance keygen --out ${path}\`)`);
       else {
         signingKey = c.generateSigningKey();
-        mkdirSync(dirname(path), { recursive: true });
+        ensureDir(dirname(path));
         writeFileSync(path, c.signingKeyToPem(signingKey).privatePem, { mode: 0o600 });
         if (!json) progress(`created the report signing key ${path} (${c.keyIdOf(signingKey.publicKey)})`);
       }
