@@ -3,7 +3,7 @@ import { ensureDir } from '../../devnet/state-dir.js';
 import { dirname, join, resolve } from 'node:path';
 import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
-import { jsonProgress } from '../json-progress.js';
+import { checkProgress } from '../run-progress.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { exitCodeOf } from '../exit-codes.js';
 import { globalOptions, printJson, reportError, UsageError } from '../output.js';
@@ -261,33 +261,35 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       }
     }
 
-    const onResult = json ? jsonProgress() : c.consoleProgress(process.stderr);
-    const run = await c.runConformance({
-      profile,
-      ...(url === undefined ? {} : { url }),
-      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-      ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
-      ...(sandboxFile === undefined ? {} : { sandbox: sandboxFile }),
-      long: flags.long === true,
-      ...(seed === undefined ? {} : { seed }),
-      selection,
-      ...(expectedFailures === undefined ? {} : { expectedFailures }),
-      ...(expectedSkips === undefined ? {} : { expectedSkips }),
-      ...callerInputs,
-      ...(signingKey === undefined ? {} : { signingKey }),
-      timeoutMs,
-      onTarget: (target) => {
-        if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}`);
-      },
-      onPreflight: (lines) => {
-        if (!json) for (const line of lines) progress(`pre-flight: ${line}`);
-      },
-      // What the target offers, and what its gaps will skip, heads the output of every run.
-      onCapabilities: (report) => {
-        if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
-      },
-      ...(onResult === undefined ? {} : { onResult }),
-    });
+    const checks = checkProgress(json, c.consoleProgress);
+    const run = await c
+      .runConformance({
+        profile,
+        ...(url === undefined ? {} : { url }),
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
+        ...(sandboxFile === undefined ? {} : { sandbox: sandboxFile }),
+        long: flags.long === true,
+        ...(seed === undefined ? {} : { seed }),
+        selection,
+        ...(expectedFailures === undefined ? {} : { expectedFailures }),
+        ...(expectedSkips === undefined ? {} : { expectedSkips }),
+        ...callerInputs,
+        ...(signingKey === undefined ? {} : { signingKey }),
+        timeoutMs,
+        onTarget: (target) => {
+          if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}`);
+        },
+        onPreflight: (lines) => {
+          if (!json) for (const line of lines) progress(`pre-flight: ${line}`);
+        },
+        // What the target offers, and what its gaps will skip, heads the output of every run.
+        onCapabilities: (report) => {
+          if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
+        },
+        onResult: checks.onResult,
+      })
+      .finally(() => checks.end());
     if (reports.json) c.writeJsonReport(run.report, reports.json);
     if (reports.junit) c.writeJunitReport(run.report, reports.junit);
     if (reports.html) c.writeHtmlReport(run.report, reports.html);
