@@ -22,16 +22,25 @@ export function checkProgress<R extends CheckResultLike>(
   json: boolean,
   printer: (stream: { write(text: string): unknown; isTTY?: boolean }) => OnResult<R>,
 ): CheckProgress<R> {
+  // Both end by themselves with the last result, so the summary that follows prints on a clean line; `end()` is for
+  // a run that stops early.
   if (json) {
     const progress = jsonProgress();
-    return { onResult: progress, end: () => progress.heartbeat.stop() };
+    return {
+      onResult: (result, index, total) => {
+        progress(result, index, total);
+        if (index + 1 >= total) progress.heartbeat.stop();
+      },
+      end: () => progress.heartbeat.stop(),
+    };
   }
   const line = createProgressLine(process.stderr);
   const print = printer({ write: (text) => line.write(text), isTTY: process.stderr.isTTY === true });
   return {
     onResult: (result, index, total) => {
       print(result, index, total);
-      line.update(index + 1, total, `last ${result.id}`);
+      if (index + 1 >= total) line.end();
+      else line.update(index + 1, total, `last ${result.id}`);
     },
     end: () => line.end(),
   };
