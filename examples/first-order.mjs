@@ -43,7 +43,9 @@ function readManifest() {
   } catch {
     fail(`${path} is not complete JSON (a start that failed half-way?): run \`npx sandbox up --detach --state-dir ${stateDir}\` again`);
   }
-  if (!parsed?.api?.url || !parsed.api.apiKeys?.length || !(parsed.chains?.length >= 2) || !parsed.accounts?.takers?.length) {
+  const chainsComplete =
+    parsed?.chains?.length >= 2 && parsed.chains.every((chain) => Array.isArray(chain?.tokens) && chain.tokens.length > 0);
+  if (!parsed?.api?.url || !parsed.api.apiKeys?.length || !chainsComplete || !parsed.accounts?.takers?.length) {
     fail(`${path} lists no running service, two chains and a funded taker: is \`npx sandbox up\` still starting, or did it fail?`);
   }
   return parsed;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startWebhookListener, type Listener } from '../../src/cli/commands/webhooks.js';
+import { startWebhookListener, type Listener } from '../../src/api/webhook-listener.js';
 import type { ConformanceReport } from '../core/report.js';
 import { program } from '../../test/support/conformance/cli-entry.js';
 import { startOwnSandbox, type OwnSandbox } from '../../test/support/conformance/own-sandbox.js';

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import type { CheckContext } from '../core/context.js';
 import { buildReport, exitCodeOf, type ConformanceReport } from '../core/report.js';
 import { runChecks, type Check } from '../core/runner.js';
@@ -8,7 +9,7 @@ import { signDocument, type SigningKey } from '../core/signing.js';
 import type { CheckResult } from '../core/types.js';
 import { check } from '../checks/support/define.js';
 import type { Target } from '../deployment/discover.js';
-import { UsageError } from '../deployment/discover.js';
+import { TargetUnreachable, UsageError } from '../deployment/discover.js';
 import type { WireResponse } from '../wire/http.js';
 import { webhookSignature } from '../wire/webhook-signature.js';
 
@@ -267,6 +268,7 @@ export async function certifyWebhookReceiver(
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--url must be http(s), got ${options.url}`);
   if (options.secret.length === 0) throw new UsageError('--secret is the signing secret the receiver verifies with');
+  await ensureReachable(url);
   const target: Target = {
     url: options.url,
     apiBase: options.url,
@@ -294,4 +296,31 @@ export async function certifyWebhookReceiver(
   report = new Redactor([options.secret]).value({ ...report, subject: 'webhook-receiver', clock: options.clock ?? 'wall' });
   if (options.signingKey) report = signDocument(report, options.signingKey);
   return { report, results: outcome.results, exitCode: exitCodeOf(report.summary.verdict) };
+}
+
+/**
+ * Pre-flight: a receiver nobody listens for cannot be certified, and twelve "no answer" failures would bury the one
+ * thing to fix. A TCP connection (no request, so the receiver sees nothing it must judge) tells a closed port, an
+ * unknown host or a silent network apart from a receiver that answers: those end the run with exit code 2.
+ */
+async function ensureReachable(url: URL, timeoutMs = 5_000): Promise<void> {
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const failure = await new Promise<string | undefined>((resolve) => {
+    const socket = connect({ host, port });
+    const done = (reason: string | undefined) => {
+      socket.destroy();
+      resolve(reason);
+    };
+    socket.setTimeout(timeoutMs, () => done(`no answer within ${timeoutMs / 1000} s`));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(error.code === 'ECONNREFUSED' ? 'connection refused' : (error.code ?? error.message)),
+    );
+  });
+  if (failure !== undefined) {
+    throw new TargetUnreachable(`the webhook receiver at ${url.href} does not answer (${failure}): start it, or check --url`, {
+      docsPath: 'docs/conformance.md',
+    });
+  }
 }

@@ -68,6 +68,9 @@ const BAD_USAGE: ReadonlyArray<readonly string[]> = [
   ['relay', 'release', '--frobnicate'],
   ['trigger', 'order.frobnicated'],
   ['trigger'],
+  ['demo'],
+  ['demo', 'frobnicate'],
+  ['demo', 'refund', '--lying-oracle'],
   ['completion', 'fish'],
 ];
 
@@ -89,9 +92,20 @@ const NEEDS_SANDBOX: ReadonlyArray<readonly string[]> = [
   ['fault', 'clear'],
   ['relay', 'release'],
   ['trigger', 'order.settled'],
+  ['demo', 'refund'],
 ];
 
 const label = (args: readonly string[]) => `sandbox ${args.join(' ')}`;
+
+/** A loopback port nobody listens on: bound once to learn a free one, then closed. */
+async function closedPort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 describe('usage errors: exit 2, one line and a hint; --json: the one error shape on stdout', () => {
   it.each(BAD_USAGE.map((args) => [label(args), args] as const))('%s', async (_name, args) => {
@@ -135,6 +149,20 @@ describe('unreachable sandbox: exit 2, the exact command to run, the one error s
     const down = await runCli(['down', '--state-dir', empty, '--json']);
     expect(down.code).toBe(0);
     expect(JSON.parse(down.stdout)).toMatchObject({ stopped: false });
+  });
+
+  it('certify webhook-receiver with nobody listening at --url exits 2 with one line naming the URL', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/webhooks`;
+    const args = ['certify', 'webhook-receiver', '--url', url, '--secret', `whsec_${'ab'.repeat(16)}`, '--no-sign'];
+    const human = await runCli(args);
+    expect(human.code, human.stderr).toBe(2);
+    expect(human.stdout).toBe('');
+    const [line] = human.stderr.split('\n');
+    expect(line).toMatch(/^(\u001b\[\d+m)?error:/);
+    expect(line).toContain(`${url} does not answer (connection refused)`);
+    const json = await runCli([...args, '--json']);
+    expect(json.code).toBe(2);
+    expect(JSON.parse(json.stdout).error.code).toBe('target_unreachable');
   });
 
   it('scenario run --target and conformance without a deployment exit 2', async () => {
@@ -182,6 +210,20 @@ describe('help, pipes, completion, state folders', () => {
     const zsh = await runCli(['completion', 'zsh']);
     expect(zsh.stdout.startsWith('#compdef sandbox')).toBe(true);
     expect(zsh.stdout).toContain('trigger');
+  });
+
+  it('a state folder the file system refuses (/proc) fails fast with exit 2, not a hang', async () => {
+    const started = Date.now();
+    for (const detach of [[], ['--detach']]) {
+      const up = await runCli(['up', ...detach, '--state-dir', '/proc/sandbox-state', '--chain-ports', 'any', '--json'], {
+        timeoutMs: 20_000,
+      });
+      expect(up.code, up.stderr).toBe(2);
+      const { error } = JSON.parse(up.stdout);
+      expect(error.code).toBe('state_dir_unwritable');
+      expect(error.message).toContain('cannot write the state folder at /proc/sandbox-state');
+    }
+    expect(Date.now() - started).toBeLessThan(20_000);
   });
 
   it('a state folder that cannot be written is a readable error, not errno text', async () => {

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
@@ -9,6 +9,8 @@ import { ensureBuilt } from '../../test/support/devnet/dist.js';
 import { runCli } from '../../test/support/devnet/processes.js';
 
 const dirs: string[] = [];
+/** Clusters kept outside their state folder (root, a folder the postgres user cannot enter): removed at the end. */
+const relocated: string[] = [];
 /** As root the sandbox's Postgres runs as the postgres user, which must be able to enter the state folder. */
 const stateDir = (name: string) => {
   const dir = mkdtempSync(join(tmpdir(), `sandbox-db-${name}-`));
@@ -25,7 +27,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const dir of dirs) await runCli(['down', '--state-dir', dir]);
   await server?.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  for (const dir of [...dirs, ...relocated]) rmSync(dir, { recursive: true, force: true });
 });
 
 /** `sandbox up --detach --json` with no solvers on free chain ports; the manifest it printed. */
@@ -99,6 +101,31 @@ describe('sandbox up --database postgres', () => {
     const listed = await api(second, 'GET', '/api/v1/webhooks');
     expect((listed.body.data as Array<{ webhookId: string }>).map((hook) => hook.webhookId)).toEqual([created.body.webhookId]);
     await runCli(['down', '--state-dir', dir]);
+  });
+
+  it('works from a state folder inside a `mktemp -d` folder (0700): as root the cluster moves where Postgres can reach it', async () => {
+    // What CI running as root makes by default: a private temp folder the postgres user cannot enter.
+    const parent = mkdtempSync(join(tmpdir(), 'sandbox-db-private-'));
+    dirs.push(parent);
+    const dir = join(parent, 'state');
+    dirs.push(dir);
+    const manifest = await up(dir, ['--database', 'postgres']);
+    const asRoot = process.getuid?.() === 0;
+    const dataDir = asRoot ? readFileSync(join(dir, 'postgres-location'), 'utf8').trim() : join(dir, 'postgres');
+    if (asRoot) relocated.push(dataDir);
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true);
+    // The private folder stays private: nothing loosened its mode.
+    expect(statSync(parent).mode & 0o777).toBe(0o700);
+
+    const created = await api(manifest, 'POST', '/api/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.*'] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect((await runCli(['down', '--state-dir', dir])).code).toBe(0);
+    // The same cluster again on the next up: the store survived.
+    const second = await up(dir, ['--database', 'postgres']);
+    const listed = await api(second, 'GET', '/api/v1/webhooks');
+    expect((listed.body.data as Array<{ webhookId: string }>).map((hook) => hook.webhookId)).toEqual([created.body.webhookId]);
+    expect((await runCli(['down', '--state-dir', dir])).code).toBe(0);
+    expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(false);
   });
 
   it('uses --database-url, or DATABASE_URL when it names a Postgres database', async () => {

@@ -15,6 +15,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
   'sandbox keys rotate': ['sandbox keys rotate', 'sandbox keys rotate key_…'],
   'sandbox keys list': ['sandbox keys list --json'],
   'sandbox trigger': ['sandbox trigger order.settled', 'sandbox trigger order.refunded --json', 'sandbox trigger --list'],
+  'sandbox demo': ['sandbox demo refund', 'sandbox demo attestation --lying-oracle', 'sandbox demo retries --json'],
   'sandbox conformance': [
     'sandbox conformance',
     'sandbox conformance --target https://api.example.test --profile A --api-key svc_test_… --report html=report.html',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateLayout } from '../devnet/state-dir.js';
+import { ensureDir, stateLayout } from '../devnet/state-dir.js';
 
 /**
  * The signing secret `sandbox webhooks listen` registers with, one per state folder and kept there: the app under
@@ -21,7 +21,7 @@ export function stableListenSecret(stateDir: string): string {
     // None yet: make one below.
   }
   const secret = `whsec_test_${randomBytes(24).toString('base64url')}`;
-  mkdirSync(stateLayout(stateDir).root, { recursive: true });
+  ensureDir(stateLayout(stateDir).root);
   writeFileSync(file, `${secret}\n`, { mode: 0o600 });
   return secret;
 }

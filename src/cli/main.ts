@@ -6,6 +6,7 @@ import { register as registerChains } from './commands/chains.js';
 import { register as registerClock } from './commands/clock.js';
 import { register as registerCompletion } from './commands/completion.js';
 import { register as registerConformance } from './commands/conformance.js';
+import { register as registerDemo } from './commands/demo.js';
 import { register as registerDown } from './commands/down.js';
 import { register as registerFaucet } from './commands/faucet.js';
 import { register as registerFault } from './commands/fault.js';
@@ -52,6 +53,7 @@ registerMailbox(program);
 registerFaucet(program);
 registerFault(program);
 registerTrigger(program);
+registerDemo(program);
 registerCompletion(program);
 addExamples(program);
 

@@ -118,7 +118,9 @@ function readableError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const { code, path, syscall } = error as NodeJS.ErrnoException;
   if (code === undefined || path === undefined || syscall === undefined) return error;
-  const reason = FILE_SYSTEM_REFUSALS[code];
+  // ENOENT from mkdir once the parents exist (devnet/state-dir.ts ensureDir makes them): the file system refuses
+  // folders there (/proc, a read-only pseudo file system). ENOENT elsewhere is a missing file, not a refusal.
+  const reason = code === 'ENOENT' && syscall === 'mkdir' ? 'the file system refuses to create a folder there' : FILE_SYSTEM_REFUSALS[code];
   if (reason === undefined || !/^(mkdir|open|write|rename|copyfile|unlink|access)/.test(syscall)) return error;
   return new StateDirUnwritableError(path, reason, error);
 }

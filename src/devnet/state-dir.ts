@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,26 @@ export function defaultCacheDir(): string {
   }
 }
 
+/**
+ * `mkdir -p` that fails instead of spinning. Node's recursive mkdir loops forever, at full CPU, when a folder that
+ * exists refuses a child with ENOENT (/proc, some FUSE and overlay mounts): `sandbox up --state-dir /proc/foo`
+ * hung there. Creating the missing folders one at a time from the nearest existing ancestor throws the refusal at
+ * once, and the CLI reports it as an unwritable state folder (exit 2).
+ */
 export function ensureDir(path: string): void {
-  mkdirSync(path, { recursive: true });
+  const missing: string[] = [];
+  for (let current = resolve(path); !existsSync(current); current = dirname(current)) {
+    missing.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      // Made by someone else in the meantime: fine, as long as it is a folder (checked below).
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  // A file where the folder should be: mkdir says so (EEXIST), as the recursive form did.
+  if (!statSync(path).isDirectory()) mkdirSync(path);
 }

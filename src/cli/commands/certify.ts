@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../../devnet/state-dir.js';
 import { dirname, join, resolve } from 'node:path';
 import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
-import { jsonProgress } from '../json-progress.js';
+import { checkProgress } from '../run-progress.js';
 import { globalOptions, printJson, reportError } from '../output.js';
 import { parseReportOption } from './conformance.js';
-import { sandboxClockOffset } from './webhooks.js';
+import { sandboxClockOffset } from '../../api/webhook-listener.js';
 
 /**
  * `sandbox certify webhook-receiver|solver`: the harness plays the service's side against a receiver or a solver
@@ -28,7 +29,7 @@ async function loadSigningKey(flags: CommonFlags, stateDir: string, json: boolea
   if (existsSync(path)) return c.signingKeyFromPem(readFileSync(path, 'utf8'));
   if (flags.signingKey !== undefined) throw new c.UsageError(`--signing-key ${path} does not exist`);
   const key = c.generateSigningKey();
-  mkdirSync(dirname(path), { recursive: true });
+  ensureDir(dirname(path));
   writeFileSync(path, c.signingKeyToPem(key).privatePem, { mode: 0o600 });
   if (!json) process.stderr.write(`› created the report signing key ${path} (${c.keyIdOf(key.publicKey)})\n`);
   return key;
@@ -99,7 +100,7 @@ export function register(program: Command): void {
           secret: flags.secret,
           ...(offset === undefined ? {} : { nowMs: () => Date.now() + offset, clock: `sandbox (${Math.round(offset / 1000)} s ahead)` }),
           ...(signingKey === undefined ? {} : { signingKey }),
-          onResult: json ? jsonProgress() : c.consoleProgress(process.stderr),
+          onResult: checkProgress(json, c.consoleProgress).onResult,
         });
         await writeReports(run.report, flags.report, json);
         process.exitCode = run.exitCode;
@@ -162,7 +163,7 @@ export function register(program: Command): void {
             chains: sandbox.manifest.chains,
           };
           const out = flags.out ?? join(resolve(stateDir), 'certify-solver.json');
-          mkdirSync(dirname(out), { recursive: true });
+          ensureDir(dirname(out));
           writeFileSync(out, `${JSON.stringify(details, null, 2)}\n`, { mode: 0o600 });
           if (!json) {
             process.stdout.write(
@@ -184,7 +185,7 @@ export function register(program: Command): void {
             waitMs: waitSeconds * 1_000,
             long: flags.long === true,
             ...(signingKey === undefined ? {} : { signingKey }),
-            onResult: json ? jsonProgress() : c.consoleProgress(process.stderr),
+            onResult: checkProgress(json, c.consoleProgress).onResult,
           });
           await writeReports(run.report, flags.report, json);
           process.exitCode = run.exitCode;

@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { ensureDir } from '../../devnet/state-dir.js';
 import { dirname, join, resolve } from 'node:path';
 import { usageExitsTree } from '../conventions.js';
 import { type Command, Option } from 'commander';
-import { jsonProgress } from '../json-progress.js';
+import { checkProgress } from '../run-progress.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { exitCodeOf } from '../exit-codes.js';
 import { globalOptions, printJson, reportError, UsageError } from '../output.js';
@@ -160,7 +161,7 @@ export function register(program: Command): void {
       }
       const key = generateSigningKey();
       const { privatePem, publicPem } = signingKeyToPem(key);
-      mkdirSync(dirname(resolve(flags.out)), { recursive: true });
+      ensureDir(dirname(resolve(flags.out)));
       writeFileSync(flags.out, privatePem, { mode: 0o600 });
       writeFileSync(`${flags.out}.pub`, publicPem);
       const keyId = keyIdOf(key.publicKey);
@@ -254,13 +255,13 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
         throw new UsageFailure(`--signing-key ${path} does not exist (create one with \`sandbox conformance keygen --out ${path}\`)`);
       else {
         signingKey = c.generateSigningKey();
-        mkdirSync(dirname(path), { recursive: true });
+        ensureDir(dirname(path));
         writeFileSync(path, c.signingKeyToPem(signingKey).privatePem, { mode: 0o600 });
         if (!json) progress(`created the report signing key ${path} (${c.keyIdOf(signingKey.publicKey)})`);
       }
     }
 
-    const onResult = json ? jsonProgress() : c.consoleProgress(process.stderr);
+    const checks = checkProgress(json, c.consoleProgress);
     const run = await c.runConformance({
       profile,
       ...(url === undefined ? {} : { url }),
@@ -285,8 +286,9 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
       onCapabilities: (report) => {
         if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
       },
-      ...(onResult === undefined ? {} : { onResult }),
+      onResult: checks.onResult,
     });
+    checks.end();
     if (reports.json) c.writeJsonReport(run.report, reports.json);
     if (reports.junit) c.writeJunitReport(run.report, reports.junit);
     if (reports.html) c.writeHtmlReport(run.report, reports.html);

@@ -3,6 +3,7 @@ import { usageExitsTree } from '../conventions.js';
 import type { RunEvent } from '../../../scenarios/index.js';
 import { addImageOptions, type ImageFlags, imageOptions } from '../image-options.js';
 import { bold, dim, globalOptions, printJson, reportError, table } from '../output.js';
+import { scenarioRunProgress } from '../run-progress.js';
 
 /**
  * `sandbox scenario run [names…]`: scripted takers and solvers through every path of the settlement service against
@@ -56,18 +57,15 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
     if (expectTimeoutMs !== undefined && !(Number.isInteger(expectTimeoutMs) && expectTimeoutMs > 0)) {
       throw new s.ScenarioUsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
     }
+    const progress = scenarioRunProgress(json, (write) => scenarioProgress(s.progressPrinter(write), flags.target, write));
     const report = await s.runScenarios({
       scenarios,
       seed,
       ...(flags.target === undefined ? {} : { target: flags.target }),
       ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
-      onEvent: json
-        ? scenarioJsonProgress()
-        : scenarioProgress(
-            s.progressPrinter((text) => process.stderr.write(text)),
-            flags.target,
-          ),
+      onEvent: (event) => progress.onEvent(event),
     });
+    progress.end();
     const written = s.writeReports(report, reports);
     if (report.summary.failed > 0) process.exitCode = 1;
     if (json) {
@@ -91,21 +89,17 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
  * People's progress, with one correction: against `--target` nothing starts (the sandbox runs already), so the
  * runner's "starting" line becomes "connecting to".
  */
-function scenarioProgress(print: (event: RunEvent) => void, target: string | undefined): (event: RunEvent) => void {
+function scenarioProgress(
+  print: (event: RunEvent) => void,
+  target: string | undefined,
+  write: (text: string) => void,
+): (event: RunEvent) => void {
   return (event) => {
     if (target !== undefined && event.type === 'target.starting') {
-      process.stderr.write(dim(`› connecting to ${event.description}…\n`));
+      write(dim(`› connecting to ${event.description}…\n`));
       return;
     }
     print(event);
-  };
-}
-
-/** Under `--json`: one JSON line on stderr per finished scenario, so a long run is visibly alive. */
-function scenarioJsonProgress(): (event: RunEvent) => void {
-  return (event) => {
-    if (event.type !== 'scenario.end') return;
-    process.stderr.write(`${JSON.stringify({ progress: { scenario: event.result.name, status: event.result.status } })}\n`);
   };
 }
 

@@ -16,7 +16,7 @@ export function register(program: Command): void {
 }
 
 async function trigger(output: Output, globals: GlobalOptions, name: string | undefined, flags: { list?: boolean }): Promise<void> {
-  const flows = await import('../trigger-flows.js');
+  const flows = await import('../../api/flows/triggers.js');
   if (flags.list === true || name === undefined) {
     if (name === undefined && flags.list !== true)
       throw new UsageError(`trigger: name an event or flow (${flows.triggerNames().join(', ')})`);
@@ -28,6 +28,9 @@ async function trigger(output: Output, globals: GlobalOptions, name: string | un
       },
     );
     return;
+  }
+  if (!flows.triggerNames().includes(name)) {
+    throw new UsageError(`trigger: "${name}" is not a flow this sandbox can run; one of ${flows.triggerNames().join(', ')}`);
   }
   const result = await flows.runTrigger(globals.stateDir, name, (step) => output.progress(`${step.step}: ${step.detail}`));
   output.result(

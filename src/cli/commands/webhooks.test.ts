@@ -8,7 +8,8 @@ import type { EvidenceModule } from '../../service/evidence/module.js';
 import { startTestService, type TestService } from '../../../test/support/service/service.js';
 import { addGlobalOptions } from '../output.js';
 import { readMailbox, register as registerMailbox } from './mailbox.js';
-import { register as registerWebhooks, startWebhookListener, type ListenedDelivery, type Listener } from './webhooks.js';
+import { startWebhookListener, type ListenedDelivery, type Listener } from '../../api/webhook-listener.js';
+import { register as registerWebhooks } from './webhooks.js';
 
 let t: TestService;
 let stateDir: string;

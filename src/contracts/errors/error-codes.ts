@@ -343,7 +343,8 @@ export const CLI_ERROR_CODES = {
   target_unreachable: { description: 'The target deployment does not answer.' },
   target_unusable: { description: 'The target deployment answers but cannot be used (missing keys or chains).' },
   trigger_failed: {
-    description: '`sandbox trigger` ran its flow but the order did not end as the event needs (the message says where it stopped).',
+    description:
+      '`sandbox trigger` or `sandbox demo` ran its flow but the order did not end as it should (the message says where it stopped).',
   },
   unknown_chain: { description: 'The sandbox has no chain with this id.' },
   usage_error: { description: 'The command was called wrongly (unknown name, bad option); exit code 2.' },

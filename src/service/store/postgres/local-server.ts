@@ -68,8 +68,15 @@ export function findPostgresBinaries(): string {
   return found;
 }
 
-/** Who runs the server: ourselves, or the `postgres` system user when we are root. */
-function serverUser(): { uid: number; gid: number } | undefined {
+/** The system user a server runs as when we are root: ids and home folder. */
+export interface PostgresServerUser {
+  uid: number;
+  gid: number;
+  home: string;
+}
+
+/** Who runs the server: ourselves (undefined), or the `postgres` system user when we are root. */
+export function postgresServerUser(): PostgresServerUser | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
@@ -77,8 +84,21 @@ function serverUser(): { uid: number; gid: number } | undefined {
   if (line === undefined) {
     throw new LocalPostgresError('Postgres refuses to run as root and there is no `postgres` user to run it as: run as another user');
   }
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
+  const [, , uid, gid, , home] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid), home: home ?? '' };
+}
+
+/** The first folder above `dataDir` that `user` cannot enter (no search permission for it), if any. */
+export function unreachableAncestor(dataDir: string, user: { uid: number; gid: number } | undefined): string | undefined {
+  if (user === undefined) return undefined;
+  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
+    if (existsSync(dir)) {
+      const { mode, uid, gid } = statSync(dir);
+      const search = uid === user.uid ? mode & 0o100 : gid === user.gid ? mode & 0o010 : mode & 0o001;
+      if (search === 0) return dir;
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -93,23 +113,19 @@ async function freePort(): Promise<number> {
 }
 
 /** Every folder above the data folder must be enterable by the server's user. */
-function assertReachable(dataDir: string, user: { uid: number } | undefined): void {
-  if (user === undefined) return;
-  for (let dir = dirname(dataDir); ; dir = dirname(dir)) {
-    const mode = statSync(dir).mode;
-    if ((mode & 0o001) === 0) {
-      throw new LocalPostgresError(
-        `Postgres runs as the postgres user (we are root) and cannot enter ${dir}: choose a state folder it can reach, or pass --database-url`,
-      );
-    }
-    if (dirname(dir) === dir) break;
+function assertReachable(dataDir: string, user: PostgresServerUser | undefined): void {
+  const blocked = unreachableAncestor(dataDir, user);
+  if (blocked !== undefined) {
+    throw new LocalPostgresError(
+      `Postgres runs as the postgres user (we are root) and cannot enter ${blocked}: choose a data folder it can reach, or pass --database-url`,
+    );
   }
 }
 
 /** Initialises the data folder on first use, starts the server and waits until it accepts connections. */
 export async function startLocalPostgres(options: LocalPostgresOptions): Promise<LocalPostgres> {
   const bin = findPostgresBinaries();
-  const user = serverUser();
+  const user = postgresServerUser();
   const dataDir = options.dataDir;
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   assertReachable(dataDir, user);
