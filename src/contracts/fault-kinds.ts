@@ -174,6 +174,21 @@ export const FAULT_KIND_TABLE = [
     params: [],
   },
   {
+    kind: 'solver.quote-invalid',
+    target: 'solver',
+    summary: 'a reference solver answers the RFQ with a malformed quote',
+    description: 'A reference solver answers the RFQ with a malformed quote (refused `malformed`; the RFQ view shows it rejected).',
+    params: [],
+  },
+  {
+    kind: 'solver.fill-slow',
+    target: 'solver',
+    summary: 'the winning reference solver fills a wall-time delay late',
+    description:
+      'A reference solver that wins waits `delay` of wall time before it fills (still before the deadline unless the clock moves meanwhile): a fill that lands while something else happens.',
+    params: [required('delay', 'at most 60s')],
+  },
+  {
     kind: 'solver.fill-short',
     target: 'solver',
     summary: 'the winning reference solver fills 90 % of the output',
@@ -191,7 +206,8 @@ export const FAULT_KIND_TABLE = [
     kind: 'solver.fill-twice',
     target: 'solver',
     summary: 'the winning reference solver sends the same fill twice',
-    description: 'A reference solver that wins fills, then sends the same fill again (the second reverts on chain).',
+    description:
+      'A reference solver that wins fills, then sends the same fill again (it changes nothing: the output settler pays an output once).',
     params: [],
   },
   {

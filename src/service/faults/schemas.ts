@@ -86,7 +86,12 @@ export function faultRequestSchema(chainIds: readonly number[]) {
           .meta({ description: "Blocks replaced below the head (the devnet keeps 16); default: down to and including the fill's block." }),
         scope: FaultScope.optional(),
       }),
-      ...SOLVER_FAULT_KINDS.map((kind) => variant(kind, { scope: FaultScope.optional() })),
+      // A slow fill waits a wall-time delay; every other solver fault takes a scope only.
+      ...SOLVER_FAULT_KINDS.map((kind) =>
+        kind === 'solver.fill-slow'
+          ? variant(kind, { delay: WallDelay, scope: FaultScope.optional() })
+          : variant(kind, { scope: FaultScope.optional() }),
+      ),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
 }
