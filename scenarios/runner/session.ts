@@ -199,7 +199,10 @@ export class ScenarioSession {
       } else {
         handle = await this._sharedTarget();
       }
-      result.target = handle.target.description + (own && this.options.target !== undefined ? ', not the target' : '');
+      result.target =
+        own && this.options.target !== undefined
+          ? `${handle.target.description} of its own, not the target (settings the target does not have)`
+          : handle.target.description;
       const opened = handle;
       const unmet = await unmetRequirement(requires, opened.target, () => this.servesReferenceB(opened));
       if (unmet !== undefined) {
