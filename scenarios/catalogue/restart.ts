@@ -29,7 +29,7 @@ export const crashAndRestart = defineScenario({
   name: 'service-crash-restart',
   title: 'Service stopped mid-lifecycle: a fill and an expiry while it is down are caught up; repeated restarts; exactly once everywhere',
   tags: ['restart', 'clock'],
-  requires: { ownTarget: true, restart: true, testClock: true },
+  requires: { restart: true, testClock: true },
   actors: {
     takers: ['alice', 'bob', 'carol'],
     streams: { live: { topics: ['orders:*'] } },

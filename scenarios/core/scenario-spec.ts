@@ -18,7 +18,7 @@ export interface ScenarioInfo {
 export interface Requirements {
   /** A sandbox of its own, started for this scenario and stopped after it (isolation, other settings). */
   ownTarget?: boolean | ((participants: Participants) => OwnTargetSettings);
-  /** Stops and starts the service: in-process targets only. */
+  /** Stops and starts the service: the runner's own, or a running sandbox's through its `service.restart` switch. */
   restart?: boolean;
   /** Scripts the reference solvers through the sandbox's solver fault switches (the sandbox environment). */
   scriptableSolvers?: boolean;

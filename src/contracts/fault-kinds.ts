@@ -100,6 +100,14 @@ export const FAULT_KIND_TABLE = [
     params: [required('route'), required('delay', 'at most 60s')],
   },
   {
+    kind: 'service.restart',
+    target: 'service',
+    summary: 'the service is stopped abruptly and started again',
+    description:
+      'The settlement service stops as a crash would (connections drop, work in flight stops) and starts again on the same store, port and keys after `down` of wall time; chains, solvers and clients keep running, and the service catches up with what the chains did meanwhile. Fires once, when set: the answer comes just before the stop. Needs the service `sandbox up` runs itself (one instance): elsewhere 409 `service_restart_unavailable`.',
+    params: [optional('down', 'at most 60s')],
+  },
+  {
     kind: 'chain.rpc-drop',
     target: 'chain',
     summary: "the service's JSON-RPC calls fail",

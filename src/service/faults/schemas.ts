@@ -64,6 +64,10 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('oracle.lie', { scope: FaultScope.optional() }),
       variant('service.maintenance', { route: Route, scope: RequestScope.optional() }),
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
+      z.strictObject({
+        kind: z.literal('service.restart').meta({ description: DESCRIPTIONS['service.restart'] }),
+        down: WallDelay.optional().meta({ description: 'How long the service stays down (wall time, at most 60 s; default none).' }),
+      }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
       z.strictObject({
