@@ -34,10 +34,11 @@ export async function referenceSolversOf(target: ScenarioTarget, rest: RestClien
   const accounts = target.manifest.accounts?.solvers ?? [];
   const { data } = await rest.request<{ data: DirectoryEntry[] }>('GET', '/api/v1/solvers?limit=100');
   const found = new Map<number, ReferenceSolverHandle>();
-  for (const entry of data) {
+  // Connected ones first; one that is reconnecting (a service restart a moment ago) still counts.
+  for (const entry of [...data.filter((e) => e.connected), ...data.filter((e) => !e.connected)]) {
     const position = Number(REFERENCE_NAME.exec(entry.name)?.[1] ?? Number.NaN);
     const account = accounts[position - 1];
-    if (account === undefined || found.has(position) || !entry.connected) continue;
+    if (account === undefined || found.has(position)) continue;
     found.set(position, { solverId: entry.solverId, name: entry.name, address: account.address as Address });
   }
   return [...found.entries()].sort(([a], [b]) => a - b).map(([, handle]) => handle);

@@ -40,7 +40,15 @@ export const onchainIntakeChainSolver = defineScenario({
         strategy: strategyFromSeed(1, 0),
         mode: 'chain',
       });
-      context.onTeardown(() => solver.stop());
+      context.onTeardown(async () => {
+        // Its watch loop sleeps on unref'd timers: hold the process open until the loop has seen the stop.
+        const keepAlive = setInterval(() => undefined, 1_000);
+        try {
+          await solver.stop();
+        } finally {
+          clearInterval(keepAlive);
+        }
+      });
       await solver.start();
       return `${address} watching ${context.target.manifest.chains.map((chain) => chain.name).join(' and ')}`;
     }),
