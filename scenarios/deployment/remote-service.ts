@@ -20,6 +20,8 @@ const START_WAIT_MS = 60_000;
 export function restartThroughFault(manifest: ServedManifest, adminKey: string): ServiceControl {
   const rest = new RestClient({ baseUrl: manifest.api.url, apiKey: adminKey, timeoutMs: 2_000 });
   let running = true;
+  /** The spent switch of the last stop: cleared once the service is back, so none stays listed. */
+  let spent: string | undefined;
   const answers = async () => {
     try {
       await rest.health();
@@ -41,13 +43,15 @@ export function restartThroughFault(manifest: ServedManifest, adminKey: string):
       return running;
     },
     async stop() {
-      await rest.request('POST', '/api/v1/sandbox/faults', { kind: 'service.restart', down: DOWN });
+      spent = (await rest.request<{ id: string }>('POST', '/api/v1/sandbox/faults', { kind: 'service.restart', down: DOWN })).id;
       await until(false, STOP_WAIT_MS, 'did not stop after service.restart');
       running = false;
     },
     async start() {
       await until(true, START_WAIT_MS, 'did not come back after service.restart');
       running = true;
+      if (spent !== undefined) await rest.request('DELETE', `/api/v1/sandbox/faults/${spent}`).catch(() => undefined);
+      spent = undefined;
     },
   };
 }
