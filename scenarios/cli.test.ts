@@ -68,6 +68,7 @@ describe('sandbox scenario: usage', () => {
     expect((await cli('scenario', 'run', '--report', 'html=r.html')).code).toBe(2);
     expect((await cli('scenario', 'run', '--timeout', '-5')).code).toBe(2);
     expect((await cli('scenario', 'run', '--no-such-flag')).code).toBe(2);
+    expect((await cli('scenario', 'run', '--workspace', 'sandbox')).code).toBe(2);
     const target = await cli('--json', 'scenario', 'run', '--target', join(folder, 'missing.json'));
     expect(target.code).toBe(2);
     expect(JSON.parse(target.out)).toMatchObject({ error: { code: 'target_unusable' } });
@@ -106,7 +107,7 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     await target?.stop();
   });
 
-  it('runs what it can, skips with a reason what needs the runner’s own solvers, service or sandbox, and writes reports', async () => {
+  it('runs every scenario there: solvers scripted through fault switches, other settings on a sandbox of its own; writes reports', async () => {
     const junit = join(folder, 'out', 'scenarios.xml');
     const json = join(folder, 'out', 'scenarios.json');
     const run = await cli(
@@ -114,7 +115,7 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
       'run',
       'success-permit2-direct',
       'late-fill-loses-to-refund',
-      'service-crash-restart',
+      'production-sanctioned-taker',
       '--target',
       manifestPath,
       '--seed',
@@ -126,25 +127,26 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     expect(run.err).toMatch(/\[1\/3\] success-permit2-direct/);
     expect(run.err).toMatch(/✓ expect order o/);
     expect(run.out).toMatch(/success-permit2-direct\s+passed\s+4\/4/);
-    expect(run.out).toMatch(/late-fill-loses-to-refund\s+skipped/);
-    expect(run.out).toMatch(/3 scenarios: 1 passed, 0 failed, 2 skipped/);
+    expect(run.out).toMatch(/3 scenarios: 3 passed, 0 failed, 0 skipped/);
     const report = JSON.parse(readFileSync(json, 'utf8')) as {
       seed: number;
-      scenarios: { name: string; status: string; reason?: string; participants: Record<string, string> }[];
+      scenarios: { name: string; status: string; target: string; reason?: string; participants: Record<string, string> }[];
     };
     expect(report.seed).toBe(5);
     expect(report.scenarios.map((s) => [s.name, s.status])).toEqual([
       ['success-permit2-direct', 'passed'],
-      ['late-fill-loses-to-refund', 'skipped'],
-      ['service-crash-restart', 'skipped'],
+      ['late-fill-loses-to-refund', 'passed'],
+      ['production-sanctioned-taker', 'passed'],
     ]);
-    expect(report.scenarios[1]!.reason).toMatch(/scripts the reference solvers/);
-    expect(report.scenarios[2]!.reason).toMatch(/sandbox of its own/);
+    // The production scenario says where it ran: not on the sandbox it was pointed at.
+    expect(report.scenarios[2]!.target).toMatch(/in-process production .* of its own, not the target/);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toMatch(/<testsuites name="settlement scenarios" tests="3" failures="0" errors="0" skipped="2"/);
-    expect(xml).toMatch(
-      /<testcase classname="scenarios.refund" name="late-fill-loses-to-refund" time="[\d.]+">\n {6}<skipped message="scripts the reference solvers/,
-    );
+    expect(xml).toMatch(/<testsuites name="settlement scenarios" tests="3" failures="0" errors="0" skipped="0"/);
+    // Every switch the late-fill scenario set to script the solvers is cleared again.
+    const faults = await fetch(`${target.manifest.api.url}/api/v1/sandbox/faults`, {
+      headers: { authorization: `Bearer ${target.adminKey}` },
+    });
+    expect(((await faults.json()) as { data: unknown[] }).data).toEqual([]);
 
     // The same seed draws the same participant names, but every run has keys (addresses) of its own: what an earlier
     // run left on a long-lived sandbox never shows in a later run's balances.
@@ -157,6 +159,17 @@ describe('sandbox scenario run against a running sandbox (--target)', () => {
     expect(next.map((p) => p.name)).toEqual(first.map((p) => p.name));
     expect(next.map((p) => p.address)).not.toEqual(first.map((p) => p.address));
   }, 120_000);
+
+  it('--workspace sandbox plays in the sandbox’s own workspace: its orders are the ones sandbox.json’s key lists', async () => {
+    const run = await cli('--json', 'scenario', 'run', 'success-permit2-direct', '--target', manifestPath, '--workspace', 'sandbox');
+    expect(run.code, `${run.err}\n${run.out}`).toBe(0);
+    const report = JSON.parse(run.out) as { scenarios: { orders: Record<string, { orderId: string }> }[] };
+    const orderId = report.scenarios[0]!.orders.o!.orderId;
+    const answer = await fetch(`${target.manifest.api.url}/api/v1/orders/${orderId}`, {
+      headers: { authorization: `Bearer ${target.manifest.api.apiKeys[0]}` },
+    });
+    expect(answer.status).toBe(200);
+  }, 60_000);
 
   it('exits 1 when scenarios fail: a target whose service does not answer fails them at setup', async () => {
     const dead = join(folder, 'dead.json');

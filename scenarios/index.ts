@@ -12,5 +12,5 @@ export { junitReport } from './report/junit.js';
 export type { RunEvent, RunReport, ScenarioResult, StepResult } from './runner/result.js';
 export { runScenarios, writeReports, type RunOptions } from './runner/run.js';
 export { parseReportSpec, parseSeed, ScenarioUsageError, selectScenarios } from './runner/select.js';
-export { ScenarioSession, type SessionOptions } from './runner/session.js';
+export { SANDBOX_WORKSPACE, ScenarioSession, type SessionOptions } from './runner/session.js';
 export { readTargetManifest, TargetError } from './deployment/remote.js';

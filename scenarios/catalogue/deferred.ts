@@ -74,6 +74,8 @@ export const deferredPausedProvider = defineScenario({
       const state = await context.rest.request<{ paused: boolean }>('POST', `/api/v1/admin/deferred/${solverId}/pause`);
       expectEqual(state.paused, true, 'paused');
       context.values.set('paused', solverId);
+      // A scenario that fails before it resumes the solver must not leave it paused on a shared sandbox.
+      context.onTeardown(() => context.rest.request('POST', `/api/v1/admin/deferred/${solverId}/resume`));
       return solverId;
     }),
     quote('deferred', { taker: 'alice', path: 'deferred', amount: AMOUNT }),
@@ -90,7 +92,7 @@ export const deferredPausedProvider = defineScenario({
       const solverId = context.value<string>('paused');
       const state = await context.rest.request<{ paused: boolean }>('POST', `/api/v1/admin/deferred/${solverId}/resume`);
       expectEqual(state.paused, false, 'paused');
-      return getAddress(context.solvers[0]!.wallet.address);
+      return getAddress(context.solvers[0]!.address);
     }),
     quote('again', { taker: 'alice', path: 'deferred', amount: AMOUNT }),
     check('resumed, it quotes deferred RFQs again', (context) => {

@@ -1,9 +1,11 @@
 import type { Hex } from 'viem';
+import { privateKeyToAccount } from 'viem/accounts';
 import { addressToBytes32, orderIdentifier, type StandardOrder, tokenId } from '../../src/contracts/order.js';
 import { chainClient, contractOf, tokenOf } from '../actors/chain-clients.js';
 import { expectEqual } from '../core/errors.js';
 import { defineScenario } from '../core/scenario.js';
 import { check, waitUntil } from '../steps/index.js';
+import { ReferenceSolver, strategyFromSeed } from '../../src/solvers/index.js';
 
 /** The on-chain order id of this run's order (set by the open step, read by the later ones). */
 let opened: Hex | undefined;
@@ -19,9 +21,37 @@ export const onchainIntakeChainSolver = defineScenario({
   name: 'onchain-open-chain-solver',
   title: 'An order opened directly on chain is served by the API and settled by a solver that only watches Open logs',
   tags: ['oif', 'onchain', 'solver'],
-  requires: { ownTarget: () => ({ solvers: 1, solverMode: 'chain' }) },
   actors: { takers: ['alice'] },
   steps: [
+    // The target's own reference solvers follow the solver stream; this one, started by the scenario against the
+    // target's chains with an account of its own, only watches them (as `sandbox up --solver-mode chain` does).
+    check('start a chain-watching reference solver with an account of its own', async (context) => {
+      const privateKey = context.random.privateKey('chain-solver');
+      const address = privateKeyToAccount(privateKey).address;
+      const [origin, destination] = context.target.manifest.chains;
+      await context.target.fund(address, destination!.chainId, 'USDC', 1_000n);
+      await context.target.fund(address, origin!.chainId, 'USDC', 1n);
+      const solver = new ReferenceSolver({
+        name: `chain-watcher (${context.scenario.name})`,
+        serviceUrl: context.target.manifest.api.url,
+        apiKey: context.workspace.apiKey,
+        chains: context.target.manifest.chains,
+        account: { address, privateKey },
+        strategy: strategyFromSeed(1, 0),
+        mode: 'chain',
+      });
+      context.onTeardown(async () => {
+        // Its watch loop sleeps on unref'd timers: hold the process open until the loop has seen the stop.
+        const keepAlive = setInterval(() => undefined, 1_000);
+        try {
+          await solver.stop();
+        } finally {
+          clearInterval(keepAlive);
+        }
+      });
+      await solver.start();
+      return `${address} watching ${context.target.manifest.chains.map((chain) => chain.name).join(' and ')}`;
+    }),
     check('alice opens an order on the origin escrow with `open` (no POST /orders)', async (context) => {
       const origin = context.target.manifest.chains[0]!;
       const destination = context.target.manifest.chains[1]!;

@@ -3,7 +3,7 @@ import { defineScenario } from '../core/scenario.js';
 import { expectEqual, expectThat } from '../core/errors.js';
 import { verifyEntries, type LedgerEntry } from '../../src/contracts/ledger/chain.js';
 import { accept, advanceClockTo, after, check, expectOrder, rfq, setSolvers, type AcceptAnswer } from '../steps/index.js';
-import { refunded, settled } from './timelines.js';
+import { refunded, settled, withSolverFault } from './timelines.js';
 
 const B_CHANNELS = ['rfq.*', 'quote.*', 'settlement.*', 'audit.recorded'];
 
@@ -106,7 +106,7 @@ export const referenceBFailure = defineScenario({
     accept('t', { rfq: 'r' }),
     advanceClockTo('2 s past expiry', after('r', 'expires', 2)),
     expectOrder('t', (context) => ({
-      ...refunded('t', { webhooks: false })(context),
+      ...withSolverFault(refunded('t', { webhooks: false }))(context),
       ws: { b: bSequence(context, 'r', 'settlement.failed'), a: ['order.created', 'order.failed', 'compliance.event'] },
       webhooks: bSequence(context, 'r', 'settlement.failed'),
     })),

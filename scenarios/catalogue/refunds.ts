@@ -1,7 +1,7 @@
 import { defineScenario } from '../core/scenario.js';
 import { expectEqual } from '../core/errors.js';
 import { advanceClockTo, after, check, expectOrder, order, quote, waitUntil } from '../steps/index.js';
-import { refunded } from './timelines.js';
+import { refunded, withSolverFault } from './timelines.js';
 
 const watched = {
   streams: { live: { topics: ['orders:*'] } },
@@ -33,9 +33,9 @@ export const refundWhenNeverFilled = defineScenario({
       return 'Deposited ×3';
     }),
     advanceClockTo('2 s past the last order’s expiry', after('q3', 'expires', 2)),
-    expectOrder('o1', refunded('o1')),
-    expectOrder('o2', refunded('o2')),
-    expectOrder('o3', refunded('o3')),
+    expectOrder('o1', withSolverFault(refunded('o1'))),
+    expectOrder('o2', withSolverFault(refunded('o2'))),
+    expectOrder('o3', withSolverFault(refunded('o3'))),
   ],
 });
 
@@ -64,6 +64,6 @@ export const lateFillLosesToRefund = defineScenario({
       expectEqual((await context.rest.getOrder(context.order('o').orderId)).status, 'Deposited', 'status after the late fill');
     }),
     advanceClockTo('2 s past expiry', after('q', 'expires', 2)),
-    expectOrder('o', refunded('o', { filledLate: true })),
+    expectOrder('o', withSolverFault(refunded('o', { filledLate: true }))),
   ],
 });

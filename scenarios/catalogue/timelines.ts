@@ -81,3 +81,18 @@ export function refunded(
     };
   };
 }
+
+/**
+ * A solver fault fired on the order: its `fault.solver` stage comes right after `deposited` (the solver claims the
+ * firing when the order is assigned to it, before any fill) and its `fault.fired` entry right after `order.created`.
+ */
+export function withSolverFault(base: (context: ScenarioContext) => ExpectedTimeline): (context: ScenarioContext) => ExpectedTimeline {
+  return (context) => {
+    const timeline = base(context);
+    const stages = [...(timeline.stages ?? [])];
+    stages.splice(stages.indexOf('deposited') + 1, 0, 'fault.solver');
+    const ledger = [...(timeline.ledger ?? [])];
+    ledger.splice(ledger.indexOf('order.created') + 1, 0, 'fault.fired');
+    return { ...timeline, stages, ledger };
+  };
+}

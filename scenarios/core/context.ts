@@ -1,7 +1,7 @@
 import type { Hex } from 'viem';
 import type { OrderCreated, Quote, QuoteResponse, RestClient } from '../../src/clients/rest-client.js';
 import type { ChainInfo } from '../../src/contracts/deployment.js';
-import type { ReferenceSolver } from '../../src/solvers/index.js';
+import type { ReferenceSolverHandle } from '../actors/reference-solvers.js';
 import type { StreamRecorder } from '../actors/stream-recorder.js';
 import type { Taker } from '../actors/taker.js';
 import type { WebhookReceiver } from '../actors/webhook-receiver.js';
@@ -67,6 +67,10 @@ export interface ContextInit {
   receivers: ReadonlyMap<string, WebhookReceiver>;
   expectTimeoutMs: number;
   observe: (context: ScenarioContext, order: TrackedOrder) => Promise<ObservedTimeline>;
+  /** The target's reference solvers, in account order (scripted through fault switches). */
+  referenceSolvers: readonly ReferenceSolverHandle[];
+  /** Registers what the runner's teardown takes back, also when the scenario fails (a paused solver resumed…). */
+  onTeardown: (undo: () => Promise<unknown>) => void;
 }
 
 /**
@@ -92,6 +96,10 @@ export class ScenarioContext {
   private readonly _streams: ReadonlyMap<string, StreamRecorder>;
   private readonly _receivers: ReadonlyMap<string, WebhookReceiver>;
   private readonly _observe: ContextInit['observe'];
+  /** The target's reference solvers in account order; may be empty (see `solvers`). */
+  readonly referenceSolvers: readonly ReferenceSolverHandle[];
+  /** Registers what the runner's teardown takes back, also when the scenario fails. */
+  readonly onTeardown: ContextInit['onTeardown'];
   /** Service clock when the scenario began (replay windows, offsets). */
   startedAt = 0;
 
@@ -109,6 +117,8 @@ export class ScenarioContext {
     this._streams = init.streams;
     this._receivers = init.receivers;
     this._observe = init.observe;
+    this.referenceSolvers = init.referenceSolvers;
+    this.onTeardown = init.onTeardown;
   }
 
   taker(label: string): Taker {
@@ -140,11 +150,10 @@ export class ScenarioContext {
     return this.values.get(name) as T;
   }
 
-  /** The target's reference solvers (the scenario declared `scriptableSolvers`). */
-  get solvers(): readonly ReferenceSolver[] {
-    const solvers = this.target.solvers;
-    if (solvers === undefined || solvers.length === 0) fail('this target has no scriptable solvers');
-    return solvers;
+  /** The target's reference solvers in account order (the scenario declared `scriptableSolvers`). */
+  get solvers(): readonly ReferenceSolverHandle[] {
+    if (this.referenceSolvers.length === 0) fail('this target has no reference solvers to script');
+    return this.referenceSolvers;
   }
 
   get streams(): StreamRecorder[] {

@@ -18,9 +18,9 @@ export interface ScenarioInfo {
 export interface Requirements {
   /** A sandbox of its own, started for this scenario and stopped after it (isolation, other settings). */
   ownTarget?: boolean | ((participants: Participants) => OwnTargetSettings);
-  /** Stops and starts the service: in-process targets only. */
+  /** Stops and starts the service: the runner's own, or a running sandbox's through its `service.restart` switch. */
   restart?: boolean;
-  /** Changes the reference solvers' behaviour: only where the runner owns them (in-process). */
+  /** Scripts the reference solvers through the sandbox's solver fault switches (the sandbox environment). */
   scriptableSolvers?: boolean;
   /** Advances the sandbox clock (`POST /api/v1/sandbox/clock/advance`). */
   testClock?: boolean;
@@ -51,7 +51,7 @@ export interface ActorsSpec {
   streams?: Readonly<Record<string, StreamSpec>>;
   /** Webhook receivers of the scenario's workspace, each on its own loopback port. */
   webhooks?: Readonly<Record<string, ReceiverSpec>>;
-  /** Behaviour of the reference solvers for this scenario, by index (restored to honest afterwards). */
+  /** Behaviour of the reference solvers for this scenario, by account order: solver fault switches, cleared afterwards. */
   solvers?: readonly (SolverBehaviour | undefined)[];
 }
 

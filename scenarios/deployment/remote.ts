@@ -5,6 +5,7 @@ import type { SandboxManifest } from '../../src/contracts/deployment.js';
 import { ClockRoute } from './clock-route.js';
 import { DeployerMint, fundThroughFaucet } from './funding.js';
 import type { ScenarioTarget, ServedManifest } from './target.js';
+import { advanceChainsOf, restartThroughFault } from './remote-service.js';
 import { signInWorkspace } from './workspace.js';
 import { BaseError } from '../../src/contracts/errors/base-error.js';
 
@@ -32,8 +33,9 @@ export function readTargetManifest(path: string): ServedManifest {
 }
 
 /**
- * A sandbox someone else runs (`sandbox up`), reached only through what its sandbox.json lists. The runner cannot
- * script its solvers or stop its service, so scenarios that need either are skipped.
+ * A sandbox someone else runs (`sandbox up`), reached only through what its sandbox.json lists. Its reference
+ * solvers are scripted through its solver fault switches; its service is stopped and started through its
+ * `service.restart` switch, and its chains moved over their JSON-RPC while the service is down.
  */
 export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
   const manifest = readTargetManifest(path);
@@ -63,7 +65,8 @@ export async function openRemoteTarget(path: string): Promise<ScenarioTarget> {
     environment: manifest.environment,
     adminKey,
     solvers: undefined,
-    service: undefined,
+    service: faultSwitches ? restartThroughFault(manifest, adminKey) : undefined,
+    advanceChains: advanceChainsOf(manifest),
     storePath: store !== undefined && existsSync(store) ? store : undefined,
     testClock,
     faultSwitches,

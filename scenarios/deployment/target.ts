@@ -11,7 +11,7 @@ export interface Workspace {
   apiKey: string;
 }
 
-/** Stopping and starting the settlement service on the same store, port and chains (in-process only). */
+/** Stopping and starting the settlement service on the same store, port and chains. */
 export interface ServiceControl {
   readonly running: boolean;
   stop(): Promise<void>;
@@ -44,7 +44,7 @@ export interface ScenarioTarget {
   serviceNow(): Promise<number>;
   /** Moves the service clock (and every chain with it), running due jobs; resolves with the new time. */
   advanceClock(ms: number): Promise<number>;
-  /** Moves only the chains' time (the service may be down): in-process targets. */
+  /** Moves only the chains' time (the service may be down). */
   advanceChains?(seconds: number): Promise<void>;
   /** A new workspace and a credential for it. */
   createWorkspace(label: string): Promise<Workspace>;

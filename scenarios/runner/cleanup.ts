@@ -12,7 +12,14 @@ const FAULTS_PATH = /\/api\/v1\/sandbox\/faults$/;
 export class ScenarioCleanup {
   /** Fault switch ids this scenario set, in order. */
   readonly faults: string[] = [];
+  /** What the scenario asked to have taken back (a paused solver resumed…), newest first at teardown. */
+  private readonly undos: (() => Promise<unknown>)[] = [];
   private done = false;
+
+  /** Registers something to take back at teardown, whatever way the scenario ends. */
+  defer(undo: () => Promise<unknown>): void {
+    this.undos.push(undo);
+  }
 
   /** A fetch that forwards to `inner` and notes the id of each fault switch set through it. */
   fetch(inner: typeof fetch = fetch): typeof fetch {
@@ -39,6 +46,7 @@ export class ScenarioCleanup {
   async run(rest: RestClient, orderIds: readonly string[]): Promise<{ cleared: number; released: number }> {
     if (this.done) return { cleared: 0, released: 0 };
     this.done = true;
+    for (const undo of this.undos.reverse()) await undo().catch(() => undefined);
     let cleared = 0;
     let released = 0;
     for (const id of this.faults) {

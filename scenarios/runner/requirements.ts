@@ -21,9 +21,10 @@ export async function unmetRequirement(
   if (requires.environment !== undefined && requires.environment !== target.environment) {
     return `is about the ${requires.environment} environment; the target runs ${target.environment}`;
   }
-  if (requires.restart && target.service === undefined) return 'stops and restarts the service: in-process targets only';
-  if (requires.scriptableSolvers && (target.solvers === undefined || target.solvers.length === 0)) {
-    return 'scripts the reference solvers: needs solvers this runner owns (in-process targets)';
+  if (requires.restart && target.service === undefined)
+    return 'stops and restarts the service: needs the sandbox fault routes (the service.restart switch)';
+  if (requires.scriptableSolvers && !target.faultSwitches) {
+    return 'scripts the reference solvers through solver fault switches: needs the sandbox fault routes (/api/v1/sandbox/faults)';
   }
   if (requires.testClock && !target.testClock) return 'advances the sandbox clock: needs the sandbox clock route';
   if (requires.faultSwitches && !target.faultSwitches)

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { privateKeyToAccount } from 'viem/accounts';
 import { ApiRequestError, RestClient } from '../../src/clients/rest-client.js';
+import { referenceSolversOf } from '../actors/reference-solvers.js';
 import { StreamRecorder } from '../actors/stream-recorder.js';
 import { Taker } from '../actors/taker.js';
 import { WebhookReceiver } from '../actors/webhook-receiver.js';
@@ -16,6 +17,7 @@ import type { Subscriber } from '../observe/events.js';
 import { LedgerObserver } from '../observe/ledger-observer.js';
 import { formatAmount, observeOrder, orderFormat } from '../observe/observe-order.js';
 import type { ObservedTimeline } from '../observe/timeline.js';
+import { scriptSolvers } from '../steps/solvers.js';
 import { startInProcessTarget } from '../deployment/in-process.js';
 import { openRemoteTarget } from '../deployment/remote.js';
 import type { ScenarioTarget } from '../deployment/target.js';
@@ -33,7 +35,15 @@ export interface SessionOptions {
   onEvent?: (event: RunEvent) => void;
   /** What makes this run's participant keys its own (default: drawn fresh, so no two runs share an address). */
   runSalt?: string;
+  /**
+   * `sandbox`: every scenario plays in the sandbox's own workspace (the one sandbox.json's API key opens), so its
+   * orders show on the dashboard and its events at `sandbox webhooks listen`. Default: a fresh workspace each.
+   */
+  workspace?: typeof SANDBOX_WORKSPACE;
 }
+
+/** The `--workspace` name of the sandbox's own workspace (the service calls it "Sandbox workspace"). */
+export const SANDBOX_WORKSPACE = 'sandbox';
 
 /** A target with the observers that live as long as it does. */
 interface TargetHandle {
@@ -176,29 +186,30 @@ export class ScenarioSession {
     let handle: TargetHandle | undefined;
     let own = false;
     try {
-      if (requires.ownTarget && this.options.target !== undefined) {
-        result.status = 'skipped';
-        result.reason = 'needs a sandbox of its own (started in-process): not with --target';
+      if (requires.ownTarget) {
+        // Settings no running sandbox can take for one workspace (another environment, other compliance lists): a
+        // sandbox of the scenario's own, also with --target, and the report says so.
+        const settings = typeof requires.ownTarget === 'function' ? requires.ownTarget(participants) : {};
+        own = true;
+        const why = this.options.target === undefined ? '' : ' (settings the target does not have)';
+        handle = await this.open(
+          () => startInProcessTarget({ ...settings, seed: this.seed }),
+          `own in-process ${settings.environment ?? 'sandbox'} for ${scenario.name}${why}`,
+        );
       } else {
-        if (requires.ownTarget) {
-          const settings = typeof requires.ownTarget === 'function' ? requires.ownTarget(participants) : {};
-          own = true;
-          handle = await this.open(
-            () => startInProcessTarget({ ...settings, seed: this.seed }),
-            `own in-process ${settings.environment ?? 'sandbox'} for ${scenario.name}`,
-          );
-        } else {
-          handle = await this._sharedTarget();
-        }
-        result.target = handle.target.description;
-        const opened = handle;
-        const unmet = await unmetRequirement(requires, opened.target, () => this.servesReferenceB(opened));
-        if (unmet !== undefined) {
-          result.status = 'skipped';
-          result.reason = unmet;
-        } else {
-          await this.play(scenario, opened, random, keys, result);
-        }
+        handle = await this._sharedTarget();
+      }
+      result.target =
+        own && this.options.target !== undefined
+          ? `${handle.target.description} of its own, not the target (settings the target does not have)`
+          : handle.target.description;
+      const opened = handle;
+      const unmet = await unmetRequirement(requires, opened.target, () => this.servesReferenceB(opened));
+      if (unmet !== undefined) {
+        result.status = 'skipped';
+        result.reason = unmet;
+      } else {
+        await this.play(scenario, opened, random, keys, result);
       }
     } catch (error) {
       // A target that does not start fails the scenario (at setup); it does not crash the run.
@@ -231,7 +242,10 @@ export class ScenarioSession {
       await teardown();
     };
     try {
-      const workspace = await target.createWorkspace(`scenario ${scenario.name}`);
+      const workspace =
+        this.options.workspace === SANDBOX_WORKSPACE
+          ? { workspaceId: target.manifest.api.workspaceId, apiKey: target.adminKey }
+          : await target.createWorkspace(`scenario ${scenario.name}`);
       const rest = new RestClient({ baseUrl: target.manifest.api.url, apiKey: workspace.apiKey, fetch: cleanup.fetch() });
       const takers = new Map([...keys].map(([label, { name, key }]) => [label, new Taker(label, name, key, target)]));
       for (const [name, spec] of Object.entries(scenario.actors?.streams ?? {})) {
@@ -248,9 +262,7 @@ export class ScenarioSession {
         });
         receiver.webhookId = created.webhookId;
       }
-      scenario.actors?.solvers?.forEach((behaviour, index) => {
-        target.solvers?.[index]?.setBehaviour(behaviour ?? {});
-      });
+      const referenceSolvers = await referenceSolversOf(target, rest);
       context = new ScenarioContext({
         scenario,
         target,
@@ -265,7 +277,11 @@ export class ScenarioSession {
         receivers,
         expectTimeoutMs: this.options.expectTimeoutMs ?? 10_000,
         observe: observeOrder,
+        referenceSolvers,
+        onTeardown: (undo) => cleanup.defer(undo),
       });
+      // Declared solver behaviours are fault switches too (cleared at teardown like any other).
+      if (scenario.actors?.solvers !== undefined) await scriptSolvers(context, scenario.actors.solvers);
       context.startedAt = await target.serviceNow();
     } catch (error) {
       result.status = 'failed';
@@ -411,7 +427,6 @@ export class ScenarioSession {
       await receiver.close().catch(() => undefined);
     }
     for (const stream of streams.values()) stream.close();
-    for (const solver of target.solvers ?? []) solver.setBehaviour({});
     return undone;
   }
 

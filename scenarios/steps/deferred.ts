@@ -27,12 +27,19 @@ function vaultOf(chain: ChainInfo): Address {
 }
 
 /** The taker signs a Permit2 transfer of `amount` USDC into the vault for the scenario workspace's account. */
+/** The workspace's credit books before the scenario's first deposit (value name). */
+const CREDIT_BEFORE = 'creditBefore';
+
 export function depositCredit(takerLabel: string, amount: bigint): Step {
   return {
     title: `${takerLabel} deposits ${amount} USDC units into the workspace's deferred credit`,
     async run(context) {
       const chain = context.chain(0);
       const taker = context.taker(takerLabel);
+      // Credit is the workspace's: in a shared one (`--workspace sandbox`) earlier runs left some. Checks are held to
+      // the change since here; a fresh workspace has no books yet.
+      if (!context.values.has(CREDIT_BEFORE))
+        context.values.set(CREDIT_BEFORE, await creditBooks(context).catch(() => ({ available: 0n, held: 0n })));
       await taker.ensureFunded(chain, 'USDC', amount);
       const nonce = BigInt(Date.now()) * 1_000n + BigInt(Math.floor(Math.random() * 1_000));
       const deadline = BigInt(Math.floor((await context.target.serviceNow()) / 1_000) + 3_600);
@@ -87,9 +94,10 @@ export function expectCredit(title: string, expected: (context: ScenarioContext)
     title: `credit ${title}`,
     async run(context) {
       const books = await creditBooks(context);
+      const base = (context.values.get(CREDIT_BEFORE) as { available: bigint; held: bigint } | undefined) ?? { available: 0n, held: 0n };
       const wanted = expected(context);
-      expectEqual(books.available, wanted.available, 'available credit');
-      expectEqual(books.held, wanted.held, 'held credit');
+      expectEqual(books.available - base.available, wanted.available, 'available credit (since the scenario began)');
+      expectEqual(books.held - base.held, wanted.held, 'held credit (since the scenario began)');
       return `available ${books.available}, held ${books.held}`;
     },
   };

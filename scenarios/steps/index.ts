@@ -4,7 +4,7 @@ export { chainUntouched, order, orderBody, orderRequestOptions, track, type Orde
 export { check, expectOrder, waitUntil, type ExpectedOrDerived } from './expect.js';
 export { advanceClock, advanceClockTo, after } from './clock.js';
 export { advanceChainsWhileStopped, restartService, startService, stopService } from './service.js';
-export { setSolvers } from './solvers.js';
+export { scriptSolvers, setSolvers, solversFollow } from './solvers.js';
 export { attest, type ComplianceStatus } from './compliance.js';
 export { deliveries, enableWebhook, replayWebhook, respondWith, webhookState, type DeliveryRecord, type WebhookState } from './webhooks.js';
 export { accept, rfq, type AcceptAnswer, type RfqOptions } from './reference-b.js';

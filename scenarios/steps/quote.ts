@@ -40,7 +40,7 @@ export interface QuoteOptions {
 const RECONNECT_GRACE_MS = 5_000;
 
 export function solverName(context: ScenarioContext, solverId: string): string {
-  return context.target.solvers?.find((solver) => solver.solverId === solverId)?.name ?? solverId;
+  return context.referenceSolvers.find((solver) => solver.solverId === solverId)?.name ?? solverId;
 }
 
 /** `POST /api/v1/quotes` for a taker: the auction's ranked quotes, each with the typed data the taker signs. */

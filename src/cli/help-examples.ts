@@ -28,6 +28,7 @@ const EXAMPLES: Record<string, readonly string[]> = {
     'sandbox scenario run',
     'sandbox scenario run success-* --seed 7',
     'sandbox scenario run --report junit=out/scenarios.xml',
+    'sandbox scenario run refund-solver-never-fills --target .sandbox --workspace sandbox',
   ],
   'sandbox scenario list': ['sandbox scenario list', 'sandbox scenario list --json'],
   'sandbox ledger verify': ['sandbox ledger verify', 'sandbox ledger verify --json'],

@@ -100,6 +100,14 @@ export const FAULT_KIND_TABLE = [
     params: [required('route'), required('delay', 'at most 60s')],
   },
   {
+    kind: 'service.restart',
+    target: 'service',
+    summary: 'the service is stopped abruptly and started again',
+    description:
+      'The settlement service stops as a crash would (connections drop, work in flight stops) and starts again on the same store, port and keys after `down` of wall time; chains, solvers and clients keep running, and the service catches up with what the chains did meanwhile. Fires once, when set: the answer comes just before the stop. Needs the service `sandbox up` runs itself (one instance): elsewhere 409 `service_restart_unavailable`.',
+    params: [optional('down', 'at most 60s')],
+  },
+  {
     kind: 'chain.rpc-drop',
     target: 'chain',
     summary: "the service's JSON-RPC calls fail",
@@ -174,6 +182,21 @@ export const FAULT_KIND_TABLE = [
     params: [],
   },
   {
+    kind: 'solver.quote-invalid',
+    target: 'solver',
+    summary: 'a reference solver answers the RFQ with a malformed quote',
+    description: 'A reference solver answers the RFQ with a malformed quote (refused `malformed`; the RFQ view shows it rejected).',
+    params: [],
+  },
+  {
+    kind: 'solver.fill-slow',
+    target: 'solver',
+    summary: 'the winning reference solver fills a wall-time delay late',
+    description:
+      'A reference solver that wins waits `delay` of wall time before it fills (still before the deadline unless the clock moves meanwhile): a fill that lands while something else happens.',
+    params: [required('delay', 'at most 60s')],
+  },
+  {
     kind: 'solver.fill-short',
     target: 'solver',
     summary: 'the winning reference solver fills 90 % of the output',
@@ -191,7 +214,8 @@ export const FAULT_KIND_TABLE = [
     kind: 'solver.fill-twice',
     target: 'solver',
     summary: 'the winning reference solver sends the same fill twice',
-    description: 'A reference solver that wins fills, then sends the same fill again (the second reverts on chain).',
+    description:
+      'A reference solver that wins fills, then sends the same fill again (it changes nothing: the output settler pays an output once).',
     params: [],
   },
   {

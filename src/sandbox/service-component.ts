@@ -45,15 +45,48 @@ export interface SandboxServiceOptions {
   onSingletonLost?: ServiceConfig['onSingletonLost'];
   /** A file the replicas of a split sandbox share: one workspace and key for all of them (shared-access.ts). */
   accessFile?: string;
+  /**
+   * The clock of a restarted service, never earlier than `notBefore` (the `service.restart` fault): given, the
+   * sandbox can stop this service and start it again on the same store, port and keys; absent, the fault is refused.
+   */
+  restartClock?: (notBefore: number) => Promise<TestClock>;
 }
 
 /**
  * The service as `sandbox up` runs it: test clock, store and log in `<state>/service/`, and a workspace
  * with an API key, returned as the `api` block of sandbox.json.
  */
-export async function startSandboxService(options: SandboxServiceOptions): Promise<{ service: Service; api: ApiInfo }> {
+export async function startSandboxService(
+  options: SandboxServiceOptions,
+): Promise<{ service: Service; api: ApiInfo; stop: () => Promise<void> }> {
   const layout = serviceLayout(options.stateDir);
   mkdirSync(layout.root, { recursive: true });
+  let clock = options.clock ?? new TestClock({ ticking: true });
+  /** Pinned after the first start: a restarted service answers where the first one did. */
+  let port: number | undefined;
+  let current: Service;
+  let restarting: Promise<void> | undefined;
+  let stopped = false;
+  const restartClock = options.restartClock;
+  const restartService =
+    restartClock === undefined
+      ? undefined
+      : ({ downMs }: { downMs: number }) => {
+          restarting ??= (async () => {
+            try {
+              const notBefore = current.clock.now();
+              await current.stop();
+              await new Promise((resolve) => setTimeout(resolve, downMs));
+              if (stopped) return;
+              clock = await restartClock(notBefore);
+              current = await create();
+            } catch (error) {
+              process.stderr.write(`${new Date().toISOString()} service.restart failed: ${(error as Error).stack ?? String(error)}\n`);
+            } finally {
+              restarting = undefined;
+            }
+          })();
+        };
   const create = () =>
     createService(
       serviceConfigFor({
@@ -61,11 +94,12 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
         environment: options.environment,
         chains: options.chains,
         keys: options.keys ?? {},
-        settings: options.settings ?? {},
+        settings: port === undefined ? (options.settings ?? {}) : { ...options.settings, port },
         logger: options.logger ?? { file: layout.log },
-        clock: options.clock ?? new TestClock({ ticking: true }),
+        clock,
         chainTime: options.chainTime,
         restartChain: options.restartChain,
+        restartService,
         databaseUrl: options.databaseUrl,
         modules: options.modules,
         onSingletonLost: options.onSingletonLost,
@@ -75,6 +109,13 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     options.databaseUrl === undefined
       ? await create()
       : await import('./start-lock.js').then(({ startingAlone }) => startingAlone(options.databaseUrl as string, create));
+  current = service;
+  port = Number(new URL(service.url).port);
+  const stop = async () => {
+    stopped = true;
+    await restarting;
+    await current.stop();
+  };
   const previous = options.previous ?? readSavedAccess(options.accessFile ?? layout.access);
   const usable = (saved: SavedAccess | undefined) =>
     (saved?.apiKeys ?? []).filter((key) => {
@@ -100,7 +141,7 @@ export async function startSandboxService(options: SandboxServiceOptions): Promi
     options.databaseUrl === undefined
       ? { kind: 'sqlite' as const, location: layout.store }
       : { kind: 'postgres' as const, location: redactUrl(options.databaseUrl) };
-  return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access, store } };
+  return { service, api: { url: service.url, wsUrl: service.wsUrl, ...access, store }, stop };
 }
 
 /** The user's service settings (port, webhook profile, log level…), and how this sandbox runs its service. */
@@ -151,7 +192,7 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         context.onProgress(`settlement service listening on ${started.api.url} (${options.instances} instances)`);
         return { manifest: { api: { ...started.api, store } }, stop: () => started.stop() };
       }
-      const { service, api } = await startSandboxService({
+      const { api, stop } = await startSandboxService({
         stateDir: context.layout.root,
         environment: context.manifest.environment,
         chains: context.manifest.chains,
@@ -165,9 +206,11 @@ export function settlementServiceComponent(options: ServiceComponentOptions = {}
         ...(databaseUrl === undefined ? {} : { databaseUrl }),
         ...(context.restartChain === undefined ? {} : { restartChain: context.restartChain }),
         ...(options.accessFile === undefined ? {} : { accessFile: options.accessFile }),
+        // The sandbox runs this one service itself: it can restart it (service.restart), on a clock aligned again.
+        restartClock: (notBefore) => chainAlignedClock(context.chains, notBefore),
       });
       context.onProgress(`settlement service listening on ${api.url}`);
-      return { manifest: { api }, stop: () => service.stop() };
+      return { manifest: { api }, stop };
     },
   };
 }

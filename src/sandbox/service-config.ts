@@ -77,6 +77,8 @@ export interface ServiceAssembly {
   chainTime?: ChainTime | undefined;
   /** The devnet's chain restart (the `chain.restart` fault). */
   restartChain?: NonNullable<ServiceConfig['devnet']>['restartChain'] | undefined;
+  /** The sandbox's restart of this service (the `service.restart` fault). */
+  restartService?: NonNullable<ServiceConfig['devnet']>['restartService'] | undefined;
   /** `postgres://…`: the store in Postgres instead of the SQLite file. */
   databaseUrl?: string | undefined;
   modules?: ServiceModule[] | undefined;
@@ -101,7 +103,14 @@ export function serviceConfigFor(assembly: ServiceAssembly): ServiceConfig {
     ...(keys.settlement === undefined ? {} : { settlement: keys.settlement }),
     // The faucet and the chain restart act in the sandbox environment only (their modules ignore them elsewhere).
     ...(keys.faucet === undefined ? {} : { faucet: keys.faucet }),
-    ...(assembly.restartChain === undefined ? {} : { devnet: { restartChain: assembly.restartChain } }),
+    ...(assembly.restartChain === undefined && assembly.restartService === undefined
+      ? {}
+      : {
+          devnet: {
+            ...(assembly.restartChain === undefined ? {} : { restartChain: assembly.restartChain }),
+            ...(assembly.restartService === undefined ? {} : { restartService: assembly.restartService }),
+          },
+        }),
     ...(settings.webhookProfile === undefined ? {} : { webhookProfile: settings.webhookProfile }),
     ...(settings.compliance === undefined ? {} : { compliance: settings.compliance }),
     ...(settings.rateLimit === undefined ? {} : { rateLimit: settings.rateLimit }),

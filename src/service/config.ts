@@ -51,7 +51,14 @@ export interface ServiceConfig {
    * The devnet's own controls, when the service runs next to the sandbox's chains: kill one chain's node and bring
    * it back from its saved state (the `chain.restart` fault). Absent elsewhere, and the fault is refused.
    */
-  devnet?: { restartChain(chainId: number, options?: { downMs?: number }): Promise<void> };
+  devnet?: {
+    restartChain?(chainId: number, options?: { downMs?: number }): Promise<void>;
+    /**
+     * Stop this service as a crash would and start it again on the same store, port and keys `downMs` later (the
+     * `service.restart` fault): only the sandbox that runs the service itself offers it.
+     */
+    restartService?(options: { downMs: number }): void;
+  };
   /** How long `POST /sandbox/clock/advance` waits for the advance before it answers 202 with its id (default 10 s). */
   clockAdvanceAnswerMs?: number;
   rateLimit?: Partial<RateLimitSettings> & { anonymous?: Partial<RateLimitSettings> };

@@ -2,24 +2,28 @@ import { ApiRequestError, type RestClient } from '../clients/rest-client.js';
 import type { SolverBehaviour } from './behaviour.js';
 
 /** What each solver fault makes a reference solver do (the kinds of `/api/v1/sandbox/faults`). */
-const QUOTE_FAULTS: Record<string, SolverBehaviour> = {
-  'solver.silent': { quote: 'silent' },
-  'solver.quote-late': { quote: 'late' },
-  'solver.decline': { quote: 'decline' },
+const QUOTE_FAULTS: Record<string, (fault: SwitchView) => SolverBehaviour> = {
+  'solver.silent': () => ({ quote: 'silent' }),
+  'solver.quote-late': () => ({ quote: 'late' }),
+  'solver.decline': () => ({ quote: 'decline' }),
+  'solver.quote-invalid': () => ({ quote: 'invalid' }),
 };
-const FILL_FAULTS: Record<string, SolverBehaviour> = {
-  'solver.never-fill': { fill: 'never' },
-  'solver.fill-late': { fill: 'late' },
-  'solver.fill-short': { fill: 'short' },
-  'solver.fill-wrong-recipient': { fill: 'wrong-recipient' },
-  'solver.fill-twice': { fill: 'twice' },
-  'solver.vanish': { fill: 'vanish' },
+const FILL_FAULTS: Record<string, (fault: SwitchView) => SolverBehaviour> = {
+  'solver.never-fill': () => ({ fill: 'never' }),
+  'solver.fill-late': () => ({ fill: 'late' }),
+  'solver.fill-short': () => ({ fill: 'short' }),
+  'solver.fill-wrong-recipient': () => ({ fill: 'wrong-recipient' }),
+  'solver.fill-twice': () => ({ fill: 'twice' }),
+  'solver.vanish': () => ({ fill: 'vanish' }),
+  // A prompt, honest fill, only `delay` of wall time later.
+  'solver.fill-slow': (fault) => ({ fill: 'fill', fillDelayMs: fault.delayMs ?? 0 }),
 };
 
 interface SwitchView {
   id: string;
   kind: string;
   active: boolean;
+  delayMs: number | null;
   scope: { orderId: string | null; corridor: string | null; solverId: string | null };
 }
 
@@ -75,8 +79,8 @@ export class SolverFaultFollower {
     if (this.switches.length === 0 || target.solverId === '') return undefined;
     const table = phase === 'quote' ? QUOTE_FAULTS : FILL_FAULTS;
     for (const fault of this.switches) {
-      const behaviour = table[fault.kind];
-      if (behaviour === undefined) continue;
+      const behaviourOf = table[fault.kind];
+      if (behaviourOf === undefined) continue;
       const { scope } = fault;
       if (scope.solverId !== null && scope.solverId !== target.solverId) continue;
       if (scope.orderId !== null && scope.orderId !== target.orderId) continue;
@@ -87,7 +91,7 @@ export class SolverFaultFollower {
           ...(target.orderId === undefined ? {} : { orderId: target.orderId }),
           ...(target.rfqId === undefined ? {} : { rfqId: target.rfqId }),
         });
-        return behaviour;
+        return behaviourOf(fault);
       } catch (error) {
         // Spent meanwhile, or scoped elsewhere (the service knows the order's corridor): try the next switch.
         if (error instanceof ApiRequestError && error.status === 409) continue;

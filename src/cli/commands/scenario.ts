@@ -13,6 +13,7 @@ import { scenarioRunProgress } from '../run-progress.js';
 
 interface RunFlags extends ImageFlags {
   target?: string;
+  workspace?: string;
   seed?: string;
   report?: string;
   timeout?: string;
@@ -52,7 +53,8 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       if (!json) process.stderr.write(`› ${flags.image} ready in ${started.readyMs} ms at ${started.url}\n`);
     }
     // A target that cannot be read is a usage error; one that reads but does not answer fails its scenarios.
-    if (flags.target !== undefined) s.readTargetManifest(flags.target);
+    const manifest = flags.target === undefined ? undefined : s.readTargetManifest(flags.target);
+    const workspace = workspaceOption(flags.workspace, manifest?.api.workspaceId, s);
     const expectTimeoutMs = flags.timeout === undefined ? undefined : Number(flags.timeout);
     if (expectTimeoutMs !== undefined && !(Number.isInteger(expectTimeoutMs) && expectTimeoutMs > 0)) {
       throw new s.ScenarioUsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
@@ -62,6 +64,7 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       scenarios,
       seed,
       ...(flags.target === undefined ? {} : { target: flags.target }),
+      ...(workspace === undefined ? {} : { workspace }),
       ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
       onEvent: (event) => progress.onEvent(event),
     });
@@ -83,6 +86,24 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
     await stopImage?.();
   }
   await exitWhenFlushed();
+}
+
+/**
+ * `--workspace`: `sandbox` (or the workspace id sandbox.json names) is the sandbox's own workspace, the one the
+ * dashboard and `webhooks listen` show; it needs `--target`, since a fresh in-process sandbox is gone after the run.
+ */
+function workspaceOption(
+  name: string | undefined,
+  targetWorkspaceId: string | undefined,
+  s: Pick<typeof import('../../../scenarios/index.js'), 'SANDBOX_WORKSPACE' | 'ScenarioUsageError'>,
+): typeof s.SANDBOX_WORKSPACE | undefined {
+  if (name === undefined) return undefined;
+  if (targetWorkspaceId === undefined)
+    throw new s.ScenarioUsageError('--workspace needs --target: the workspace of a running sandbox (sandbox up --detach)');
+  if (name === s.SANDBOX_WORKSPACE || name === targetWorkspaceId) return s.SANDBOX_WORKSPACE;
+  throw new s.ScenarioUsageError(
+    `--workspace ${JSON.stringify(name)}: name the sandbox's own workspace, \`sandbox\` (or ${targetWorkspaceId}, as sandbox.json says)`,
+  );
 }
 
 /**
@@ -134,6 +155,10 @@ export function register(program: Command): void {
     .description('run scenarios (all, or those named: exact names, globs like success-*, or tag:<tag>)')
     .argument('[names...]', 'scenarios to run (default: all)')
     .option('--target <sandbox.json>', 'a running sandbox (its sandbox.json or state folder); default: a fresh in-process sandbox')
+    .option(
+      '--workspace <name>',
+      "play every scenario in the sandbox's own workspace (`sandbox`): its orders show on the dashboard and at `webhooks listen`; default: a fresh workspace each (needs --target)",
+    )
     .option('--seed <n>', 'seed of the participants and amounts: the same seed reproduces a run', '1')
     .option('--report <spec>', 'also write reports: junit=FILE,json=FILE')
     .option('--timeout <ms>', 'how long an expectation waits for the world to catch up (default 10000)')

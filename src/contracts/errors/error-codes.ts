@@ -209,6 +209,11 @@ export const API_ERROR_CODES = {
     description:
       'chain.restart needs the sandbox’s own chains next to the service (sandbox up, the scenario runner); this service cannot restart its chains.',
   },
+  service_restart_unavailable: {
+    types: ['conflict'],
+    description:
+      'service.restart needs a service the sandbox runs itself (sandbox up, one instance); this service cannot be restarted from here.',
+  },
   quote_already_accepted: {
     types: ['conflict'],
     description: 'The quote (or a sibling quote of its RFQ) already became an order; request a new quote.',

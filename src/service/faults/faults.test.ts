@@ -524,6 +524,14 @@ describe('fault switches: chains', () => {
     expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.restart', chain: beta().chainId, down: '2m' })).status).toBe(400);
   });
 
+  it('service.restart is refused 409 by a service the sandbox does not run itself; nothing is set', async () => {
+    const refused = await call('POST', '/api/v1/sandbox/faults', { kind: 'service.restart', down: '1s' });
+    expect([refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([409, 'service_restart_unavailable', 'kind']);
+    expect((await call('POST', '/api/v1/sandbox/faults', { kind: 'service.restart', down: '2m' })).status).toBe(400);
+    const listed = (await call('GET', '/api/v1/sandbox/faults')).body as unknown as { data: { kind: string }[] };
+    expect(listed.data.filter((fault) => fault.kind === 'service.restart')).toEqual([]);
+  });
+
   it('chain.halt until cleared: DELETE resumes block production at once', async () => {
     const destination = createPublicClient({ transport: http(beta().rpcUrl) });
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId });

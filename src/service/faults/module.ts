@@ -6,7 +6,7 @@ import type { AuctionModule } from '../auction/module.js';
 import type { OrdersModule } from '../orders/module.js';
 import type { ServiceConfig } from '../config.js';
 import { ChainHalts } from './chain-halts.js';
-import { ChainRestarts } from './chain-restarts.js';
+import { ChainRestarts, ServiceRestarts } from './chain-restarts.js';
 import { OracleLie } from './oracle-lie.js';
 import type { SettlementModule } from '../settlement/module.js';
 import { faultMigrations } from './migrations.js';
@@ -66,6 +66,8 @@ export class FaultsModule implements ServiceModule {
     board.onChange(() => halts.apply());
     const restarts = new ChainRestarts(board, this.options.devnet, context.logger.child({ module: 'faults' }));
     board.onChange(() => restarts.apply());
+    const serviceRestarts = new ServiceRestarts(board, this.options.devnet, context.logger.child({ module: 'faults' }));
+    board.onChange(() => serviceRestarts.apply());
     // Switches live in the store; every instance keeps a copy in memory, so a change on one is announced to the
     // others. A chain halt is idempotent and applied again there; a chain restart happens once, where it was set.
     const bus = context.instance.bus;
@@ -90,7 +92,8 @@ export class FaultsModule implements ServiceModule {
       context.openapi,
       board,
       context.config.chains.map((chain) => chain.chainId),
-      this.options.devnet !== undefined,
+      this.options.devnet?.restartChain !== undefined,
+      this.options.devnet?.restartService !== undefined,
     );
     context.useRequestGate(requestGate(board));
     orders.onDomainEvent((event) => {

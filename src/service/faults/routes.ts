@@ -21,6 +21,8 @@ export function mountFaultRoutes(
   chainIds: readonly number[],
   /** Whether the service runs next to the sandbox's devnet, which `chain.restart` needs. */
   canRestartChains = false,
+  /** Whether the sandbox runs this service itself and can restart it (`service.restart`). */
+  canRestartService = false,
 ): void {
   openapi.schema('FaultSwitch', S.FaultView);
   const view = (fault: FaultSwitch) => ({
@@ -69,7 +71,10 @@ export function mountFaultRoutes(
           Clear: { operationId: 'clearSandboxFault', parameters: { faultId: '$response.body#/id' } },
         },
       },
-      409: { description: '`chain_restart_unavailable`: `chain.restart` on a service that does not run next to the sandbox’s own chains.' },
+      409: {
+        description:
+          '`chain_restart_unavailable`: `chain.restart` on a service that does not run next to the sandbox’s own chains; `service_restart_unavailable`: `service.restart` on a service the sandbox does not run itself (several instances, or not `sandbox up`).',
+      },
     },
     handler: async ({ body: parsed }) => {
       // The schema has one shape per kind, so what a kind needs is there and what it does not take is refused.
@@ -79,6 +84,14 @@ export function mountFaultRoutes(
           code: 'chain_restart_unavailable',
           param: 'kind',
           message: 'chain.restart needs the sandbox’s own chains next to the service (sandbox up); this service cannot restart its chains.',
+        });
+      }
+      if (body.kind === 'service.restart' && !canRestartService) {
+        throw new ConflictError({
+          code: 'service_restart_unavailable',
+          param: 'kind',
+          message:
+            'service.restart needs a service the sandbox runs itself (sandbox up, one instance); this one cannot be restarted from here.',
         });
       }
       // A restart's downtime is kept as its delay; it fires once, when set.
@@ -92,7 +105,7 @@ export function mountFaultRoutes(
         method: body.method,
         depth: body.depth,
         scope: body.scope,
-        count: body.kind === 'chain.restart' ? 1 : body.count,
+        count: body.kind === 'chain.restart' || body.kind === 'service.restart' ? 1 : body.count,
         forMs: body.for === undefined ? undefined : parseDuration(body.for),
       });
       // A halt is in force when the answer arrives: a transaction sent right after it waits in the pool.

@@ -64,6 +64,10 @@ export function faultRequestSchema(chainIds: readonly number[]) {
       variant('oracle.lie', { scope: FaultScope.optional() }),
       variant('service.maintenance', { route: Route, scope: RequestScope.optional() }),
       variant('service.slow', { route: Route, delay: WallDelay, scope: RequestScope.optional() }),
+      z.strictObject({
+        kind: z.literal('service.restart').meta({ description: DESCRIPTIONS['service.restart'] }),
+        down: WallDelay.optional().meta({ description: 'How long the service stays down (wall time, at most 60 s; default none).' }),
+      }),
       variant('chain.rpc-drop', { chain: chain.optional(), method: RpcMethod.optional() }),
       variant('chain.rpc-slow', { delay: WallDelay, chain: chain.optional(), method: RpcMethod.optional() }),
       z.strictObject({
@@ -86,7 +90,12 @@ export function faultRequestSchema(chainIds: readonly number[]) {
           .meta({ description: "Blocks replaced below the head (the devnet keeps 16); default: down to and including the fill's block." }),
         scope: FaultScope.optional(),
       }),
-      ...SOLVER_FAULT_KINDS.map((kind) => variant(kind, { scope: FaultScope.optional() })),
+      // A slow fill waits a wall-time delay; every other solver fault takes a scope only.
+      ...SOLVER_FAULT_KINDS.map((kind) =>
+        kind === 'solver.fill-slow'
+          ? variant(kind, { delay: WallDelay, scope: FaultScope.optional() })
+          : variant(kind, { scope: FaultScope.optional() }),
+      ),
     ])
     .meta({ description: 'A fault switch to set: `kind` and what that kind takes.' });
 }

@@ -137,7 +137,8 @@ export class FaultSwitchboard {
    * A chain action of a switch, in the ledger under the switch's id: a halt or a restart (counted as its firing;
    * false when the switch was spent already), or the resume that ends a halt.
    */
-  recordChainAction(fault: FaultSwitch, chainId: number, action: 'halt' | 'resume' | 'restart'): boolean {
+  /** `chainId` null: the service's own restart (`service.restart`). */
+  recordChainAction(fault: FaultSwitch, chainId: number | null, action: 'halt' | 'resume' | 'restart'): boolean {
     const now = this.deps.clock.now();
     this.cache = undefined;
     return this.deps.store.transaction(() => {
@@ -149,7 +150,7 @@ export class FaultSwitchboard {
         payload: {
           faultId: fault.id,
           kind: fault.kind,
-          chainId,
+          ...(chainId === null ? {} : { chainId }),
           action,
           ...(action === 'restart' && fault.delayMs !== null ? { downMs: fault.delayMs } : {}),
         },
@@ -409,7 +410,7 @@ export class FaultSwitchboard {
     if (UNGATED.test(path)) return undefined;
     const now = this.deps.clock.now();
     for (const fault of this.liveAt(now)) {
-      if (!fault.kind.startsWith('service.') || !routeMatches(fault.route, method, path)) continue;
+      if (!fault.kind.startsWith('service.') || fault.route === null || !routeMatches(fault.route, method, path)) continue;
       if (fault.scope.orderId !== null && !path.includes(fault.scope.orderId)) continue;
       this.cache = undefined;
       const fired = this.deps.store.transaction(() => {

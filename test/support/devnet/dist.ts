@@ -13,7 +13,7 @@ export const CLI = join(ROOT, 'dist/src/cli/main.js');
 
 const WATCHED = ['src/devnet', 'src/cli', 'src/api', 'src/contracts/artifacts'];
 
-function staleSources(): string[] {
+function staleOf(watched: readonly string[]): string[] {
   const stale: string[] = [];
   const visit = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -26,11 +26,18 @@ function staleSources(): string[] {
       }
     }
   };
-  for (const dir of WATCHED) visit(join(ROOT, dir));
+  for (const dir of watched) visit(join(ROOT, dir));
   return stale;
 }
 
-export async function ensureBuilt(): Promise<void> {
+export function ensureBuilt(): Promise<void> {
+  return ensureBuiltWith([]);
+}
+
+/** ensureBuilt, watching more source folders whose output the test runs too (the scenarios, the service…). */
+export async function ensureBuiltWith(also: readonly string[]): Promise<void> {
+  const watched = [...WATCHED, ...also];
+  const staleSources = () => staleOf(watched);
   if (staleSources().length === 0) return;
   const lock = join(ROOT, 'dist', '.test-build-lock');
   mkdirSync(join(ROOT, 'dist'), { recursive: true });
