@@ -280,11 +280,13 @@ export class SolverStreamClient {
     if (this.closedByUser || !this.options.reconnect) return;
     const delay = this.delayMs;
     this.delayMs = Math.min(this.delayMs * 2, this.backoff().max);
+    // Not unref'd: between two connections this timer is all that keeps a solver-only process alive (its socket was
+    // the only other handle), and a process whose every stream dropped at once (the replica behind a load balancer
+    // died) must come back, not exit. close() clears it.
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.closedByUser) return;
       this.open().catch(() => undefined);
     }, delay);
-    this.reconnectTimer.unref();
   }
 }

@@ -27,8 +27,10 @@ import { type Composition, readCompose, startComposition, stopComposition } from
 const root = join(import.meta.dirname, '..', '..');
 const composeFile = join(root, 'deploy/compose.yaml');
 const docker = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
-const PROJECT_IMAGE = 'settlement-sandbox:local';
-const POSTGRES_IMAGE = 'settlement-sandbox-postgres:local';
+// SANDBOX_IMAGE / SANDBOX_POSTGRES_IMAGE pick other tags (as deploy/compose.yaml reads them), e.g. an image built from
+// another checkout with `npm run image -- --tag …`.
+const PROJECT_IMAGE = process.env.SANDBOX_IMAGE ?? 'settlement-sandbox:local';
+const POSTGRES_IMAGE = process.env.SANDBOX_POSTGRES_IMAGE ?? 'settlement-sandbox-postgres:local';
 const PASSWORD = 'compose-test';
 const ORDERS_PER_PHASE = 3;
 const ORDER_TIMEOUT_MS = 90_000;
@@ -88,7 +90,11 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
     if (!engine) throw new Error('SANDBOX_REQUIRE_DOCKER=1 but no Docker engine answers (`docker version`): the compose test cannot run');
     const env = { ...process.env, DOCKER_BUILDKIT: '0' };
     if (spawnSync(docker, ['image', 'inspect', PROJECT_IMAGE], { stdio: 'ignore' }).status !== 0)
-      execFileSync(process.execPath, [join(root, 'scripts/image/build.mjs')], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+      execFileSync(process.execPath, [join(root, 'scripts/image/build.mjs'), '--tag', PROJECT_IMAGE], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
     if (spawnSync(docker, ['image', 'inspect', POSTGRES_IMAGE], { stdio: 'ignore' }).status !== 0)
       execFileSync(join(root, 'deploy/postgres/build.sh'), [POSTGRES_IMAGE], {
         cwd: root,
@@ -115,7 +121,7 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       network,
       composeFile,
       stateDir,
-      env: { POSTGRES_PASSWORD: PASSWORD },
+      env: { POSTGRES_PASSWORD: PASSWORD, SANDBOX_IMAGE: PROJECT_IMAGE, SANDBOX_POSTGRES_IMAGE: POSTGRES_IMAGE },
       extraPorts: { postgres: [5432] },
     });
     figures.startMs = Date.now() - started;
@@ -128,7 +134,9 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
     const apiKey = access.apiKeys[0]!;
     const chainUrl = (name: string) => {
       const container = part(`anvil-${name}`);
-      return `http://${container.getHost()}:${container.getMappedPort(8545)}`;
+      // Asked of the engine each time: a restarted container is published on another host port (testcontainers keeps
+      // the first one; compose's fixed ports would keep theirs).
+      return `http://${container.getHost()}:${hostPort(container.getId(), 8545)}`;
     };
 
     const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
@@ -372,6 +380,14 @@ function ipOf(id: string, networkName: string): string {
   return spawnSync(docker, ['inspect', '--format', `{{(index .NetworkSettings.Networks "${networkName}").IPAddress}}`, id], {
     encoding: 'utf8',
   }).stdout.trim();
+}
+
+/** The host port the engine publishes a container's port on now. */
+function hostPort(id: string, port: number): number {
+  const published = spawnSync(docker, ['port', id, `${port}/tcp`], { encoding: 'utf8' }).stdout.split('\n')[0] ?? '';
+  const hostSide = Number(published.slice(published.lastIndexOf(':') + 1));
+  if (!Number.isInteger(hostSide) || hostSide <= 0) throw new Error(`container ${id.slice(0, 12)} publishes no ${port}/tcp (${published})`);
+  return hostSide;
 }
 
 async function waitHealthy(id: string): Promise<void> {
