@@ -1,9 +1,10 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Network, type StartedNetwork, type StartedTestContainer } from 'testcontainers';
 import { type Hex, toFunctionSelector } from 'viem';
@@ -15,6 +16,7 @@ import { typedDataFromJson } from '../../src/contracts/typed-data.js';
 import { createRpcClient } from '../../src/devnet/rpc.js';
 import { verifyLedgerDatabase } from '../../src/sandbox/ledger-file.js';
 import { type Composition, readCompose, startComposition, stopComposition } from './composition.js';
+import { ResourceSampler } from './resource-sampler.js';
 
 /**
  * deploy/compose.yaml for real: two anvil containers, Postgres, two service replicas, the reference solvers and the load
@@ -88,19 +90,15 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
 
   beforeAll(async () => {
     if (!engine) throw new Error('SANDBOX_REQUIRE_DOCKER=1 but no Docker engine answers (`docker version`): the compose test cannot run');
+    // Built when missing, without blocking this worker: a synchronous build of a few minutes starves vitest's RPC
+    // with the main process ("Timeout calling onTaskUpdate"), which fails the run. The Postgres image needs the
+    // project's Node base, which the first build makes.
     const env = { ...process.env, DOCKER_BUILDKIT: '0' };
+    const build = promisify(execFile);
     if (spawnSync(docker, ['image', 'inspect', PROJECT_IMAGE], { stdio: 'ignore' }).status !== 0)
-      execFileSync(process.execPath, [join(root, 'scripts/image/build.mjs'), '--tag', PROJECT_IMAGE], {
-        cwd: root,
-        env,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      await build(process.execPath, [join(root, 'scripts/image/build.mjs'), '--tag', PROJECT_IMAGE], { cwd: root, env });
     if (spawnSync(docker, ['image', 'inspect', POSTGRES_IMAGE], { stdio: 'ignore' }).status !== 0)
-      execFileSync(join(root, 'deploy/postgres/build.sh'), [POSTGRES_IMAGE], {
-        cwd: root,
-        env: { ...env, DOCKER: docker },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      await build(join(root, 'deploy/postgres/build.sh'), [POSTGRES_IMAGE], { cwd: root, env: { ...env, DOCKER: docker } });
     stateDir = mkdtempSync(join(tmpdir(), 'compose-test-'));
     await receiver.start();
     network = await new Network().start();
@@ -177,6 +175,16 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       const origin = manifest.chains[0]!;
       const destination = manifest.chains[1]!;
       const usdc = (chain: typeof origin) => chain.tokens.find((t) => t.symbol === 'USDC')!.address;
+      const quoteRequest = (index: number, user: string) => ({
+        originChainId: origin.chainId,
+        destinationChainId: destination.chainId,
+        inputToken: usdc(origin),
+        outputToken: usdc(destination),
+        // Above the corridor's minimum trade size (10,000 USDC), a little different per order.
+        inputAmount: String(10_500_000_000n + BigInt(index) * 1_000_000n),
+        lockType: 'Permit2Escrow',
+        user,
+      });
       const orders: Array<{ orderId: string; taker: number }> = [];
       let next = 0;
       /** One order of the outside taker: quote, sign the payload it carries, submit with an idempotency key. */
@@ -186,16 +194,7 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
         const taker = privateKeyToAccount(takerKey);
         const deadline = Date.now() + 60_000;
         for (let attempt = 0; ; attempt++) {
-          const quoted = await call('POST', '/api/v1/quotes', {
-            originChainId: origin.chainId,
-            destinationChainId: destination.chainId,
-            inputToken: usdc(origin),
-            outputToken: usdc(destination),
-            // Above the corridor's minimum trade size (10,000 USDC), a little different per order.
-            inputAmount: String(10_500_000_000n + BigInt(index) * 1_000_000n),
-            lockType: 'Permit2Escrow',
-            user: taker.address,
-          });
+          const quoted = await call('POST', '/api/v1/quotes', quoteRequest(index, taker.address));
           if (quoted.status !== 200) {
             // Retried only while solvers reconnect or a replica is going away; anything else is a real refusal.
             const passing = quoted.status >= 500 || /corridor_unavailable|no_quotes/.test(quoted.text);
@@ -240,6 +239,10 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       };
       const phase = () => Promise.all(Array.from({ length: ORDERS_PER_PHASE }, placeOrder));
 
+      // What each part costs while the orders of the four phases go through (the replicas' figure is what a replica
+      // costs under this load; docs/deployment.md).
+      const parts = new Map([...composition.containers.entries()].map(([name, container]) => [container.getId(), name]));
+      const underLoad = new ResourceSampler(docker, parts).start();
       await phase();
       // Kill the replica that does not hold the lease, mid-lifecycle; it comes back.
       const holder = async (): Promise<string> => {
@@ -286,6 +289,30 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       await waitHealthy(part('anvil-beta').getId());
       figures.chainRestartMs = Date.now() - chainRestart;
       await phase4;
+      figures.underLoad = await underLoad.stop();
+
+      // A burst of quotes through the load balancer (8 in flight for 15 s, every reference solver answering each
+      // RFQ): what the replicas cost when busy, and what the composition answers (docs/deployment.md, Figures).
+      const burst = new ResourceSampler(docker, parts).start();
+      const burstMs = 15_000;
+      const burstEnd = Date.now() + burstMs;
+      const burstAnswers: Record<string, number> = {};
+      const taker0 = manifest.accounts.takers[0]!.address;
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, lane) => {
+          for (let n = 0; Date.now() < burstEnd; n++) {
+            const answer = await call('POST', '/api/v1/quotes', quoteRequest(1_000 + lane * 1_000 + n, taker0));
+            const code = (answer.json.error as { code?: string } | undefined)?.code;
+            const kind = code === undefined ? String(answer.status) : `${answer.status} ${code}`;
+            burstAnswers[kind] = (burstAnswers[kind] ?? 0) + 1;
+          }
+        }),
+      );
+      figures.quoteBurst = {
+        answers: burstAnswers,
+        quotesPerSecond: Math.round(((burstAnswers['200'] ?? 0) / burstMs) * 10_000) / 10,
+        usage: await burst.stop(),
+      };
 
       // Everything ends: every order claimed.
       const final = new Map<string, string>();
@@ -357,15 +384,10 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       expect(undelivered, 'events never delivered').toEqual([]);
       expect(redelivered, 'events delivered more than once').toBeLessThanOrEqual(2);
 
-      // What each part costs at rest after the run (the replica's figure is what one more replica costs).
-      figures.resources = Object.fromEntries(
-        [...composition.containers.entries()].map(([name, container]) => [
-          name,
-          spawnSync(docker, ['stats', '--no-stream', '--format', '{{.MemUsage}} {{.CPUPerc}}', container.getId()], {
-            encoding: 'utf8',
-          }).stdout.trim(),
-        ]),
-      );
+      // What each part costs at rest, every order settled (the replica's figure is what one more replica costs idle).
+      const atRest = new ResourceSampler(docker, parts).start();
+      await sleep(10_000);
+      figures.atRest = await atRest.stop();
       const ledger = await verifyLedgerDatabase(databaseUrl);
       expect(ledger.ok, JSON.stringify(ledger)).toBe(true);
       figures.totalMs = Date.now() - started;
