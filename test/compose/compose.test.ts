@@ -306,7 +306,14 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       const stuck = [...final.entries()].filter(([, status]) => status !== 'Claimed');
       figures.orders = orders.length;
       expect(lost, 'lost orders').toBe(0);
-      expect(stuck, 'orders not claimed').toEqual([]);
+      // What the solvers said about the orders left behind (their fills, skips and errors), for whoever reads a failure.
+      const solverLog = spawnSync(docker, ['logs', part('solvers').getId()], { encoding: 'utf8' }).stderr;
+      const aboutStuck = solverLog
+        .split('\n')
+        .filter((line) => /error|reconnect|closed/.test(line) || stuck.some(([orderId]) => line.includes(orderId)))
+        .slice(-30)
+        .join('\n');
+      expect(stuck, `orders not claimed; the solvers said:\n${aboutStuck}`).toEqual([]);
 
       // The clock, advanced through the load balancer, moves every chain (from the lease holder, through their RPC).
       const chainTime = async (name: string) => {
