@@ -52,6 +52,9 @@ export interface SolverStreamClientOptions {
 
 type Listener<T> = (value: T) => void;
 
+/** Order messages kept for a client that has no order listener yet (one that never adds one keeps only these). */
+const MAX_EARLY_ORDERS = 100;
+
 interface Pending {
   resolve(answer: QuoteAnswer | DeclineAnswer): void;
   reject(error: Error): void;
@@ -67,6 +70,11 @@ export class SolverStreamClient {
   private readonly messageListeners = new Set<Listener<Record<string, unknown>>>();
   private readonly closeListeners = new Set<Listener<{ code: number; reason: string }>>();
   private readonly pending: Pending[] = [];
+  /**
+   * The service re-sends a solver's open assignments right after answering its subscription, often in the same TCP
+   * read as subscribe.ok: before `connect()` has resolved and its caller could call onOrder.
+   */
+  private readonly earlyOrders: SolverOrderMessage[] = [];
   private ws: WebSocket | undefined;
   private autoPong: boolean;
   private closedByUser = false;
@@ -100,8 +108,11 @@ export class SolverStreamClient {
     return () => this.rfqListeners.delete(listener);
   }
 
+  /** Order messages that arrived before any order listener (e.g. with subscribe.ok) are handed to the first one. */
   onOrder(listener: Listener<SolverOrderMessage>): () => void {
     this.orderListeners.add(listener);
+    const early = this.earlyOrders.splice(0);
+    for (const message of early) listener(message);
     return () => this.orderListeners.delete(listener);
   }
 
@@ -267,6 +278,8 @@ export class SolverStreamClient {
       case 'order.refunded':
       case 'order.reorged':
       case 'order.available':
+        if (this.orderListeners.size === 0 && this.earlyOrders.push(message as unknown as SolverOrderMessage) > MAX_EARLY_ORDERS)
+          this.earlyOrders.shift();
         for (const listener of this.orderListeners) listener(message as unknown as SolverOrderMessage);
         return;
       default:
@@ -280,11 +293,13 @@ export class SolverStreamClient {
     if (this.closedByUser || !this.options.reconnect) return;
     const delay = this.delayMs;
     this.delayMs = Math.min(this.delayMs * 2, this.backoff().max);
+    // Not unref'd: between two connections this timer is all that keeps a solver-only process alive (its socket was
+    // the only other handle), and a process whose every stream dropped at once (the replica behind a load balancer
+    // died) must come back, not exit. close() clears it.
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.closedByUser) return;
       this.open().catch(() => undefined);
     }, delay);
-    this.reconnectTimer.unref();
   }
 }

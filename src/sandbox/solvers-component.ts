@@ -56,6 +56,10 @@ function solverLogLine(event: SolverEvent): string | undefined {
       return `rebalanced ${event.amount} ${event.symbol} from chain ${event.fromChainId} to chain ${event.toChainId} (burn ${event.txHash}, faucet mint)`;
     case 'skipped':
       return event.reason.startsWith('cannot fill') ? `order ${event.orderId} not filled: ${event.reason}` : undefined;
+    case 'disconnected':
+      return `solver stream closed (${event.code}${event.reason ? ` ${event.reason}` : ''}); reconnecting`;
+    case 'reconnected':
+      return 'solver stream reconnected and subscribed';
     case 'error':
       return `error${event.orderId === undefined ? '' : ` on order ${event.orderId}`}: ${event.message.split('\n')[0]}`;
     default:

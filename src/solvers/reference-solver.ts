@@ -151,6 +151,13 @@ export class ReferenceSolver {
       url = registration.wsUrl;
     }
     this.stream = await SolverStreamClient.connect({ url, token, reconnect: true });
+    this.stream.onClose(({ code, reason }) => {
+      if (!this.stopped) this.emit({ type: 'disconnected', code, reason });
+    });
+    // Every subscribe.ok after the first is a reconnect that re-subscribed.
+    this.stream.onMessage((message) => {
+      if (message.type === 'subscribe.ok') this.emit({ type: 'reconnected' });
+    });
     this.stream.onRfq((rfq) => this.track(this.answer(rfq)));
     this.stream.onOrder((message) => this.track(this.onOrder(message)));
   }

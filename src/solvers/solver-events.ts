@@ -16,6 +16,9 @@ export type SolverEvent =
   | { type: 'rebalanced'; symbol: string; fromChainId: number; toChainId: number; amount: string; txHash: Hex }
   /** It cannot deliver on a chain: it declines (or skips) with this reason until its balance there recovers. */
   | { type: 'short'; chainId: number; symbol: string; reason: string }
+  /** Its solver stream dropped (it reconnects with backoff), or came back and subscribed again. */
+  | { type: 'disconnected'; code: number; reason: string }
+  | { type: 'reconnected' }
   | { type: 'error'; orderId?: string; rfqId?: string; message: string };
 
 export interface SolverCounters {

@@ -119,7 +119,11 @@ export class AuctionModule implements ServiceModule {
       return solvers.notify(solverId, message);
     },
     offer: (message) => this.ready().solvers.offer(message),
+    onConnected: (listener) => {
+      this.connectedListeners.add(listener);
+    },
   };
+  private readonly connectedListeners = new Set<(solverId: string) => void>();
 
   useNonceSource(source: NonceSource): void {
     this.nonceSource = source;
@@ -210,6 +214,9 @@ export class AuctionModule implements ServiceModule {
       context,
     );
     network?.attach(stream);
+    stream.onSolverReady((solverId) => {
+      for (const listener of this.connectedListeners) listener(solverId);
+    });
     const reach = network ?? stream;
     quotes.useChannel(reach);
     context.corridors.setSolverCount((corridorId) => registry.corridorCount(corridorId));

@@ -58,6 +58,8 @@ export interface SolverStreamOptions {
 
 /** This process's solver connections, as the auction uses them. */
 export interface SolverStreamPort extends LocalSolvers {
+  /** Called with the solver's id each time a connection of it on this instance has its first subscription answered. */
+  onSolverReady(listener: (solverId: string) => void): () => void;
   close(): void;
 }
 

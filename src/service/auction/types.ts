@@ -60,6 +60,12 @@ export type { SolverOrderMessage } from '../../contracts/solver-stream.js';
 /** Served by the solver stream: delivers a message to every live connection of a solver (best effort). */
 export interface SolverNotifier {
   notify(solverId: string, message: SolverOrderMessage): number;
+  /**
+   * Calls `listener` each time a connection of a solver (on this instance) is ready: authenticated and its first
+   * subscription answered. What the solver missed while it had none (a replica died under it, a message went to the
+   * replica being killed) can be sent again.
+   */
+  onConnected?(listener: (solverId: string) => void): void;
   /** Sends an `order.available` to every authenticated connection subscribed to it; returns how many got it. */
   offer?(message: Extract<SolverOrderMessage, { type: 'order.available' }>): number;
 }

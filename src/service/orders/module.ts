@@ -53,6 +53,7 @@ export class OrdersModule implements ServiceModule {
     if (parts.notifier !== undefined) {
       this.notifier = parts.notifier;
       this.dispatch?.use(parts.notifier);
+      if (this.dispatch !== undefined) this.listenForSolvers(parts.notifier);
     }
   }
 
@@ -87,6 +88,24 @@ export class OrdersModule implements ServiceModule {
     this.dispatch?.send(solverId, message);
   }
 
+  /**
+   * A solver that (re)connects gets `order.assigned` again for each of its orders still waiting for its fill. The
+   * stream is best effort: an assignment sent while the solver was between two connections, or published to the
+   * replica that held its connection as that replica died, is otherwise lost until a take-over re-sends it, and the
+   * order waits for its refund. Solvers de-duplicate by order.
+   */
+  private listenForSolvers(notifier: SolverNotifier): void {
+    notifier.onConnected?.((solverId) => {
+      const lifecycle = this.lifecycleInstance;
+      if (lifecycle === undefined || this.repository === undefined) return;
+      try {
+        for (const order of this.repository.withStatus('Deposited')) if (order.solverId === solverId) lifecycle.assign(order);
+      } catch (error) {
+        this.logger?.warn({ err: error, solverId }, 'open assignments not re-sent to a reconnected solver');
+      }
+    });
+  }
+
   /** Hook for projections (Reference B events): called inside the transaction of every order change. */
   onDomainEvent(listener: OrderDomainListener): void {
     if (this.lifecycleInstance !== undefined) this.lifecycleInstance.onDomainEvent(listener);
@@ -99,6 +118,7 @@ export class OrdersModule implements ServiceModule {
     this.repository = new OrderRepository(context.store);
     this.dispatch = new SolverDispatch(this.logger);
     this.dispatch.use(this.notifier);
+    if (this.notifier !== undefined) this.listenForSolvers(this.notifier);
     const engine = settlement.engine;
     if (engine !== undefined) {
       this.lifecycleInstance = new OrderLifecycle({

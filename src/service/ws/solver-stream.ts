@@ -59,6 +59,8 @@ export interface SolverStreamDeps extends SolverStreamOptions {
 const RFQ_EVENT = 'rfq.created';
 
 class SolverConnection {
+  /** Its first subscription was answered (see onSolverReady). */
+  ready = false;
   identity: SolverIdentity | undefined;
   readonly channels = new Set<string>();
   /** Narrowing of the registered corridors chosen at subscribe; undefined = all registered corridors. */
@@ -97,6 +99,7 @@ class SolverConnection {
 }
 
 export class SolverStream implements SolverChannel, SolverNotifier, SolverStreamPort {
+  private readonly readyListeners = new Set<(solverId: string) => void>();
   private readonly settings: SolverStreamSettings;
   private readonly limit: ConnectionLimit;
   private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE_BYTES });
@@ -265,6 +268,11 @@ export class SolverStream implements SolverChannel, SolverNotifier, SolverStream
     });
   }
 
+  onSolverReady(listener: (solverId: string) => void): () => void {
+    this.readyListeners.add(listener);
+    return () => this.readyListeners.delete(listener);
+  }
+
   private onMessage(connection: SolverConnection, data: WebSocket.RawData, isBinary: boolean, receivedAt: number): void {
     if (connection.closed) return;
     const parsed = parseClientMessage(data, isBinary);
@@ -378,6 +386,18 @@ export class SolverStream implements SolverChannel, SolverNotifier, SolverStream
       corridors: connection.corridors === undefined ? [...identity.corridors] : [...connection.corridors],
     });
     this.checkGone(identity.solverId);
+    // Its first subscribe.ok, not auth.ok: clients settle their connect on it, so their handlers are in place for
+    // what the listeners send (a solver's open assignments).
+    if (!connection.ready) {
+      connection.ready = true;
+      for (const listener of this.readyListeners) {
+        try {
+          listener(identity.solverId);
+        } catch (error) {
+          this.deps.logger.warn({ err: error, solverId: identity.solverId }, 'solver stream: a ready listener failed');
+        }
+      }
+    }
   }
 
   /** Tells the auction to stop waiting for a solver once none of its connections receives RFQs any more. */

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 export const CLI = join(ROOT, 'dist/src/cli/main.js');
 
-const WATCHED = ['src/devnet', 'src/cli', 'src/api', 'src/contracts/artifacts'];
+const WATCHED = ['src/devnet', 'src/cli', 'src/api', 'src/clients', 'src/contracts/artifacts'];
 
 function staleOf(watched: readonly string[]): string[] {
   const stale: string[] = [];
