@@ -165,6 +165,15 @@ export function errorHandler(): ErrorRequestHandler {
       req.log?.warn({ fault, code: apiError.code, status: apiError.status }, 'fault fired');
       // The access line (request-context.ts) says the same: a deliberate 503 is no failed request.
       res.locals.fault = fault;
+    } else if (error instanceof ApiError && apiError.status >= 500 && apiError.status !== 500) {
+      // A 502/503/504 the service chose to answer (a chain that did not confirm yet, maintenance, an upstream that
+      // timed out) is a handled, documented condition the caller retries: a warning. "unhandled error" (and the
+      // access line's "request failed") stay for the 500s nobody planned, which a log full of these would hide.
+      req.log?.warn(
+        { code: apiError.code, status: apiError.status, message: apiError.message },
+        'service unavailable, answered with a retry',
+      );
+      res.locals.unavailable = true;
     } else if (apiError.status >= 500) req.log?.error({ err: error }, 'unhandled error');
     else req.log?.debug({ code: apiError.code, param: apiError.param }, 'request rejected');
     if (res.headersSent) {

@@ -25,6 +25,7 @@ export function requestContext(logger: Logger) {
       };
       // A sandbox fault switch's deliberate answer (marked by the error handler) is a warning with its `fault`.
       if (res.locals.fault !== undefined) req.log.warn({ ...fields, fault: res.locals.fault }, 'request answered by a fault switch');
+      else if (res.locals.unavailable === true) req.log.warn(fields, 'request answered unavailable');
       else if (res.statusCode >= 500) req.log.error(fields, 'request failed');
       else req.log.info(fields, 'request');
     });
