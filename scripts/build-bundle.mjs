@@ -4,7 +4,7 @@
 // less (docs/devnet.md#start-up-time). Built from dist (not the sources) so it runs exactly the code
 // tsc emitted; src/sandbox/entry-points.ts uses a bundle only when it is at least as new as that code.
 // esbuild arrives with vitest (a dev dependency); without it (a production-only install) the compiled entries run.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +20,8 @@ try {
 
 const started = performance.now();
 const outdir = join(root, 'dist', 'bundle');
+// Chunk names carry hashes: a previous build's chunks would pile up beside the new ones.
+rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 await esbuild.build({
   entryPoints: {
@@ -31,8 +33,13 @@ await esbuild.build({
   platform: 'node',
   target: 'node20',
   format: 'esm',
-  minifySyntax: true,
-  minifyWhitespace: process.env.BUNDLE_READABLE !== '1',
+  // One copy of what both entries share, in chunks beside them; what they import lazily (Postgres, attaching to
+  // chains elsewhere) stays in chunks of its own and is read only when used.
+  splitting: true,
+  chunkNames: 'chunks/[name]-[hash]',
+  minify: process.env.BUNDLE_READABLE !== '1',
+  // Error classes and logs name themselves by their class names.
+  keepNames: true,
   // A native addon, an optional native driver, and the packages whose files are found on disk at run time (the
   // anvil binary, pg's worker) stay where npm put them.
   external: ['better-sqlite3', 'pg-native', '@foundry-rs/*', 'pg'],

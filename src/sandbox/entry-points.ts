@@ -15,7 +15,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
  * Inside the bundle (this module bundled with the supervisor) its sibling bundle is the one to fork.
  */
 export function processEntry(entry: ProcessEntry): string {
-  if (basename(HERE) === 'bundle') return join(HERE, `${entry}.js`);
+  // Bundled, this module sits in dist/bundle/ or in one of its shared chunks (dist/bundle/chunks/).
+  const bundleRoot = basename(HERE) === 'chunks' && basename(dirname(HERE)) === 'bundle' ? dirname(HERE) : HERE;
+  if (basename(bundleRoot) === 'bundle') return join(bundleRoot, `${entry}.js`);
   const compiled = join(HERE, `${entry}.js`);
   const bundled = join(HERE, '..', '..', 'bundle', `${entry}.js`);
   try {

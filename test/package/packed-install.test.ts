@@ -160,6 +160,8 @@ describe('the packed package in an empty project', () => {
     ]) {
       expect(paths, required).toContain(required);
     }
+    // The bundles' shared chunks ship with them (the supervisor imports them at start).
+    expect(paths.filter((p) => p.startsWith('dist/bundle/chunks/')).length).toBeGreaterThan(0);
     const unwanted = paths.filter((p) =>
       /^(src|test|hardening|contracts|\.ci)\/|Dockerfile|\.map$|\.test\.|^dist\/(test|hardening)\//.test(p),
     );
