@@ -1,6 +1,7 @@
 import type { ScenarioContext } from '../core/context.js';
 import { fail } from '../core/errors.js';
 import type { ResponsePattern, Step } from '../core/scenario.js';
+import type { DeliveryAttempt } from '../../src/contracts/wire/webhooks.js';
 
 export interface WebhookState {
   webhookId: string;
@@ -11,16 +12,7 @@ export interface WebhookState {
   stoppedAt: string | null;
 }
 
-export interface DeliveryRecord {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  sentAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  nextAttemptAt: string | null;
-}
+export type DeliveryRecord = DeliveryAttempt;
 
 function webhookIdOf(context: ScenarioContext, receiver: string): string {
   return context.receiver(receiver).webhookId ?? fail(`receiver ${receiver} is not registered`);

@@ -1,4 +1,5 @@
 import type { WebhookEvent } from '../../clients/webhook-verifier.js';
+import type { DeliveryAttempt } from '../../contracts/wire/webhooks.js';
 import { startWebhookListener } from '../webhook-listener.js';
 import { FlowError, type FlowSession, type FlowStep, openFlowSession, pause } from './flow-session.js';
 import { advancePastExpiry, type PlacedOrder, placeOrder, waitForStatus, watchTimeline } from './orders.js';
@@ -20,17 +21,7 @@ export interface DemoOptions {
 }
 
 /** One delivery attempt of the retries demo, as the service recorded it (`GET /api/v1/webhooks/{id}/deliveries`). */
-export interface DeliveryAttempt {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  sentAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
+export type { DeliveryAttempt } from '../../contracts/wire/webhooks.js';
 
 export interface DemoResult {
   demo: DemoName;

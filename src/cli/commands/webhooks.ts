@@ -4,6 +4,7 @@ import { parseDuration } from '../../clock/index.js';
 import { action, type GlobalOptions, type Output, UsageError } from '../output.js';
 import { stableListenSecret } from '../listen-secret.js';
 import { sandboxApi } from '../sandbox-api.js';
+import type { DeliveryAttempt } from '../../contracts/wire/webhooks.js';
 
 const DOCS = 'docs/realtime-and-webhooks.md';
 
@@ -30,17 +31,7 @@ interface WebhookListItem {
   pendingMessages: number;
 }
 
-interface DeliveryItem {
-  deliveryId: string;
-  eventId: string;
-  eventType: string;
-  attempt: number;
-  sentAt: string;
-  statusCode: number | null;
-  succeeded: boolean;
-  error: string | null;
-  nextAttemptAt: string | null;
-}
+type DeliveryItem = DeliveryAttempt;
 
 /** `--since 2h` (ago) or an ISO time. */
 function sinceOption(text: string): string {

@@ -1,13 +1,17 @@
 import { z } from 'zod';
 import { isWellFormedPattern, matchesSomeKnownType } from '../events/event-pattern.js';
 import { knownEventTypes } from '../events/event-types.js';
+import { IsoTimestamp } from '../api/wire.js';
+import { DeliveryView } from '../../contracts/wire/webhooks.js';
 
 /** Every event type, every `<prefix>.*` and `*`. */
 function documentedPatterns(): string[] {
   const types = knownEventTypes();
   return ['*', ...new Set(types.map((t) => `${t.split('.')[0]}.*`)), ...types];
 }
-import { IsoTimestamp } from '../api/wire.js';
+
+// Defined with the wire vocabulary (clients derive their delivery type from it).
+export { DeliveryView };
 
 export const WebhookId = z.string().regex(/^wh_[0-9a-z]{1,64}$/, 'must be a webhook id (wh_…)');
 
@@ -68,19 +72,6 @@ export const CreatedWebhook = WebhookView.extend({
 });
 
 export const DeletedWebhook = z.object({ webhookId: z.string(), deleted: z.literal(true) });
-
-export const DeliveryView = z.object({
-  deliveryId: z.string().meta({ description: 'The X-Service-DeliveryId of this attempt.' }),
-  eventId: z.string(),
-  eventType: z.string(),
-  attempt: z.number().int().positive(),
-  sentAt: IsoTimestamp,
-  durationMs: z.number().int().nonnegative(),
-  statusCode: z.number().int().nullable(),
-  succeeded: z.boolean(),
-  error: z.string().nullable(),
-  nextAttemptAt: IsoTimestamp.nullable().meta({ description: 'When the next retry is due, if the schedule continues.' }),
-});
 
 export const TestDeliveryResponse = z.object({ webhookId: z.string(), eventId: z.string(), delivery: DeliveryView });
 
