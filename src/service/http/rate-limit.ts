@@ -82,7 +82,12 @@ export class RateLimitBuckets {
     });
     // An idle connection the server ends (a restart, pg_terminate_backend) must not end the process: the next
     // query opens another.
-    pool.on('error', (error) => logger.warn({ err: error }, 'rate limits: an idle Postgres connection failed'));
+    pool.on('error', (error) => {
+      // Also after the service stopped: its log file may be closed by then (pino throws "SonicBoom destroyed").
+      try {
+        logger.warn({ err: error }, 'rate limits: an idle Postgres connection failed');
+      } catch {}
+    });
     const buckets = new RateLimitBuckets(pool, location.schema, logger);
     try {
       await buckets.createTable();
