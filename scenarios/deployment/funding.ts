@@ -3,19 +3,7 @@ import { RestClient } from '../../src/clients/rest-client.js';
 import { createRpcClient } from '../../src/devnet/rpc.js';
 import { ChainSender } from '../actors/chain-sender.js';
 import type { ServedManifest } from './target.js';
-
-const mintAbi = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const;
+import { sandboxStablecoinAbi } from '../../src/contracts/stablecoin.js';
 
 /** A mint is one transaction: far longer than this means it is stuck. */
 const FAUCET_TIMEOUT_MS = 15_000;
@@ -70,7 +58,7 @@ export class DeployerMint {
       this.senders.set(chainId, sender);
     }
     const data = encodeFunctionData({
-      abi: mintAbi,
+      abi: sandboxStablecoinAbi,
       functionName: 'mint',
       args: [address as Address, amount * 10n ** BigInt(token.decimals)],
     });

@@ -9,6 +9,7 @@ import { DeploymentError } from './errors.js';
 import type { Address, Hex, TokenInfo } from '../contracts/deployment.js';
 import { toQuantity, type RpcClient } from './rpc.js';
 import { ensureDir } from './state-dir.js';
+import { sandboxStablecoinAbi } from '../contracts/stablecoin.js';
 
 /**
  * Deploying is done once per deployment id and chain id, then reused: the first start deploys and saves
@@ -121,18 +122,6 @@ export async function deployPlan(rpc: RpcClient, chainName: string, deployment: 
   for (const token of deployment.tokens) await place(token.contract);
 
   const permit2 = deployment.contracts.find((c) => c.name === 'Permit2')?.address;
-  const mintAbi = [
-    {
-      type: 'function',
-      name: 'mint',
-      stateMutability: 'nonpayable',
-      inputs: [
-        { name: 'to', type: 'address' },
-        { name: 'amount', type: 'uint256' },
-      ],
-      outputs: [],
-    },
-  ] as const;
   for (const { info } of deployment.tokens) {
     const unit = 10n ** BigInt(info.decimals);
     const grants: Array<[Address, bigint]> = [
@@ -146,7 +135,7 @@ export async function deployPlan(rpc: RpcClient, chainName: string, deployment: 
       const balance = BigInt(await rpc.call<Hex>('eth_call', [{ to: info.address, data: balanceCall }, 'latest']));
       if (balance >= target) continue;
       const amount = target - balance;
-      const data = encodeFunctionData({ abi: mintAbi, functionName: 'mint', args: [to, amount] });
+      const data = encodeFunctionData({ abi: sandboxStablecoinAbi, functionName: 'mint', args: [to, amount] });
       await send(`mint ${info.symbol} to ${to}`, { from: deployer, to: info.address, data, gas: GAS.call });
     }
     if (permit2) {

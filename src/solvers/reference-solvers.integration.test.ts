@@ -33,6 +33,7 @@ import type { AuctionModule } from '../service/auction/module.js';
 import { devnetChainTime } from '../sandbox/service-component.js';
 import { BRIDGE_BURN_ADDRESS, type ReferenceSolvers, SolverInventory, startReferenceSolvers, type SolverEvent } from './index.js';
 import type { InventoryReport } from './inventory.js';
+import { sandboxStablecoinAbi } from '../contracts/stablecoin.js';
 
 let sandbox: Sandbox;
 let service: Service;
@@ -376,7 +377,7 @@ describe('reference solvers', () => {
         expect([chainId, symbol]).toEqual([destination.chainId, 'USDC']);
         await send(deployer, {
           address: usdc(destination),
-          abi: mintAbi,
+          abi: sandboxStablecoinAbi,
           functionName: 'mint',
           args: [solver.wallet.address, whole * units],
         });
@@ -408,16 +409,3 @@ async function latestRfq(): Promise<string> {
   const row = service.store.db.prepare('SELECT id FROM rfqs ORDER BY created_at DESC, rowid DESC LIMIT 1').get() as { id: string };
   return row.id;
 }
-
-const mintAbi = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const;

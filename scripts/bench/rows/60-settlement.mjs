@@ -28,29 +28,6 @@ const ROWS = new Set((process.env.BENCH_SETTLEMENT_ROWS ?? 'reference,minimal,po
 const GOAL_RATIO = 0.8;
 const AMOUNT = 10_000_000_000n;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
-const TOKEN_ABI = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-  {
-    type: 'function',
-    name: 'approve',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'spender', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [{ name: '', type: 'bool' }],
-  },
-];
-
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
 /** Runs `count` tasks on `concurrency` workers (task(i, worker)); resolves with the elapsed wall milliseconds. */
@@ -74,6 +51,8 @@ export async function run() {
   const { SerialSender } = await load('test/support/settlement/serial-sender.js');
   const { buildStandardOrder, typedDataFor, onchainOrderId } = await load('src/contracts/standard-order.js');
   const tx = await load('src/service/settlement/transactions.js');
+  // mint and approve, from the compiled token artifact the sandbox deploys.
+  const { sandboxStablecoinAbi: TOKEN_ABI } = await load('src/contracts/stablecoin.js');
   const { OutputSettlerArtifact, InputSettlerEscrowArtifact } = await load('src/contracts/artifacts/index.js');
   const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts');
   const { decodeEventLog, encodeAbiParameters, encodeFunctionData, getAddress } = await import('viem');

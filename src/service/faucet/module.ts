@@ -18,20 +18,7 @@ import type { ChainInfo } from '../../contracts/deployment.js';
 import { InvalidRequestError, MaintenanceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
 import { Address } from '../api/wire.js';
-
-/** Mint ABI of the sandbox stablecoins (owner-only, the deployer owns them). */
-const mintAbi = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const;
+import { sandboxStablecoinAbi } from '../../contracts/stablecoin.js';
 
 export interface FaucetSettings {
   /** Owner of the sandbox tokens (sandbox.json `accounts.deployer[0]`). */
@@ -197,7 +184,7 @@ export class FaucetModule implements ServiceModule {
                 const sent = await withNonceRetry(() =>
                   wallet.writeContract({
                     address: token.address,
-                    abi: mintAbi,
+                    abi: sandboxStablecoinAbi,
                     functionName: 'mint',
                     args: [recipient, amount],
                     gas: 200_000n,
