@@ -95,13 +95,16 @@ export function register(program: Command): void {
           throw new c.UsageError(`--clock sandbox: no sandbox answers GET /api/v1/sandbox/clock (state dir ${stateDir})`);
         if (!json && offset !== undefined)
           process.stderr.write(`› signing deliveries by the sandbox clock (${Math.round(offset / 1000)} s ahead of wall time)\n`);
-        const run = await c.certifyWebhookReceiver({
-          url: flags.url,
-          secret: flags.secret,
-          ...(offset === undefined ? {} : { nowMs: () => Date.now() + offset, clock: `sandbox (${Math.round(offset / 1000)} s ahead)` }),
-          ...(signingKey === undefined ? {} : { signingKey }),
-          onResult: checkProgress(json, c.consoleProgress).onResult,
-        });
+        const checks = checkProgress(json, c.consoleProgress);
+        const run = await c
+          .certifyWebhookReceiver({
+            url: flags.url,
+            secret: flags.secret,
+            ...(offset === undefined ? {} : { nowMs: () => Date.now() + offset, clock: `sandbox (${Math.round(offset / 1000)} s ahead)` }),
+            ...(signingKey === undefined ? {} : { signingKey }),
+            onResult: checks.onResult,
+          })
+          .finally(() => checks.end());
         await writeReports(run.report, flags.report, json);
         process.exitCode = run.exitCode;
       } catch (error) {
@@ -175,18 +178,21 @@ export function register(program: Command): void {
                 `Waiting up to ${waitSeconds} s for it to register and connect…\n`,
             );
           }
-          const run = await c.certifySolver({
-            url: api.url,
-            apiKey: api.apiKeys[0]!,
-            sandbox: file,
-            solverAddress: address,
-            ...(flags.solverId === undefined ? {} : { solverId: flags.solverId }),
-            rfqs,
-            waitMs: waitSeconds * 1_000,
-            long: flags.long === true,
-            ...(signingKey === undefined ? {} : { signingKey }),
-            onResult: checkProgress(json, c.consoleProgress).onResult,
-          });
+          const checks = checkProgress(json, c.consoleProgress);
+          const run = await c
+            .certifySolver({
+              url: api.url,
+              apiKey: api.apiKeys[0]!,
+              sandbox: file,
+              solverAddress: address,
+              ...(flags.solverId === undefined ? {} : { solverId: flags.solverId }),
+              rfqs,
+              waitMs: waitSeconds * 1_000,
+              long: flags.long === true,
+              ...(signingKey === undefined ? {} : { signingKey }),
+              onResult: checks.onResult,
+            })
+            .finally(() => checks.end());
           await writeReports(run.report, flags.report, json);
           process.exitCode = run.exitCode;
         } catch (error) {

@@ -262,33 +262,35 @@ async function runCommand(flags: RunFlags, command: Command): Promise<number> {
     }
 
     const checks = checkProgress(json, c.consoleProgress);
-    const run = await c.runConformance({
-      profile,
-      ...(url === undefined ? {} : { url }),
-      ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
-      ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
-      ...(sandboxFile === undefined ? {} : { sandbox: sandboxFile }),
-      long: flags.long === true,
-      ...(seed === undefined ? {} : { seed }),
-      selection,
-      ...(expectedFailures === undefined ? {} : { expectedFailures }),
-      ...(expectedSkips === undefined ? {} : { expectedSkips }),
-      ...callerInputs,
-      ...(signingKey === undefined ? {} : { signingKey }),
-      timeoutMs,
-      onTarget: (target) => {
-        if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}`);
-      },
-      onPreflight: (lines) => {
-        if (!json) for (const line of lines) progress(`pre-flight: ${line}`);
-      },
-      // What the target offers, and what its gaps will skip, heads the output of every run.
-      onCapabilities: (report) => {
-        if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
-      },
-      onResult: checks.onResult,
-    });
-    checks.end();
+    // The bar (or the JSON heartbeat) ends also when the run throws, so the error prints on a clean line.
+    const run = await c
+      .runConformance({
+        profile,
+        ...(url === undefined ? {} : { url }),
+        ...(flags.apiKey === undefined ? {} : { apiKey: flags.apiKey }),
+        ...(flags.workspace === undefined ? {} : { workspaceId: flags.workspace }),
+        ...(sandboxFile === undefined ? {} : { sandbox: sandboxFile }),
+        long: flags.long === true,
+        ...(seed === undefined ? {} : { seed }),
+        selection,
+        ...(expectedFailures === undefined ? {} : { expectedFailures }),
+        ...(expectedSkips === undefined ? {} : { expectedSkips }),
+        ...callerInputs,
+        ...(signingKey === undefined ? {} : { signingKey }),
+        timeoutMs,
+        onTarget: (target) => {
+          if (!json) progress(`target ${target.url} (${target.environment}), Reference ${profile}`);
+        },
+        onPreflight: (lines) => {
+          if (!json) for (const line of lines) progress(`pre-flight: ${line}`);
+        },
+        // What the target offers, and what its gaps will skip, heads the output of every run.
+        onCapabilities: (report) => {
+          if (!json) process.stdout.write(`${c.capabilitiesText(report)}\n`);
+        },
+        onResult: checks.onResult,
+      })
+      .finally(() => checks.end());
     if (reports.json) c.writeJsonReport(run.report, reports.json);
     if (reports.junit) c.writeJunitReport(run.report, reports.junit);
     if (reports.html) c.writeHtmlReport(run.report, reports.html);

@@ -60,15 +60,17 @@ async function run(names: string[], flags: RunFlags, command: Command): Promise<
       throw new s.ScenarioUsageError(`--timeout must be a positive number of milliseconds, got ${JSON.stringify(flags.timeout)}`);
     }
     const progress = scenarioRunProgress(json, (write) => scenarioProgress(s.progressPrinter(write), flags.target, write));
-    const report = await s.runScenarios({
-      scenarios,
-      seed,
-      ...(flags.target === undefined ? {} : { target: flags.target }),
-      ...(workspace === undefined ? {} : { workspace }),
-      ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
-      onEvent: (event) => progress.onEvent(event),
-    });
-    progress.end();
+    // The bar (or the JSON heartbeat) ends also when the run throws, so the error prints on a clean line.
+    const report = await s
+      .runScenarios({
+        scenarios,
+        seed,
+        ...(flags.target === undefined ? {} : { target: flags.target }),
+        ...(workspace === undefined ? {} : { workspace }),
+        ...(expectTimeoutMs === undefined ? {} : { expectTimeoutMs }),
+        onEvent: (event) => progress.onEvent(event),
+      })
+      .finally(() => progress.end());
     const written = s.writeReports(report, reports);
     if (report.summary.failed > 0) process.exitCode = 1;
     if (json) {
