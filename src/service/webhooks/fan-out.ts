@@ -142,14 +142,13 @@ export class WebhookFanOut {
     store.transaction(
       () => {
         for (const { event, webhookIds } of deliveries) {
-          const body = JSON.stringify(event.envelope);
           for (const webhookId of webhookIds) {
             const inserted = messages.insert({
               id: newId('msg'),
               webhookId,
               eventId: event.envelope.id,
               eventType: event.envelope.type,
-              body,
+              body: event.json,
               origin: 'event',
               maxAttempts,
               nextAttemptAt: clock.now(),
