@@ -30,6 +30,53 @@ const AMOUNT = 10_000_000_000n;
 const PERMIT2 = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 const load = (path) => import(pathToFileURL(join(ROOT, 'dist', path)).href);
 
+/**
+ * Counts the top-level transactions of an in-process service's store (nested ones are savepoints of the same
+ * commit) between start() and stop(). With BENCH_TRANSACTION_SITES=1 each is also charged to the first frames of
+ * service code that opened it, to find where an order's commits come from.
+ */
+function countTransactions(db) {
+  const sites = process.env.BENCH_TRANSACTION_SITES === '1';
+  const original = db.transaction.bind(db);
+  let depth = 0;
+  let counting = false;
+  let count = 0;
+  const bySite = new Map();
+  db.transaction = (fn, options) => {
+    if (depth === 0 && counting) {
+      count += 1;
+      if (sites) {
+        const frames = (new Error().stack ?? '')
+          .split('\n')
+          .slice(1)
+          .map((line) => line.trim().replace(/^at /, ''))
+          .filter((line) => line.includes('/src/service/') && !line.includes('/store/'))
+          .slice(0, 3)
+          .map((line) => line.replace(/\(.*\/src\/service\//, '(').replace(/:\d+\)$/, ')'))
+          .join(' < ');
+        bySite.set(frames, (bySite.get(frames) ?? 0) + 1);
+      }
+    }
+    depth += 1;
+    try {
+      return original(fn, options);
+    } finally {
+      depth -= 1;
+    }
+  };
+  return {
+    start() {
+      count = 0;
+      bySite.clear();
+      counting = true;
+    },
+    stop() {
+      counting = false;
+      return { count, ...(sites ? { sites: Object.fromEntries([...bySite].sort((a, b) => b[1] - a[1])) } : {}) };
+    },
+  };
+}
+
 /** Runs `count` tasks on `concurrency` workers (task(i, worker)); resolves with the elapsed wall milliseconds. */
 async function pool(count, concurrency, task) {
   const started = performance.now();
@@ -108,6 +155,7 @@ export async function run() {
       auction: { windowMs: 2_000 },
     });
     ({ workspaceId, apiKey } = service.bootstrapWorkspace('bench'));
+    transactions = countTransactions(service.store.db);
     service.module('evidence').outbox.onCommitted((event) => {
       if (event.envelope.type === 'order.settled') forward(event.orderId);
     });
@@ -121,6 +169,8 @@ export async function run() {
   let workspaceId;
   let apiKey;
   let forward = () => undefined;
+  /** Top-level store transactions of the in-process service (undefined through a cluster). */
+  let transactions;
   await startService(undefined);
 
   /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
@@ -154,6 +204,7 @@ export async function run() {
             measuredFrom = serviceLoad();
             cpuFrom = { snapshot: cpuSnapshot(), load: loadAverage() };
             lock.start();
+            transactions?.start();
             // Only an in-process service runs on this thread: a cluster's is in other processes.
             if (measuredFrom !== undefined)
               startComponentProfile().then(
@@ -166,6 +217,7 @@ export async function run() {
         worker.once('exit', (code) => reject(new Error(`the client thread exited with ${code}`)));
       });
       lock.stop();
+      const stores = transactions?.stop();
       const cpu = cpuFrom === undefined ? undefined : cpuSince(cpuFrom.snapshot);
       const components = await profile?.stop();
       if (result.error) throw new Error(result.error);
@@ -175,6 +227,7 @@ export async function run() {
         breakdown: breakdown(since),
         ms: result.ms,
         writeLock: lock.occupancy(),
+        storeTransactions: stores,
         winners: result.winners.map((w) => ({ solver: manifest.accounts.solvers[w.solver], outputAmount: BigInt(w.outputAmount) })),
       };
     } finally {
@@ -391,7 +444,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
+      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
       values: {
         serviceRate,
         floorRate,
@@ -403,6 +456,12 @@ export async function run() {
         goalRatio: GOAL_RATIO,
         meetsGoal: ratio >= GOAL_RATIO,
         medianStepMs: through.breakdown,
+        ...(through.storeTransactions === undefined
+          ? {}
+          : {
+              storeTransactionsPerOrder: through.storeTransactions.count / ORDERS,
+              storeTransactionSites: through.storeTransactions.sites,
+            }),
         ...(share === undefined ? {} : { writeLock: share }),
         ...(through.load === undefined ? {} : { serviceLoad: through.load }),
         ...(through.cpu === undefined

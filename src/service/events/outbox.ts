@@ -58,6 +58,11 @@ export interface StoredEvent {
   audience: string;
   createdAt: number;
   envelope: EventEnvelope;
+  /**
+   * The envelope as JSON text, exactly as the row holds it: serialised once at append, and what WebSocket
+   * subscribers and webhook messages are sent (the envelope is not changed after append).
+   */
+  json: string;
 }
 
 export interface NewEvent {
@@ -98,6 +103,7 @@ function fromRow(row: EventRow): StoredEvent {
     audience: row.audience,
     createdAt: row.created_at,
     envelope: JSON.parse(row.envelope) as EventEnvelope,
+    json: row.envelope,
   };
 }
 
@@ -128,6 +134,7 @@ export class OutboxRepository {
     );
     // Seqs are given out at insert; under the write lock, commit order is seq order, which the outbox tail relies on.
     this.store.holdWriteLock();
+    const json = JSON.stringify(envelope);
     const result = this.insertStatement.run(
       envelope.id,
       event.workspaceId,
@@ -136,7 +143,7 @@ export class OutboxRepository {
       event.orderId ?? null,
       event.rfqId ?? null,
       event.audience ?? 'workspace',
-      JSON.stringify(envelope),
+      json,
       event.at,
     );
     const stored: StoredEvent = {
@@ -148,6 +155,7 @@ export class OutboxRepository {
       audience: event.audience ?? 'workspace',
       createdAt: event.at,
       envelope,
+      json,
     };
     this.pending.push(stored);
     return stored;

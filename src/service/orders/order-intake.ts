@@ -1,6 +1,7 @@
 import { checksummed } from '../api/wire.js';
 import type { Logger } from 'pino';
-import { type Address, type Hex, getAddress, hashTypedData } from 'viem';
+import { type Address, type Hex, getAddress } from 'viem';
+import { hashTypedDataCached } from '../../contracts/typed-data-hash.js';
 import type { Clock } from '../../clock/index.js';
 import { ResourceLockArtifact } from '../../contracts/artifacts/ResourceLock.js';
 import type { StandardOrder } from '../../contracts/order.js';
@@ -495,7 +496,7 @@ export class OrderIntake {
     }
     const orderId = newId('ord');
     // The taker signs the compact off chain and nothing is sent: its EIP-712 digest stands for the deposit.
-    const registration = hashTypedData(typedData as unknown as Parameters<typeof hashTypedData>[0]);
+    const registration = hashTypedDataCached(typedData);
     const effects: AfterCommit[] = this.deps.outbox.commit(() => {
       const committed = this.deps.orders.committedLockAmount(user, quote.originChainId, getAddress(quote.inputToken));
       if (balance < committed + BigInt(quote.inputAmount)) {

@@ -1,5 +1,6 @@
-import { type Address, type Hex, type PublicClient, getAddress, recoverTypedDataAddress } from 'viem';
+import { type Address, type Hex, type PublicClient, getAddress, recoverAddress } from 'viem';
 import type { OrderTypedData } from '../../contracts/typed-data.js';
+import { hashTypedDataCached } from '../../contracts/typed-data-hash.js';
 
 export type SignatureVerdict = { valid: true } | { valid: false; recovered: Address | null };
 
@@ -14,10 +15,10 @@ export async function checkOrderSignature(
   user: Address,
   client: PublicClient | undefined,
 ): Promise<SignatureVerdict> {
-  const payload = typedData as unknown as Parameters<typeof recoverTypedDataAddress>[0];
   let recovered: Address | null = null;
   try {
-    recovered = await recoverTypedDataAddress({ ...payload, signature });
+    // viem's recoverTypedDataAddress, with the type hashes remembered (see typed-data-hash.ts).
+    recovered = await recoverAddress({ hash: hashTypedDataCached(typedData), signature });
     if (getAddress(recovered) === getAddress(user)) return { valid: true };
   } catch {
     recovered = null;
@@ -26,7 +27,7 @@ export async function checkOrderSignature(
     const code = await client.getCode({ address: user }).catch(() => undefined);
     if (code !== undefined && code !== '0x') {
       const ok = await client
-        .verifyTypedData({ ...(payload as object), address: user, signature } as Parameters<PublicClient['verifyTypedData']>[0])
+        .verifyTypedData({ ...(typedData as object), address: user, signature } as Parameters<PublicClient['verifyTypedData']>[0])
         .catch(() => false);
       if (ok) return { valid: true };
     }

@@ -44,6 +44,24 @@ function publish(service: Service, workspaceId: string, type = 'order.created', 
   return stored.envelope.id;
 }
 
+/** Counts the service store's top-level transactions from now on (nested ones are savepoints of the same commit). */
+function countTransactions(service: Service): { count: number } {
+  const db = service.store.db;
+  const original = db.transaction.bind(db);
+  const counter = { count: 0 };
+  let depth = 0;
+  db.transaction = ((fn: () => unknown, options?: Parameters<typeof original>[1]) => {
+    if (depth === 0) counter.count += 1;
+    depth += 1;
+    try {
+      return original(fn, options);
+    } finally {
+      depth -= 1;
+    }
+  }) as typeof db.transaction;
+  return counter;
+}
+
 /** An HMAC computed here, independently of the service's signer. */
 function independentlyValid(secret: string, timestamp: string, body: string, signature: string): boolean {
   const expected = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest();
@@ -599,6 +617,50 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     cleanups.push(() => second.stop());
     while (receiver.requests.length < 3 && Date.now() - started < 6_000) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(receiver.events().map((e) => e.type)).toEqual(['order.settled', 'order.settled', 'compliance.event']);
+  });
+
+  it('events no endpoint wants open no store transaction; their fan-out cursor is written later, and re-examining them queues nothing twice', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-cursor-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const base = { environment: 'sandbox' as const, chains: [], storePath: join(dir, 'service.sqlite'), logger: { level: 'silent' } };
+    const receiver = await TestReceiver.start(() => Date.now());
+    cleanups.push(() => receiver.stop());
+    const first = await createService({ ...base, clock: new RealClock() });
+    const { workspaceId, apiKey } = first.bootstrapWorkspace('Cursor');
+    const created = await fetch(`${first.url}/api/v1/webhooks`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, events: ['order.*'] }),
+    }).then((r) => r.json() as Promise<{ webhookId: string }>);
+    const { messages } = first.module<WebhooksModule>('webhooks');
+    const transactions = countTransactions(first);
+    const wanted = publish(first, workspaceId, 'order.created', 'ord_cursor');
+    await new Promise((resolve) => setImmediate(resolve));
+    // The publisher's commit and the fan-out's (the message and the cursor).
+    expect(transactions.count).toBe(2);
+    const afterWanted = messages.fanOutCursor();
+    const started = Date.now();
+    const delivered = () => messages.messagesOf(created.webhookId)[0]?.status === 'succeeded';
+    while (!delivered() && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(delivered()).toBe(true);
+    transactions.count = 0;
+    for (let i = 0; i < 3; i++) publish(first, workspaceId, 'compliance.event', 'ord_cursor');
+    await new Promise((resolve) => setImmediate(resolve));
+    // Only the publishers' commits: no endpoint wants compliance.event, so the fan-out wrote nothing yet.
+    expect(transactions.count).toBe(3);
+    expect(messages.fanOutCursor()).toBe(afterWanted);
+    const lastSeq = first.module<EvidenceModule>('evidence').outbox.lastSeq();
+    while (messages.fanOutCursor() < lastSeq && Date.now() - started < 5_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(messages.fanOutCursor()).toBe(lastSeq);
+    // A crash before the cursor was written leaves it behind: the next start looks at those events again.
+    first.store.db.prepare('UPDATE webhook_fanout_cursor SET seq = 0').run();
+    await first.stop();
+    const second = await createService({ ...base, clock: new RealClock() });
+    cleanups.push(() => second.stop());
+    const again = second.module<WebhooksModule>('webhooks').messages;
+    expect(again.fanOutCursor()).toBe(lastSeq);
+    expect(again.messagesOf(created.webhookId).map((m) => m.eventId)).toEqual([wanted]);
+    expect(receiver.events().map((e) => e.id)).toEqual([wanted]);
   });
 
   it('a restart mid-schedule loses nothing: the next attempt goes out at its original time', async () => {

@@ -273,7 +273,7 @@ export class WebhookEndpoints {
           webhookId: endpoint.id,
           eventId: event.envelope.id,
           eventType: event.envelope.type,
-          body: JSON.stringify(event.envelope),
+          body: event.json,
           origin: 'replay',
           maxAttempts,
           nextAttemptAt: now,

@@ -311,7 +311,7 @@ export class TakerStreamSession {
     let last = cursor.envelope.id;
     for (const event of following) {
       if (!this.subscriptions.matchesEvent(event)) continue;
-      this.sendEvent(event.envelope.id, JSON.stringify(event.envelope));
+      this.sendEvent(event.envelope.id, event.json);
       replayed += 1;
       last = event.envelope.id;
     }

@@ -126,7 +126,7 @@ export class TakerStreamModule implements ServiceModule {
     if (event.workspaceId === null) return;
     const sessions = this.byWorkspace.get(event.workspaceId);
     if (sessions === undefined) return;
-    const text = JSON.stringify(event.envelope);
+    const text = event.json;
     for (const session of sessions) session.deliverEvent(event, text);
   }
 
