@@ -149,7 +149,10 @@ export class Auctioneer {
         this.close(live);
         return;
       }
-      live.timer = setTimeout(() => this.windowEnded(live), Math.max(0, windowMs - (performance.now() - startedAt)));
+      // The end is looked at after one more turn of I/O (setImmediate runs after the poll phase): when synchronous
+      // store calls held the event loop (another instance holding the store's write lock), answers that arrived in
+      // time are still unread in their sockets, and the window's timer would otherwise run before them and refuse them.
+      live.timer = setTimeout(() => setImmediate(() => this.windowEnded(live)), Math.max(0, windowMs - (performance.now() - startedAt)));
     });
   }
 
@@ -169,7 +172,7 @@ export class Auctioneer {
     if ('rejection' in found) return withClientId(found.rejection);
     const live = found.live;
     const latencyMs = this.latency(live, time);
-    if (latencyMs > live.windowMs) return withClientId(this.late(live, solverId));
+    if (live.overtime && latencyMs > live.windowMs) return withClientId(this.late(live, solverId));
     const reject = (code: QuoteRejectionCode, reason: string): QuoteRejection => {
       if (!live.quotes.has(solverId)) live.rejected.set(solverId, { code, reason });
       return withClientId({ type: 'quote.rejected', rfqId: input.rfqId, code, reason });
@@ -216,7 +219,7 @@ export class Auctioneer {
     if (live.quotes.has(solverId)) return rejection(rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ');
     if (live.declined.has(solverId)) return { type: 'decline.ack', rfqId };
     const latencyMs = this.latency(live, time);
-    if (latencyMs > live.windowMs) return this.late(live, solverId);
+    if (live.overtime && latencyMs > live.windowMs) return this.late(live, solverId);
     live.declined.set(solverId, { reason: reason ?? null, latencyMs });
     this.answered(live, solverId, live.startedAt + latencyMs);
     return { type: 'decline.ack', rfqId };
@@ -267,7 +270,10 @@ export class Auctioneer {
     return Math.max(0, typeof time === 'number' ? time - live.startedAt : time.latencyMs);
   }
 
-  /** An answer after the window (it arrived in the overtime): expired, as it would be had the auction closed. */
+  /**
+   * An answer given after the window, arriving in the overtime: expired, as it would be had the auction closed. (Until
+   * the window's timer has run, answers count as they come, as they always did.)
+   */
   private late(live: LiveAuction, solverId: string): QuoteRejection {
     live.waiting.delete(solverId);
     this.closeIfDone(live);
@@ -286,12 +292,13 @@ export class Auctioneer {
 
   /** The window is over: closes, unless answers of solvers on other instances may still be on their way. */
   private windowEnded(live: LiveAuction): void {
+    if (this.live.get(live.terms.rfqId) !== live) return;
     if (live.remote === undefined || !this.awaitsRemote(live)) {
       this.close(live);
       return;
     }
     live.overtime = true;
-    live.timer = setTimeout(() => this.close(live), live.remote.overtimeMs);
+    live.timer = setTimeout(() => setImmediate(() => this.close(live)), live.remote.overtimeMs);
   }
 
   private close(live: LiveAuction): void {
