@@ -3,11 +3,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'scenarios/**/*.test.ts', 'conformance/**/*.test.ts', 'test/**/*.test.ts', 'hardening/**/*.test.ts'],
-    // The composed sandbox across containers (`npm run test:compose`, docs/deployment.md) is a command of its own, not
-    // part of `npm test`: since the solvers keep their process alive between connections and orders are assigned again
-    // on reconnect it passes, but in about half the runs on this 2-core machine the three orders of one phase still
-    // stay Deposited after a replica is killed (not yet understood). It joins `npm test` once that is fixed, rather
-    // than a CI that is red half the time.
+    // The composed sandbox across containers (docs/deployment.md) runs with a config of its own, as the last step of
+    // `npm test` (`npm run test:compose`): it needs a Docker engine and starts containers, not loopback processes.
     exclude: [...configDefaults.exclude, 'test/compose/**'],
     // SANDBOX_TEST_STORE=postgres: every `:memory:` store on a throwaway Postgres (see the setup file).
     globalSetup: ['test/support/postgres-global-setup.ts'],

@@ -14,7 +14,7 @@ import type { SolverCounters, SolverEvent } from './solver-events.js';
 
 export type { SolverCounters, SolverEvent } from './solver-events.js';
 import { type BridgeMint, SolverInventory } from './inventory.js';
-import { SolverWallet } from './solver-wallet.js';
+import { isTransportError, SolverWallet } from './solver-wallet.js';
 import { priceRfq, type PricingStrategy } from './strategy.js';
 
 import type { SolverFaultFollower } from './fault-follower.js';
@@ -45,6 +45,11 @@ export interface ReferenceSolverOptions {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+/**
+ * How long a fill is tried again while a chain does not answer (its node restarting: seconds). The service tells a
+ * solver of an order once, so a fill given up on a passing outage would leave the order to its refund.
+ */
+const CHAIN_OUTAGE_MS = 60_000;
 
 export class ReferenceSolver {
   readonly name: string;
@@ -311,6 +316,13 @@ export class ReferenceSolver {
     for (const o of outputs) this.holdings.owe(o.chainId, o.token, o.amount);
     try {
       await this.fillOwed(message, order, record, outputs);
+    } catch (error) {
+      // Given up: forgotten, so that the order's assignment sent again (a reconnect, a take-over) is a new try.
+      if (!record.filled) {
+        this.orders.delete(message.orderId);
+        this.release(order);
+      }
+      throw error;
     } finally {
       // Filled or not, it no longer owes these outputs; the balances it read are stale after a fill.
       for (const o of outputs) {
@@ -360,18 +372,24 @@ export class ReferenceSolver {
       if (this.stopped) return;
     }
     const misfill = behaviour.fill === 'short' || behaviour.fill === 'wrong-recipient' ? behaviour.fill : undefined;
-    const lacking = await this.shortfall(outputs);
-    if (lacking !== undefined) {
+    const filled = await this.whileChainsAway(async () => {
+      const lacking = await this.shortfall(outputs);
+      if (lacking !== undefined) return { lacking };
+      return {
+        results: await this.wallet.fill(order, message.onchainOrderId, {
+          late: behaviour.fill === 'late',
+          ...(misfill === undefined ? {} : { misfill }),
+        }),
+      };
+    });
+    if ('lacking' in filled) {
       // Said out loud (the sandbox logs it): without this the order just sits Deposited until it refunds.
-      const reason = `cannot fill: ${lacking}`;
+      const reason = `cannot fill: ${filled.lacking}`;
       this.holdings.noteShort(outputs[0]!.chainId, outputs[0]!.token, reason);
       this.emit({ type: 'skipped', orderId: message.orderId, reason });
       return;
     }
-    const results = await this.wallet.fill(order, message.onchainOrderId, {
-      late: behaviour.fill === 'late',
-      ...(misfill === undefined ? {} : { misfill }),
-    });
+    const results = filled.results;
     record.filled = true;
     this.counters.filled += 1;
     this.emit({ type: 'filled', orderId: message.orderId, txHash: results[0]!.txHash, timestamp: results[0]!.timestamp });
@@ -382,6 +400,19 @@ export class ReferenceSolver {
         this.emit({ type: 'error', orderId: message.orderId, message: 'a second fill of the same output landed' });
       } catch (error) {
         this.emit({ type: 'skipped', orderId: message.orderId, reason: `second fill refused: ${(error as Error).message.split('\n')[0]}` });
+      }
+    }
+  }
+
+  /** Runs `task` again while a chain does not answer (see CHAIN_OUTAGE_MS); any other failure is the caller's. */
+  private async whileChainsAway<T>(task: () => Promise<T>): Promise<T> {
+    const until = Date.now() + CHAIN_OUTAGE_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await task();
+      } catch (error) {
+        if (!isTransportError(error) || this.stopped || Date.now() > until) throw error;
+        await sleep(Math.min(250 * 2 ** attempt, 2_000));
       }
     }
   }

@@ -1,10 +1,13 @@
 /**
  * The solver wallet keeps its nonces locally and sends with one round trip. These tests check what that must not
- * break on a real devnet: a reverted transaction is reported as such and still spends its nonce, and a nonce spent
- * behind the wallet's back (the same account sending from elsewhere) is picked up instead of failing the send.
+ * break on a real devnet: a reverted transaction is reported as such and still spends its nonce, a nonce spent
+ * behind the wallet's back (the same account sending from elsewhere) is picked up instead of failing the send, and a
+ * chain that goes away for a few seconds (its node restarting) neither loses a send nor makes it land twice.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Address, createPublicClient, http } from 'viem';
+import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { buildStandardOrder } from '../contracts/standard-order.js';
@@ -67,5 +70,91 @@ describe('SolverWallet sends', () => {
     // And the wallet goes on from there.
     await expect(mine.finalise(order, 'Permit2Escrow', params)).rejects.toBeInstanceOf(TransactionRevertedError);
     expect(await nonce()).toBe(start + 4);
+  }, 60_000);
+});
+
+/**
+ * The chain's JSON-RPC behind a relay that can be away (connections refused) or lose requests: a send that never
+ * reaches the node, or one whose answer is lost after the node got it.
+ */
+class FlakyRpc {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  /** What happens to the next eth_sendRawTransactionSync requests, first in first out. */
+  readonly sends: Array<'drop-before' | 'drop-after'> = [];
+  url = '';
+  private port = 0;
+
+  constructor(private readonly upstream: string) {}
+
+  async up(): Promise<void> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks).toString('utf8');
+        const fate = body.includes('eth_sendRawTransactionSync') ? this.sends.shift() : undefined;
+        if (fate === 'drop-before') return req.socket.destroy();
+        const answer = await fetch(this.upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const text = await answer.text();
+        if (fate === 'drop-after') return req.socket.destroy();
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
+      });
+    });
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.url = `http://127.0.0.1:${this.port}`;
+    this.server = server;
+  }
+
+  /** Refuses connections and cuts the open ones, as a node that stopped. */
+  async down(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+}
+
+describe('SolverWallet across a chain outage', () => {
+  it('sends once the chain is back, and a send lost on its way or on its way back lands exactly once', async () => {
+    const relay = new FlakyRpc(destination.rpcUrl);
+    await relay.up();
+    const chains = sandbox.manifest.chains.map((chain) =>
+      chain.chainId === destination.chainId ? { ...chain, rpcUrl: relay.url } : chain,
+    );
+    const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+    const recipient = sandbox.manifest.accounts.takers[4]!.address;
+    const direct = createPublicClient({ transport: http(destination.rpcUrl) });
+    const balance = () => direct.readContract({ address: usdc(destination), abi: erc20Abi, functionName: 'balanceOf', args: [recipient] });
+    const nonce = () => direct.getTransactionCount({ address: wallet.address });
+    try {
+      // The node is away when the send starts, for longer than a request's own retries last, and comes back.
+      const before = await balance();
+      await relay.down();
+      const sent = wallet.transfer(destination.chainId, usdc(destination), recipient, 1n);
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await relay.up();
+      await sent;
+      expect(await balance()).toBe(before + 1n);
+
+      // The send never reaches the node (the node restarting as it goes out): sent again, it lands once.
+      const startNonce = await nonce();
+      relay.sends.push('drop-before');
+      await wallet.transfer(destination.chainId, usdc(destination), recipient, 1n);
+      expect(await balance()).toBe(before + 2n);
+      expect(await nonce()).toBe(startNonce + 1);
+
+      // The node mined it, and the answer was lost: its receipt says so, nothing is sent twice.
+      relay.sends.push('drop-after');
+      await wallet.transfer(destination.chainId, usdc(destination), recipient, 1n);
+      expect(await balance()).toBe(before + 3n);
+      expect(await nonce()).toBe(startNonce + 2);
+    } finally {
+      await relay.down();
+    }
   }, 60_000);
 });

@@ -27,6 +27,9 @@ import {
   type RpcTransactionReceipt,
   RpcRequestError,
   BaseError,
+  HttpRequestError,
+  TimeoutError,
+  SocketClosedError,
 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
@@ -41,6 +44,37 @@ const APPROVE_GAS = 120_000n;
 const GWEI = 1_000_000_000n;
 /** A send waits for its block; a chain whose mining is paused (tests) may keep it longer than a plain request. */
 const SEND_TIMEOUT_MS = 60_000;
+/**
+ * How long a transaction is pursued once signed: a send whose answer was lost is sent again and its receipt looked
+ * for until then (the sync send's timeout plus the three minutes a receipt wait used to allow a paused chain).
+ */
+const DELIVERY_MS = SEND_TIMEOUT_MS + 180_000;
+/** How long the reads before a send (nonce, fees, allowance) wait for a chain that does not answer (a node restarting). */
+const OUTAGE_MS = 60_000;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Whether an error is the chain not answering (no connection, a dropped one, a timeout, an HTTP failure), as opposed
+ * to the node refusing or reverting: the same request may succeed once the node is back.
+ */
+export function isTransportError(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError) !== null
+  );
+}
+
+/** Runs `read` again while the chain does not answer, with a growing pause, until `until` (epoch ms). */
+async function whileUnreachable<T>(until: number, read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (error) {
+      if (!isTransportError(error) || Date.now() > until) throw error;
+      await sleep(Math.min(250 * 2 ** attempt, 2_000));
+    }
+  }
+}
 /** uint48 max: the destination settler cannot know an order's real deadline, so a late fill names this one. */
 const FAR_DEADLINE = 2 ** 48 - 1;
 
@@ -212,12 +246,9 @@ export class SolverWallet {
   private async approveOnce(chain: ChainHandle, token: Address, spender: Address): Promise<void> {
     const key = `${token}:${spender}`;
     if (chain.approved.has(key)) return;
-    const allowance = await chain.public.readContract({
-      address: token,
-      abi: erc20Abi,
-      functionName: 'allowance',
-      args: [this.address, spender],
-    });
+    const allowance = await whileUnreachable(Date.now() + OUTAGE_MS, () =>
+      chain.public.readContract({ address: token, abi: erc20Abi, functionName: 'allowance', args: [this.address, spender] }),
+    );
     if (allowance < maxUint256 / 2n) {
       await this.send(
         chain,
@@ -236,11 +267,14 @@ export class SolverWallet {
     gas = GAS_LIMIT,
   ): Promise<TransactionReceipt> {
     const data = encodeFunctionData(request as Parameters<typeof encodeFunctionData>[0]);
+    const outage = Date.now() + OUTAGE_MS;
     for (let attempt = 0; ; attempt++) {
-      chain.nonce ??= await chain.public.getTransactionCount({ address: this.address, blockTag: 'pending' });
+      chain.nonce ??= await whileUnreachable(outage, () =>
+        chain.public.getTransactionCount({ address: this.address, blockTag: 'pending' }),
+      );
       if (chain.fees === undefined) {
         // Generous caps: only base fee plus tip is charged, and a cap below the base fee would leave it unmined.
-        const gasPrice = await chain.public.getGasPrice();
+        const gasPrice = await whileUnreachable(outage, () => chain.public.getGasPrice());
         chain.fees = { maxFeePerGas: gasPrice * 3n + 2n * GWEI, maxPriorityFeePerGas: GWEI };
       }
       const raw = await this.account.signTransaction({
@@ -256,24 +290,57 @@ export class SolverWallet {
       const hash = keccak256(raw);
       let receipt: TransactionReceipt;
       try {
-        const rpc = await chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] });
-        receipt = formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
+        receipt = await this.deliver(chain, raw, hash);
       } catch (error) {
         chain.nonce = undefined;
-        const refused = error instanceof BaseError ? error.walk((e) => e instanceof RpcRequestError) : null;
-        if (refused instanceof RpcRequestError) {
+        const refused = refusal(error);
+        if (refused !== undefined) {
           // Refused by the node: nothing was sent. A stale nonce or fee cap (another sender of this account, a
           // base fee that rose) is retried once with fresh ones; anything else is the caller's to see.
           chain.fees = undefined;
           if (attempt === 0 && /nonce too low|base fee|fee cap|underpriced/i.test(refused.details)) continue;
-          throw error;
         }
-        // The send may have reached the chain (a timeout, a dropped connection): its receipt decides.
-        receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: SANDBOX_POLLING_INTERVAL });
+        throw error;
       }
       if (chain.nonce !== undefined) chain.nonce += 1;
       if (receipt.status !== 'success') throw new TransactionRevertedError(hash, what);
       return receipt;
     }
   }
+
+  /**
+   * Sends a signed transaction and returns its receipt. A send whose answer was lost (the node restarted under it, a
+   * timeout) may or may not have reached the chain: its receipt decides, and while there is none the same signed
+   * transaction is sent again (one hash: it lands at most once). Waiting for a receipt alone would wait in vain for
+   * a transaction the node never got (a chain container restarting), and hold every later send of this account on
+   * the chain behind it: the orders this solver won there stayed Deposited, and it said nothing.
+   */
+  private async deliver(chain: ChainHandle, raw: Hex, hash: Hex): Promise<TransactionReceipt> {
+    const until = Date.now() + DELIVERY_MS;
+    for (let attempt = 0; ; attempt++) {
+      let lost: unknown;
+      try {
+        const rpc = await chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] });
+        return formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
+      } catch (error) {
+        const refused = refusal(error);
+        // A first refusal: nothing was sent. Later, "already imported" (it waits in the pool) or "nonce too low" (it
+        // may have been mined) follow from an earlier try: its receipt decides.
+        if (refused !== undefined && (attempt === 0 || !/already (imported|known)|nonce too low/i.test(refused.details))) throw error;
+        lost = error;
+        const receipt = await chain.public.getTransactionReceipt({ hash }).catch(() => undefined);
+        if (receipt !== undefined) return receipt;
+        // Its nonce went to another transaction: this one can never land.
+        if (refused !== undefined && /nonce too low/i.test(refused.details)) throw error;
+      }
+      if (Date.now() > until) throw lost;
+      await sleep(Math.min(100 * 2 ** attempt, 1_000));
+    }
+  }
+}
+
+/** The node's refusal of a request (JSON-RPC error), if that is what `error` is. */
+function refusal(error: unknown): RpcRequestError | undefined {
+  const refused = error instanceof BaseError ? error.walk((e) => e instanceof RpcRequestError) : null;
+  return refused instanceof RpcRequestError ? refused : undefined;
 }

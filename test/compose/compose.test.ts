@@ -1,5 +1,5 @@
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -104,7 +104,11 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
     network = await new Network().start();
   }, 300_000);
 
-  afterAll(async () => {
+  afterAll(async (suite) => {
+    // Every part's log, kept under test-artifacts/ when the run failed: what the replicas and solvers said is what
+    // explains an order left behind (the containers and their logs are gone after the stop).
+    const failed = suite.tasks.some((task) => task.result?.state === 'fail');
+    if (composition && (failed || process.env.SANDBOX_COMPOSE_KEEP_LOGS === '1')) keepLogs(composition, stateDir, figures);
     if (composition) await stopComposition(composition);
     await network?.stop().catch(() => undefined);
     await receiver.stop();
@@ -185,11 +189,13 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
         lockType: 'Permit2Escrow',
         user,
       });
-      const orders: Array<{ orderId: string; taker: number }> = [];
+      const orders: Array<{ orderId: string; taker: number; phase: number }> = [];
+      let phaseNumber = 0;
       let next = 0;
       /** One order of the outside taker: quote, sign the payload it carries, submit with an idempotency key. */
       const placeOrder = async (): Promise<void> => {
         const index = next++;
+        const phaseOfOrder = phaseNumber;
         const takerKey = manifest.accounts.takers[index % manifest.accounts.takers.length]!.privateKey as Hex;
         const taker = privateKeyToAccount(takerKey);
         const deadline = Date.now() + 60_000;
@@ -231,13 +237,16 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
           // The answer was lost with a replica: the order, if the service committed it, is found by its quote.
           placed ??= (await db.query('SELECT id FROM orders WHERE quote_id = $1', [quote.quoteId])).rows[0]?.id as string | undefined;
           if (placed !== undefined) {
-            orders.push({ orderId: placed, taker: index });
+            orders.push({ orderId: placed, taker: index, phase: phaseOfOrder });
             return;
           }
           if (Date.now() > deadline) throw new Error(`no order for taker #${index} within 60 s`);
         }
       };
-      const phase = () => Promise.all(Array.from({ length: ORDERS_PER_PHASE }, placeOrder));
+      const phase = () => {
+        phaseNumber += 1;
+        return Promise.all(Array.from({ length: ORDERS_PER_PHASE }, placeOrder));
+      };
 
       // What each part costs while the orders of the four phases go through (the replicas' figure is what a replica
       // costs under this load; docs/deployment.md).
@@ -305,6 +314,9 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       const lost = orders.filter(({ orderId }) => !final.has(orderId)).length;
       const stuck = [...final.entries()].filter(([, status]) => status !== 'Claimed');
       figures.orders = orders.length;
+      figures.notClaimed = [...final.entries()]
+        .filter(([, status]) => status !== 'Claimed')
+        .map(([orderId, status]) => ({ orderId, status, phase: orders.find((o) => o.orderId === orderId)?.phase }));
       expect(lost, 'lost orders').toBe(0);
       // What the solvers said about the orders left behind (their fills, skips and errors), for whoever reads a failure.
       const solverLog = spawnSync(docker, ['logs', part('solvers').getId()], { encoding: 'utf8' }).stderr;
@@ -390,6 +402,7 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
       const burstMs = 15_000;
       const burstEnd = Date.now() + burstMs;
       const burstAnswers: Record<string, number> = {};
+      const refusals: Record<string, number> = {};
       const taker0 = manifest.accounts.takers[0]!.address;
       await Promise.all(
         Array.from({ length: 8 }, async (_, lane) => {
@@ -398,11 +411,15 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
             const code = (answer.json.error as { code?: string } | undefined)?.code;
             const kind = code === undefined ? String(answer.status) : `${answer.status} ${code}`;
             burstAnswers[kind] = (burstAnswers[kind] ?? 0) + 1;
+            // Why a refusal: no solver connected anywhere, or none quoted within the auction window.
+            const why = (answer.json.error as { message?: string } | undefined)?.message?.replace(/ \S+; try again.*$/, '');
+            if (why !== undefined) refusals[why] = (refusals[why] ?? 0) + 1;
           }
         }),
       );
       figures.quoteBurst = {
         answers: burstAnswers,
+        refusals,
         quotesPerSecond: Math.round(((burstAnswers['200'] ?? 0) / burstMs) * 10_000) / 10,
         usage: await burst.stop(),
       };
@@ -419,6 +436,21 @@ describe.skipIf(!engine && !required)('the composed sandbox (deploy/compose.yaml
     }
   }, 300_000);
 });
+
+/** Writes each container's log (stdout and stderr, timestamped) and the figures to test-artifacts/compose-<time>/. */
+function keepLogs(composition: Composition, stateDir: string, figures: Record<string, unknown>): void {
+  const dir = join(root, 'test-artifacts', `compose-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(dir, { recursive: true });
+  for (const [name, container] of composition.containers) {
+    const logs = spawnSync(docker, ['logs', '--timestamps', container.getId()], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    writeFileSync(join(dir, `${name}.log`), `${logs.stdout}${logs.stderr}`);
+    // A replica's own log (pino, JSON lines) is in its state folder, which goes with the run.
+    const serviceLog = join(stateDir, `${name}-state`, 'service', 'service.log');
+    if (existsSync(serviceLog)) copyFileSync(serviceLog, join(dir, `${name}.service.log`));
+  }
+  writeFileSync(join(dir, 'figures.json'), `${JSON.stringify(figures, null, 2)}\n`);
+  process.stderr.write(`compose logs kept in ${dir}\n`);
+}
 
 /** The container's address on the network now (a container started again may get another one). */
 function ipOf(id: string, networkName: string): string {

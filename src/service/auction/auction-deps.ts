@@ -47,6 +47,11 @@ export interface SolverChannel {
    * the solvers it reached (a solver on another instance counts as reached once the message is on its way there).
    */
   broadcast(solverIds: ReadonlySet<string>, corridorId: string, message: unknown, rfqId: string): Set<string>;
+  /**
+   * Whether a solver is reached only through another instance of the store (its answers travel back over Postgres,
+   * so the auction may wait past its window for them: auctioneer.ts). Absent: every solver is on this instance.
+   */
+  viaOtherInstance?(solverId: string): boolean;
 }
 
 export interface Evidence {

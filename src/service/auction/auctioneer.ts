@@ -3,6 +3,13 @@
  * as soon as every invited solver answered (a quote or a decline) or when the window ends. Quotes are checked
  * here against the RFQ's terms; ranking and storage happen once the auction closed (QuoteService).
  *
+ * The window is the solver's: measured where its socket is. A solver connected to another service instance of the
+ * store hears of the RFQ later and its answer comes back later, both over Postgres (solver-network.ts); that transit
+ * is the service's own and must not cost the solver its quote (under load it was often longer than the whole
+ * window). So when such solvers are still to answer at the window's end, the auction runs an overtime (at most
+ * `overtimeMs`) for them alone: an answer they gave within the window (by their instance's measure) still counts,
+ * anything later is `rfq_expired`, as it is for a solver on this instance.
+ *
  * The window is a wait on sockets, bounded in wall time like any I/O timeout: advancing the sandbox clock must
  * not cut an auction short, and clock jobs (which run one at a time) must not hold one open.
  */
@@ -44,6 +51,18 @@ export interface SolverQuoteInput {
 
 export type { DeclineAnswer, QuoteAnswer, QuoteRejection, QuoteRejectionCode } from '../../contracts/solver-stream.js';
 
+/**
+ * When an answer came: performance.now() as its frame arrived on this instance, or, for an answer forwarded by the
+ * instance holding the solver's socket, how long the solver took there (from the RFQ sent on its socket to its answer).
+ */
+export type AnswerTime = number | { latencyMs: number };
+
+/** Solvers reached through other instances, and how long past the window the auction may wait for their answers. */
+export interface RemoteInvitees {
+  solvers: ReadonlySet<string>;
+  overtimeMs: number;
+}
+
 export interface CollectedQuote {
   quoteId: string;
   solverId: string;
@@ -73,6 +92,10 @@ interface LiveAuction {
   invited: ReadonlySet<string>;
   waiting: Set<string>;
   startedAt: number;
+  windowMs: number;
+  remote: RemoteInvitees | undefined;
+  /** The window ended; the auction waits only for answers in transit from other instances. */
+  overtime: boolean;
   quotes: Map<string, CollectedQuote>;
   declined: Map<string, { reason: string | null; latencyMs: number }>;
   rejected: Map<string, { code: QuoteRejectionCode; reason: string }>;
@@ -103,6 +126,7 @@ export class Auctioneer {
     invited: ReadonlySet<string>,
     windowMs: number,
     startedAt: number = performance.now(),
+    remote?: RemoteInvitees,
   ): Promise<AuctionOutcome> {
     return new Promise((resolve) => {
       const live: LiveAuction = {
@@ -110,6 +134,9 @@ export class Auctioneer {
         invited,
         waiting: new Set(invited),
         startedAt,
+        windowMs,
+        remote: remote === undefined || remote.solvers.size === 0 || remote.overtimeMs <= 0 ? undefined : remote,
+        overtime: false,
         quotes: new Map(),
         declined: new Map(),
         rejected: new Map(),
@@ -122,7 +149,10 @@ export class Auctioneer {
         this.close(live);
         return;
       }
-      live.timer = setTimeout(() => this.close(live), Math.max(0, windowMs - (performance.now() - startedAt)));
+      // The end is looked at after one more turn of I/O (setImmediate runs after the poll phase): when synchronous
+      // store calls held the event loop (another instance holding the store's write lock), answers that arrived in
+      // time are still unread in their sockets, and the window's timer would otherwise run before them and refuse them.
+      live.timer = setTimeout(() => setImmediate(() => this.windowEnded(live)), Math.max(0, windowMs - (performance.now() - startedAt)));
     });
   }
 
@@ -134,13 +164,15 @@ export class Auctioneer {
     return this.live.size;
   }
 
-  /** A solver's quote; `receivedAt` is performance.now() when the frame arrived. */
-  submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number = performance.now()): QuoteAnswer {
+  /** A solver's quote, answered at `time` (by default: now, on this instance). */
+  submitQuote(solverId: string, input: SolverQuoteInput, time: AnswerTime = performance.now()): QuoteAnswer {
     const found = this.find(input.rfqId, solverId);
     const withClientId = <T extends object>(answer: T): T =>
       input.clientQuoteId === undefined ? answer : { ...answer, clientQuoteId: input.clientQuoteId };
     if ('rejection' in found) return withClientId(found.rejection);
     const live = found.live;
+    const latencyMs = this.latency(live, time);
+    if (live.overtime && latencyMs > live.windowMs) return withClientId(this.late(live, solverId));
     const reject = (code: QuoteRejectionCode, reason: string): QuoteRejection => {
       if (!live.quotes.has(solverId)) live.rejected.set(solverId, { code, reason });
       return withClientId({ type: 'quote.rejected', rfqId: input.rfqId, code, reason });
@@ -170,24 +202,26 @@ export class Auctioneer {
       solverId,
       inputAmount: amounts.inputAmount,
       outputAmount: amounts.outputAmount,
-      latencyMs: Math.max(0, receivedAt - live.startedAt),
+      latencyMs,
       confidence: input.confidence ?? 1,
       receivedAt: this.clock.now(),
     };
     live.quotes.set(solverId, quote);
     live.rejected.delete(solverId);
-    this.answered(live, solverId, receivedAt);
+    this.answered(live, solverId, live.startedAt + latencyMs);
     return withClientId({ type: 'quote.ack', rfqId: input.rfqId, quoteId: quote.quoteId });
   }
 
-  decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number = performance.now()): DeclineAnswer {
+  decline(solverId: string, rfqId: string, reason: string | undefined, time: AnswerTime = performance.now()): DeclineAnswer {
     const found = this.find(rfqId, solverId);
     if ('rejection' in found) return found.rejection;
     const live = found.live;
     if (live.quotes.has(solverId)) return rejection(rfqId, 'duplicate_quote', 'this solver already quoted on this RFQ');
     if (live.declined.has(solverId)) return { type: 'decline.ack', rfqId };
-    live.declined.set(solverId, { reason: reason ?? null, latencyMs: Math.max(0, receivedAt - live.startedAt) });
-    this.answered(live, solverId, receivedAt);
+    const latencyMs = this.latency(live, time);
+    if (live.overtime && latencyMs > live.windowMs) return this.late(live, solverId);
+    live.declined.set(solverId, { reason: reason ?? null, latencyMs });
+    this.answered(live, solverId, live.startedAt + latencyMs);
     return { type: 'decline.ack', rfqId };
   }
 
@@ -204,7 +238,7 @@ export class Auctioneer {
   /** The solver has no live subscribed connection any more: stop waiting for it. */
   solverGone(solverId: string): void {
     for (const live of [...this.live.values()]) {
-      if (live.waiting.delete(solverId) && live.waiting.size === 0) this.close(live);
+      if (live.waiting.delete(solverId)) this.closeIfDone(live);
     }
   }
 
@@ -228,7 +262,43 @@ export class Auctioneer {
   private answered(live: LiveAuction, solverId: string, at: number): void {
     live.lastAnswerAt = at;
     live.waiting.delete(solverId);
-    if (live.waiting.size === 0) this.close(live);
+    this.closeIfDone(live);
+  }
+
+  /** Milliseconds from the broadcast to the answer, as the solver experienced them. */
+  private latency(live: LiveAuction, time: AnswerTime): number {
+    return Math.max(0, typeof time === 'number' ? time - live.startedAt : time.latencyMs);
+  }
+
+  /**
+   * An answer given after the window, arriving in the overtime: expired, as it would be had the auction closed. (Until
+   * the window's timer has run, answers count as they come, as they always did.)
+   */
+  private late(live: LiveAuction, solverId: string): QuoteRejection {
+    live.waiting.delete(solverId);
+    this.closeIfDone(live);
+    return rejection(live.terms.rfqId, 'rfq_expired', 'the auction window of this RFQ has closed');
+  }
+
+  /** Everyone answered, or, in the overtime, no solver of another instance is still to answer. */
+  private closeIfDone(live: LiveAuction): void {
+    if (live.waiting.size === 0 || (live.overtime && !this.awaitsRemote(live))) this.close(live);
+  }
+
+  private awaitsRemote(live: LiveAuction): boolean {
+    const remote = live.remote?.solvers;
+    return remote !== undefined && [...live.waiting].some((solverId) => remote.has(solverId));
+  }
+
+  /** The window is over: closes, unless answers of solvers on other instances may still be on their way. */
+  private windowEnded(live: LiveAuction): void {
+    if (this.live.get(live.terms.rfqId) !== live) return;
+    if (live.remote === undefined || !this.awaitsRemote(live)) {
+      this.close(live);
+      return;
+    }
+    live.overtime = true;
+    live.timer = setTimeout(() => setImmediate(() => this.close(live)), live.remote.overtimeMs);
   }
 
   private close(live: LiveAuction): void {

@@ -58,7 +58,12 @@ export class QuoteService implements QuoteBook {
     const { rfq, envelope } = this.rounds.open(request, context, eligible);
     const startedAt = performance.now();
     const reached = channel.broadcast(eligible, rfq.corridor, envelope, rfq.id);
-    const running = this.deps.auctioneer.open(this.rounds.terms(rfq), reached, this.deps.settings.windowMs, startedAt);
+    const { windowMs } = this.deps.settings;
+    const remote = {
+      solvers: new Set([...reached].filter((id) => channel.viaOtherInstance?.(id) ?? false)),
+      overtimeMs: overtimeFor(windowMs),
+    };
+    const running = this.deps.auctioneer.open(this.rounds.terms(rfq), reached, windowMs, startedAt, remote);
     this.inFlight.add(running);
     let outcome: AuctionOutcome;
     try {
@@ -292,6 +297,15 @@ export class QuoteService implements QuoteBook {
     if (quote.status === 'open' && this.deps.clock.now() >= quote.expiresAt) return 'expired';
     return quote.status;
   }
+}
+
+/**
+ * How long past the window an auction waits for answers of solvers on other instances, given within the window where
+ * their sockets are (auctioneer.ts): their trips over Postgres. Only spent while such an answer is missing, so a
+ * generous bound costs nothing when they answer; a silent solver on another instance holds the request this long.
+ */
+function overtimeFor(windowMs: number): number {
+  return Math.max(windowMs, 1_000);
 }
 
 function noSolvers(request: ResolvedQuoteRequest, what: string): ValidationError {

@@ -6,7 +6,9 @@
  * - an RFQ run here reaches the solvers connected elsewhere: one bus message, which each instance forwards to its
  *   own connections of the invited solvers, remembering where the RFQ runs;
  * - their quotes and declines travel back to the instance running the auction, which judges them exactly as local
- *   answers (the same Auctioneer, the same window); its verdict travels back to the solver's socket;
+ *   answers (the same Auctioneer, the same window, measured where the solver's socket is: from the RFQ sent on it to
+ *   the answer, so the two trips over Postgres cost the solver nothing; auctioneer.ts); its verdict travels back to
+ *   the solver's socket;
  * - anything for a solver (order messages, `order.available`) reaches it wherever it is connected.
  *
  * Only for a shared store: on SQLite (a lone instance) the auction uses the solver stream directly.
@@ -16,7 +18,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../../clock/index.js';
 import type { InstanceBus } from '../cluster/instance-bus.js';
 import type { SolverChannel } from './auction-deps.js';
-import type { Auctioneer, DeclineAnswer, QuoteAnswer, QuoteRejection, SolverQuoteInput } from './auctioneer.js';
+import type { AnswerTime, Auctioneer, DeclineAnswer, QuoteAnswer, QuoteRejection, SolverQuoteInput } from './auctioneer.js';
 import type { SolverPresenceRepository } from './solver-presence.js';
 import type { SolverNotifier, SolverOrderMessage } from './types.js';
 
@@ -69,8 +71,11 @@ interface RfqPayload {
 type Answer = {
   rfqId: string;
   solverId: string;
-  /** When the frame arrived, as epoch ms with performance.now()'s precision (comparable across processes on one host). */
-  at: number;
+  /**
+   * How long the solver took, measured on the instance holding its socket: from the RFQ sent there to the answer's
+   * frame (no clock of another process involved, so instances on different hosts compare answers fairly).
+   */
+  latencyMs: number;
 } & ({ kind: 'quote'; input: SolverQuoteInput } | { kind: 'decline'; reason: string | null } | { kind: 'malformed'; reason: string });
 
 /** `ticket` pairs the verdict with the waiting socket (0: no verdict wanted). */
@@ -92,8 +97,11 @@ const VERDICT_TIMEOUT_MS = 5_000;
 
 export class SolverNetwork implements SolverChannel, SolverNotifier {
   private local: LocalSolvers | undefined;
-  /** RFQs forwarded here from other instances: where each runs, and until when (performance.now()) to remember it. */
-  private readonly origins = new Map<string, { instanceId: string; until: number }>();
+  /**
+   * RFQs forwarded here from other instances: where each runs, when (performance.now()) it went out on this
+   * instance's sockets, and until when to remember it.
+   */
+  private readonly origins = new Map<string, { instanceId: string; sentAt: number; until: number }>();
   private readonly waiting = new Map<number, { settle(answer: QuoteAnswer | DeclineAnswer): void; timer: NodeJS.Timeout }>();
   private readonly subscriptions: Array<() => void> = [];
   /**
@@ -180,18 +188,19 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
   submitQuote(solverId: string, input: SolverQuoteInput, receivedAt: number): QuoteAnswer | Promise<QuoteAnswer> {
     const origin = this.originOf(input.rfqId);
     if (origin === undefined) return this.deps.auctioneer.submitQuote(solverId, input, receivedAt);
-    return this.forward(origin, { kind: 'quote', rfqId: input.rfqId, solverId, input, at: epochOf(receivedAt) }) as Promise<QuoteAnswer>;
+    const latencyMs = receivedAt - origin.sentAt;
+    return this.forward(origin.instanceId, { kind: 'quote', rfqId: input.rfqId, solverId, input, latencyMs }) as Promise<QuoteAnswer>;
   }
 
   decline(solverId: string, rfqId: string, reason: string | undefined, receivedAt: number): DeclineAnswer | Promise<DeclineAnswer> {
     const origin = this.originOf(rfqId);
     if (origin === undefined) return this.deps.auctioneer.decline(solverId, rfqId, reason, receivedAt);
-    return this.forward(origin, {
+    return this.forward(origin.instanceId, {
       kind: 'decline',
       rfqId,
       solverId,
       reason: reason ?? null,
-      at: epochOf(receivedAt),
+      latencyMs: receivedAt - origin.sentAt,
     }) as Promise<DeclineAnswer>;
   }
 
@@ -201,7 +210,13 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
       this.deps.auctioneer.recordMalformed(solverId, rfqId, reason);
       return;
     }
-    this.publish(TOPIC.answer, { to: origin, ticket: 0, kind: 'malformed', rfqId, solverId, reason, at: epochOf(performance.now()) });
+    const latencyMs = performance.now() - origin.sentAt;
+    this.publish(TOPIC.answer, { to: origin.instanceId, ticket: 0, kind: 'malformed', rfqId, solverId, reason, latencyMs });
+  }
+
+  /** Whether the solver is reached only through another instance (no RFQ-receiving connection of it here). */
+  viaOtherInstance(solverId: string): boolean {
+    return !this.stream().listening(solverId);
   }
 
   /** The solver has no RFQ-receiving connection left here: every instance re-checks whether to stop waiting for it. */
@@ -254,14 +269,14 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
   private onAnswer(payload: AnswerPayload, from: string): void {
     if (payload.to !== this.instanceId) return;
     const { auctioneer } = this.deps;
-    const receivedAt = payload.at - performance.timeOrigin;
+    const time: AnswerTime = { latencyMs: payload.latencyMs };
     let answer: QuoteAnswer | DeclineAnswer;
     switch (payload.kind) {
       case 'quote':
-        answer = auctioneer.submitQuote(payload.solverId, payload.input, receivedAt);
+        answer = auctioneer.submitQuote(payload.solverId, payload.input, time);
         break;
       case 'decline':
-        answer = auctioneer.decline(payload.solverId, payload.rfqId, payload.reason ?? undefined, receivedAt);
+        answer = auctioneer.decline(payload.solverId, payload.rfqId, payload.reason ?? undefined, time);
         break;
       case 'malformed':
         auctioneer.recordMalformed(payload.solverId, payload.rfqId, payload.reason);
@@ -286,8 +301,8 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
     return this.local;
   }
 
-  /** The instance running an RFQ that is not live here, if it was forwarded here recently. */
-  private originOf(rfqId: string): string | undefined {
+  /** Where an RFQ that is not live here runs, and when it went out here, if it was forwarded here recently. */
+  private originOf(rfqId: string): { instanceId: string; sentAt: number } | undefined {
     if (this.deps.auctioneer.isLive(rfqId)) return undefined;
     const origin = this.origins.get(rfqId);
     if (origin === undefined) return undefined;
@@ -295,7 +310,7 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
       this.origins.delete(rfqId);
       return undefined;
     }
-    return origin.instanceId;
+    return origin;
   }
 
   private rememberOrigin(rfqId: string, instanceId: string, windowMs: number): void {
@@ -305,7 +320,7 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
       if (origin.until >= now) break;
       this.origins.delete(id);
     }
-    this.origins.set(rfqId, { instanceId, until: now + windowMs + ORIGIN_GRACE_MS });
+    this.origins.set(rfqId, { instanceId, sentAt: now, until: now + windowMs + ORIGIN_GRACE_MS });
   }
 
   private forward(origin: string, answer: Answer): Promise<QuoteAnswer | DeclineAnswer> {
@@ -378,9 +393,4 @@ export class SolverNetwork implements SolverChannel, SolverNotifier {
       return [...this.publishInParts(solverIds.slice(0, half), payload), ...this.publishInParts(solverIds.slice(half), payload)];
     }
   }
-}
-
-/** performance.now() as epoch ms: both instances of a cluster run on one host, so their epochs compare. */
-function epochOf(monotonic: number): number {
-  return performance.timeOrigin + monotonic;
 }
