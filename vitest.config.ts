@@ -17,6 +17,7 @@ export default defineConfig({
     // load once per fork and the whole run took 207–219 s instead of 280–305 s, and every file passed in two local
     // runs; but in the one fresh-clone CI run tried, the quick failover campaign (hardening/harden.test.ts) left an
     // order short of a terminal state after 45 s, which 10 separate runs of that campaign did not reproduce. Isolation
-    // stays until that is understood (the campaign now reports which statuses such an order went through).
+    // stays until that is understood (the campaign now reports which statuses such an order went through). The tests
+    // under src/ do share a module cache per fork in `npm test` (vitest.src.config.ts, used by test:ts and test:postgres).
   },
 });

@@ -21,7 +21,7 @@ export const PARTS = [
   { name: 'tsc build', command: 'npx tsc -p tsconfig.build.json && node scripts/build-dashboard.mjs', what: 'dist/ (npm install)' },
   { name: 'genesis', command: 'node scripts/warm-genesis.mjs', what: 'default chains deployed once (npm install)' },
   { name: 'lint', command: 'npm run lint', what: 'biome ci, import graph' },
-  { name: 'typecheck', command: 'npm run typecheck', what: 'tsc --noEmit' },
+  { name: 'typecheck', command: 'npm run typecheck', what: 'tsc -b: the build (checked, up to date), then the tests' },
   { name: 'forge test', command: 'npm run test:contracts', what: 'Solidity tests: compile and run' },
   { name: 'vitest SQLite', command: 'npm run test:ts -- --exclude "test/container/**"', what: 'test:ts but the image tests' },
   { name: 'image tests', command: 'npx vitest run test/container', what: 'the sandbox image under Docker' },
