@@ -5,7 +5,7 @@ import { DeploymentError } from './errors.js';
 import type { DeploymentDescription } from './genesis.js';
 import { deployPlan } from './genesis.js';
 import type { Address, Hex } from '../contracts/deployment.js';
-import { toQuantity, type RpcClient } from './rpc.js';
+import { RpcError, toQuantity, type RpcClient } from './rpc.js';
 
 /**
  * Deploying on a chain the sandbox did not start (`sandbox up --chain alpha=URL`), where several replicas may attach
@@ -78,7 +78,15 @@ async function claimDeployment(rpc: RpcClient, chainName: string, deployment: Re
     // The creation reverts: another replica created it between our two calls.
     return false;
   }
-  const receipt = await rpc.call<{ status: Hex }>('eth_sendTransactionSync', [{ ...tx, gas: toQuantity((gas * 125n) / 100n) }]);
+  let receipt: { status: Hex };
+  try {
+    receipt = await rpc.call<{ status: Hex }>('eth_sendTransactionSync', [{ ...tx, gas: toQuantity((gas * 125n) / 100n) }]);
+  } catch (error) {
+    // Two replicas that attach at once send the very same transaction (same sender, nonce and data, so the same
+    // hash): the node takes the first and refuses the second as already imported. That one lost the race.
+    if (error instanceof RpcError && /already (imported|known)/i.test(error.message)) return false;
+    throw error;
+  }
   return receipt.status === '0x1';
 }
 
