@@ -41,6 +41,14 @@ const APPROVE_GAS = 120_000n;
 const GWEI = 1_000_000_000n;
 /** A send waits for its block; a chain whose mining is paused (tests) may keep it longer than a plain request. */
 const SEND_TIMEOUT_MS = 60_000;
+/**
+ * A send whose answer was lost (the node died, restarted or timed out) may or may not have reached the chain: its
+ * receipt is asked for by hash, and the same signed transaction sent again meanwhile (the same hash, so it cannot
+ * land twice), for at most this long.
+ */
+const LOST_SEND_TIMEOUT_MS = 30_000;
+const LOST_SEND_POLL_MS = 250;
+const LOST_SEND_RESEND_MS = 1_000;
 /** uint48 max: the destination settler cannot know an order's real deadline, so a late fill names this one. */
 const FAR_DEADLINE = 2 ** 48 - 1;
 
@@ -65,6 +73,18 @@ export class TransactionRevertedError extends ProjectError {
     what: string,
   ) {
     super(`${what} reverted (${hash})`);
+  }
+}
+
+/** A transaction whose send got no answer and that did not show up on chain in time. */
+export class TransactionLostError extends ProjectError {
+  override readonly name = 'TransactionLostError';
+  constructor(
+    readonly hash: Hex,
+    what: string,
+    cause: unknown,
+  ) {
+    super(`${what} (${hash}) got no answer from the chain and has no receipt after ${LOST_SEND_TIMEOUT_MS / 1_000} s`, { cause });
   }
 }
 
@@ -268,12 +288,40 @@ export class SolverWallet {
           if (attempt === 0 && /nonce too low|base fee|fee cap|underpriced/i.test(refused.details)) continue;
           throw error;
         }
-        // The send may have reached the chain (a timeout, a dropped connection): its receipt decides.
-        receipt = await chain.public.waitForTransactionReceipt({ hash, pollingInterval: SANDBOX_POLLING_INTERVAL });
+        // The send may have reached the chain (a timeout, a dropped connection) or not (a node killed before it
+        // took it, restarted from its saved state): its receipt decides, and it is sent again until there is one.
+        receipt = await this.receiptOfLostSend(chain, raw, hash, what, error);
       }
       if (chain.nonce !== undefined) chain.nonce += 1;
       if (receipt.status !== 'success') throw new TransactionRevertedError(hash, what);
       return receipt;
+    }
+  }
+
+  /**
+   * The receipt of a send that got no answer, asked for by hash while the same raw transaction is sent again.
+   * Not `waitForTransactionReceipt`: it only waits, and a transaction the chain never took (its node was killed by
+   * `chain.restart` mid-send) never comes; that wait took viem's 3 minutes while every later fill and claim of this
+   * account on the chain queued behind it (the soak: 14 scenarios stuck at Attested in two runs).
+   */
+  private async receiptOfLostSend(chain: ChainHandle, raw: Hex, hash: Hex, what: string, sendError: unknown): Promise<TransactionReceipt> {
+    const deadline = Date.now() + LOST_SEND_TIMEOUT_MS;
+    let resendAt = Date.now() + LOST_SEND_RESEND_MS;
+    for (;;) {
+      try {
+        return await chain.public.getTransactionReceipt({ hash });
+      } catch {
+        // Not mined yet, or the node is not answering (restarting): look again until the deadline.
+      }
+      if (Date.now() > deadline) throw new TransactionLostError(hash, what, sendError);
+      if (Date.now() >= resendAt) {
+        resendAt = Date.now() + LOST_SEND_RESEND_MS;
+        // "already known" (it is in the pool), "nonce too low" (it was mined) or a refused connection: the receipt
+        // decides either way.
+        // Not awaited: a node that hangs must not hold the receipt polls past the deadline.
+        void chain.sender.request({ method: 'eth_sendRawTransaction', params: [raw] }).catch(() => undefined);
+      }
+      await new Promise((resolve) => setTimeout(resolve, LOST_SEND_POLL_MS));
     }
   }
 }
