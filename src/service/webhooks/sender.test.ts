@@ -64,6 +64,8 @@ describe('WebhookSender', () => {
       const { headers, body } = ok.seen[0]!;
       expect(body).toBe(delivery(ok.url).body);
       expect(headers['content-type']).toBe('application/json');
+      // One connection per attempt (docs/realtime-and-webhooks.md): nothing kept for the receiver afterwards.
+      expect(headers.connection).toBe('close');
       expect(headers['x-service-event']).toBe('order.created');
       expect(headers['x-service-deliveryid']).toBe('dlv_1');
       expect(headers['x-service-timestamp']).toBe('1800000000');
