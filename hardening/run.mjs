@@ -81,10 +81,11 @@ if (json) {
 process.exit(report.failed.length > 0 ? 1 : 0);
 
 /**
- * `npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep]`: the whole scenario
- * catalogue N times (default 10) against one detached sandbox, a conformance run every M (default 10), figures per
- * run and growth per run (hardening/soak.ts); writes reports/soak.json, exits 1 when a run failed or the ledger
- * does not verify at the end.
+ * `npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep] [--heap-snapshots=R1,R2…]`:
+ * the whole scenario catalogue N times (default 10) against one detached sandbox, a conformance run every M (default
+ * 10), figures per run and growth per run (hardening/soak.ts); the supervisor writes a heap snapshot after the
+ * catalogue runs named by --heap-snapshots (kept with --keep); writes reports/soak.json, exits 1 when a run failed or
+ * the ledger does not verify at the end.
  */
 async function soak(rest) {
   const option = (name, fallback) => {
@@ -98,11 +99,13 @@ async function soak(rest) {
     }
     return number;
   };
-  const allowed = /^--(runs|conformance-every|seed)(=.*)?$|^--(json|keep|help)$|^\d+$/;
+  const allowed = /^--(runs|conformance-every|seed)(=.*)?$|^--heap-snapshots=\d+(,\d+)*$|^--(json|keep|help)$|^\d+$/;
   const unknownArgs = rest.filter((a) => !allowed.test(a));
   if (rest.includes('--help') || unknownArgs.length > 0) {
     if (unknownArgs.length > 0) process.stderr.write(`unknown option(s): ${unknownArgs.join(' ')}\n`);
-    process.stderr.write('usage: npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep]\n');
+    process.stderr.write(
+      'usage: npm run harden -- soak [--runs N] [--conformance-every M] [--seed=n] [--json] [--keep] [--heap-snapshots=R1,R2…]\n',
+    );
     process.exit(unknownArgs.length > 0 ? 2 : 0);
   }
   register('./ts-hooks.mjs', import.meta.url);
@@ -114,13 +117,16 @@ async function soak(rest) {
     conformanceEvery: option('conformance-every', 10),
     seed: option('seed', 1),
     keep: rest.includes('--keep'),
+    heapSnapshotRuns: (rest.find((a) => a.startsWith('--heap-snapshots='))?.split('=')[1] ?? '').split(',').filter(Boolean).map(Number),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   mkdirSync(join(root, 'reports'), { recursive: true });
   writeFileSync(join(root, 'reports/soak.json'), `${JSON.stringify(report, null, 2)}\n`);
   if (rest.includes('--json')) process.stdout.write(`${JSON.stringify(report)}\n`);
   else {
-    const rows = [['run', 'kind', 'pass', 'fail', 'skip', 'wall s', 'rss MB', 'store MB', 'ledger', 'verify ms', 'unhandled', 'faults']];
+    const rows = [
+      ['run', 'kind', 'pass', 'fail', 'skip', 'wall s', 'rss MB', 'heap MB', 'store MB', 'ledger', 'verify ms', 'unhandled', 'faults'],
+    ];
     for (const r of report.runs)
       rows.push(
         [
@@ -131,6 +137,7 @@ async function soak(rest) {
           r.skipped,
           (r.wallMs / 1000).toFixed(1),
           r.totalRssMb,
+          r.supervisorHeapMb,
           (r.storeBytes / 1048576).toFixed(1),
           r.ledgerEntries,
           r.ledgerVerifyMs,
@@ -147,6 +154,7 @@ async function soak(rest) {
       '',
       (g.wallMs / 1000).toFixed(2),
       String(g.totalRssMb),
+      String(g.supervisorHeapMb),
       (g.storeBytes / 1048576).toFixed(3),
       String(g.ledgerEntries),
       String(g.ledgerVerifyMs),

@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import type { SandboxManifest } from '../src/contracts/deployment.js';
+import { requestHeapReport } from '../src/sandbox/heap-probe.js';
 import { ledgerStorePath, verifyLedgerFile } from '../src/sandbox/ledger-file.js';
 import { filesSize, growthPerRun, logCounts, type ProcessMemory, processTree } from './soak/figures.js';
 
@@ -26,8 +27,10 @@ export interface SoakOptions {
   conformanceEvery: number;
   /** Scenario seed (names and amounts; participant keys are fresh per run whatever the seed). */
   seed: number;
-  /** Keep the state folder (logs, store) afterwards. */
+  /** Keep the state folder (logs, store, heap snapshots) afterwards. */
   keep?: boolean;
+  /** After these catalogue runs the supervisor also writes a heap snapshot into the state folder (with `keep`). */
+  heapSnapshotRuns?: readonly number[];
   log?: (line: string) => void;
   /** After every run, the runs so far (the CLI writes them out, so a soak stopped early keeps its figures). */
   onRun?: (runs: readonly SoakRun[]) => void;
@@ -46,6 +49,13 @@ export interface SoakRun {
   wallMs: number;
   processes: ProcessMemory[];
   totalRssMb: number;
+  /**
+   * The supervisor's (service and solvers) V8 heap in use right after a full GC, which it runs on request
+   * (src/sandbox/heap-probe.ts). RSS swings by ±100 MB with the allocator; this is the figure that shows a leak.
+   */
+  supervisorHeapMb: number;
+  /** The heap snapshot written after this run, when one was asked for. */
+  heapSnapshot?: string;
   storeBytes: number;
   ledgerEntries: number;
   ledgerOk: boolean;
@@ -73,6 +83,7 @@ export interface SoakReport {
     storeBytes: number;
     ledgerEntries: number;
     ledgerVerifyMs: number;
+    supervisorHeapMb: number;
     perProcessRssMb: Record<string, number>;
   };
   ledgerVerifiesAtEnd: boolean;
@@ -141,8 +152,11 @@ async function solverBalances(manifest: SandboxManifest): Promise<SoakRun['solve
 async function measure(
   stateDir: string,
   manifest: SandboxManifest,
+  heapSnapshot = false,
 ): Promise<Omit<SoakRun, 'run' | 'kind' | 'passed' | 'failed' | 'skipped' | 'failures' | 'wallMs'>> {
   const processes = manifest.pid === undefined ? [] : processTree(manifest.pid);
+  // After the resident sets (the collection it runs would lower the supervisor's).
+  const heap = manifest.pid === undefined ? undefined : await requestHeapReport(manifest.pid, stateDir, { snapshot: heapSnapshot });
   const store = ledgerStorePath(stateDir);
   const began = performance.now();
   const verified = await verifyLedgerFile(store);
@@ -151,6 +165,8 @@ async function measure(
   return {
     processes,
     totalRssMb: Math.round(processes.reduce((sum, p) => sum + p.rssMb, 0) * 10) / 10,
+    supervisorHeapMb: heap === undefined ? 0 : Math.round((heap.heapUsedBytes / 1024 / 1024) * 10) / 10,
+    ...(heap?.snapshot === undefined ? {} : { heapSnapshot: heap.snapshot }),
     storeBytes: filesSize(dirname(store), 'service.sqlite'),
     ledgerEntries: verified.entries,
     ledgerOk: verified.ok,
@@ -207,7 +223,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       if (result === undefined)
         throw new Error(`catalogue run ${run} wrote no report (exit ${exited.code}):\n${exited.stderr.slice(-4_000)}`);
       catalogue += 1;
-      const figures = await measure(stateDir, manifest);
+      const figures = await measure(stateDir, manifest, options.heapSnapshotRuns?.includes(run) ?? false);
       const entry: SoakRun = {
         run,
         kind: 'catalogue',
@@ -247,6 +263,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         storeBytes: series((r) => r.storeBytes),
         ledgerEntries: series((r) => r.ledgerEntries),
         ledgerVerifyMs: series((r) => r.ledgerVerifyMs),
+        supervisorHeapMb: series((r) => r.supervisorHeapMb),
         perProcessRssMb: Object.fromEntries(
           names.map((name) => [name, series((r) => r.processes.filter((p) => p.name === name).reduce((sum, p) => sum + p.rssMb, 0))]),
         ),
@@ -319,6 +336,7 @@ export function describe(run: SoakRun): string {
     `soak ${run.kind} ${run.run}: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped${run.verdict ? ` (${run.verdict})` : ''}`,
     `${(run.wallMs / 1000).toFixed(1)} s`,
     `rss ${run.totalRssMb} MB [${run.processes.map((p) => `${p.name} ${p.rssMb}`).join(', ')}]`,
+    `supervisor heap after GC ${run.supervisorHeapMb} MB${run.heapSnapshot ? ` (snapshot ${run.heapSnapshot})` : ''}`,
     `store ${(run.storeBytes / 1024 / 1024).toFixed(1)} MB`,
     `ledger ${run.ledgerEntries}${run.ledgerOk ? '' : ' BROKEN'} verified in ${run.ledgerVerifyMs} ms`,
     `unhandled ${run.unhandledErrors}, fault fired ${run.faultFirings}, rebalances ${run.rebalances}, shortfalls ${run.solverShortfalls}`,

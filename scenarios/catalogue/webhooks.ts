@@ -1,3 +1,4 @@
+import { parseDuration } from '../../src/clock/index.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario, respond, type Step } from '../core/scenario.js';
 import { expectEqual, expectThat, fail } from '../core/errors.js';
@@ -76,30 +77,73 @@ export const webhookRetries = defineScenario({
   ],
 });
 
-/** When the `index`-th event (by first send) makes its last attempt. */
-function lastAttemptOf(index: number) {
-  return async (context: ScenarioContext): Promise<number> => {
-    const events = context
-      .receiver('hook')
-      .events()
-      .filter((e) => e.type === 'order.created');
-    const event = events[index] ?? fail(`no event #${index + 1}`);
-    const recorded = await deliveries(context, 'hook', event.id);
-    const next = recorded[recorded.length - 1]?.nextAttemptAt ?? fail(`event #${index + 1} has no attempt pending`);
-    return Date.parse(next);
-  };
+/** The scenario's `order.created` events, in the order the receiver first saw them (the order of first sends). */
+function createdEvents(context: ScenarioContext) {
+  return context
+    .receiver('hook')
+    .events()
+    .filter((e) => e.type === 'order.created');
 }
 
-function advanceToLastAttempt(index: number): Step {
+/** The attempts the service recorded for the `index`-th event, oldest first. */
+async function recordedAttemptsOf(context: ScenarioContext, index: number) {
+  const event = createdEvents(context)[index] ?? fail(`no event #${index + 1}`);
+  return deliveries(context, 'hook', event.id);
+}
+
+/** When the `index`-th event (by first send) makes its last attempt. */
+async function lastAttemptOf(context: ScenarioContext, index: number): Promise<number> {
+  const recorded = await recordedAttemptsOf(context, index);
+  const next = recorded[recorded.length - 1]?.nextAttemptAt ?? fail(`event #${index + 1} has no attempt pending`);
+  return Date.parse(next);
+}
+
+/**
+ * Moves the clock to just after the `index`-th event's last attempt. The next event's last attempt must still lie
+ * ahead by more than the sandbox clock flows on its own (it ticks at wall speed) before the next step reads: else
+ * that attempt goes out by itself and the state between the two exhaustions cannot be seen.
+ */
+function advanceToLastAttempt(index: number, next?: number): Step {
   let at = 0;
   return {
     title: `advance the clock to the last attempt of event #${index + 1}`,
     async run(context) {
-      at = (await lastAttemptOf(index)(context)) + 1;
-      return advanceClockTo(`event #${index + 1}'s last attempt`, () => at).run(context);
+      at = (await lastAttemptOf(context, index)) + 1;
+      let ahead = '';
+      if (next !== undefined) {
+        const gap = (await lastAttemptOf(context, next)) - at;
+        if (gap < EVENT_SPACING_MS / 2)
+          fail(`event #${next + 1}'s last attempt is only ${gap} ms after event #${index + 1}'s: they cannot be told apart`);
+        ahead = `; event #${next + 1}'s last attempt ${(gap / 1_000).toFixed(1)} s later`;
+      }
+      const moved = await advanceClockTo(`event #${index + 1}'s last attempt`, () => at).run(context);
+      return `${moved ?? ''}${ahead}`;
     },
   };
 }
+
+/** Moves the clock to `offsetMs` after the first send of the first event (not after "now": see below). */
+function advanceFromFirstSend(what: string, offsetMs: number): Step {
+  let at = 0;
+  return {
+    title: `advance the clock to ${what}`,
+    async run(context) {
+      const first = (await recordedAttemptsOf(context, 0))[0] ?? fail('event #1 has no recorded attempt');
+      at = Date.parse(first.sentAt) + offsetMs;
+      return advanceClockTo(what, () => at).run(context);
+    },
+  };
+}
+
+/**
+ * Clock time between the 4th and the 5th event. Every retry counts from the previous failure, so events sent a
+ * second apart can end up with last attempts milliseconds apart: an advance runs the retries job by job, and when
+ * one jump takes longer in real time than the gap between two events (chains moving, other timed jobs of a
+ * long-lived sandbox, a loaded machine), the next event's retry is already due and goes out right behind the
+ * first. The 5th exhaustion must then still be ahead when the 4th is checked, so it gets its own schedule.
+ */
+const EVENT_SPACING = '10m';
+const EVENT_SPACING_MS = parseDuration(EVENT_SPACING);
 
 /** Orders `o<first>` … `o<last>` of alice, each from its own quote. */
 function orders(first: number, last = first): Step[] {
@@ -116,16 +160,21 @@ export const webhookExhaustion = defineScenario({
   requires: { testClock: true },
   actors: { takers: ['alice'], webhooks: { hook: { events: ['order.created'], respond: respond.always(500), lossy: true } } },
   steps: [
-    ...orders(1, 5),
-    waitUntil('the 5 order.created events failed once each', (context) => context.receiver('hook').deliveries.length >= 5),
-    advanceClock('31h10m'),
+    ...orders(1, 4),
+    waitUntil('the first 4 order.created events failed once each', (context) => context.receiver('hook').deliveries.length >= 4),
+    advanceClock(EVENT_SPACING),
+    ...orders(5),
+    waitUntil('the 5th order.created event failed once', (context) => createdEvents(context).length >= 5),
+    // From event #1's first send, not from now: the real time the steps above took must not eat the 35 s between
+    // event #1's 6th retry (31 h 10 min 35 s) and this check.
+    advanceFromFirstSend('31 h 10 min after event #1 was first sent', parseDuration('31h10m')),
     check('6 failed attempts per event, the 7th pending; the endpoint is still active', async (context) => {
       const receiver = context.receiver('hook');
       for (const event of receiver.events()) expectEqual(receiver.attemptsOf(event.id).length, 6, `attempts of ${event.id}`);
       const state = await webhookState(context, 'hook');
       expectEqual({ status: state.status, failureStreak: state.failureStreak }, { status: 'active', failureStreak: 0 }, 'endpoint');
     }),
-    advanceToLastAttempt(3),
+    advanceToLastAttempt(3, 4),
     check('4 events exhausted: still active, failure streak 4', async (context) => {
       const state = await webhookState(context, 'hook');
       expectEqual({ status: state.status, failureStreak: state.failureStreak }, { status: 'active', failureStreak: 4 }, 'endpoint');

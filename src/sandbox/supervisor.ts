@@ -4,6 +4,7 @@
  * SIGHUP. Its own death by SIGKILL is covered by the chains' watchdogs. Output goes to `sandbox.log`.
  */
 import type { SupervisorMessage } from './daemon.js';
+import { installHeapProbe } from './heap-probe.js';
 import type { SandboxRunOptions } from './run.js';
 import { runSandbox } from './run.js';
 import type { Sandbox } from './sandbox.js';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
       else void shutDown(signal, 0);
     });
   }
+  // `kill -USR2 <pid>`: the heap after a full GC in memory.json (the soak's flat-memory figure, heap-probe.ts).
+  installHeapProbe(options.stateDir, log);
   // The parent going away is expected (that is what detaching means); it must not stop us.
   process.on('disconnect', () => {});
 

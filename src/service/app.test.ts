@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -71,6 +71,20 @@ describe('createService', () => {
     const t = await startTestService({ modules: [module('first'), module('second')] });
     await t.stop();
     expect(log).toEqual(['setup first tables', 'setup second tables', 'start first url', 'start second url', 'stop second', 'stop first']);
+  });
+
+  it('a line logged after stop is dropped, not thrown from a closed log file', async () => {
+    const file = join(tempDir(), 'service.log');
+    const service = await createService({ environment: 'sandbox', chains: [], logger: { file } });
+    service.logger.warn('before stop');
+    await service.stop();
+    // The log file is closed by now; late work of the stopped service (a chain read in flight, an idle connection's
+    // error) still logs.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(() => service.logger.error({ err: new Error('late') }, 'log delivery failed; reconnecting to re-read')).not.toThrow();
+    const lines = readFileSync(file, 'utf8');
+    expect(lines).toContain('before stop');
+    expect(lines).not.toContain('log delivery failed');
   });
 
   it('a module that fails to start stops the ones started and closes everything', async () => {

@@ -143,7 +143,23 @@ function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(
   if (settings.file === undefined) return { logger: pino(options), close: () => undefined };
   mkdirSync(dirname(settings.file), { recursive: true });
   const destination = pino.destination({ dest: settings.file, sync: false });
-  return { logger: pino(options, destination), close: () => destination.end() };
+  // A line logged after stop is dropped. Work of a stopped service can still end later (a chain read in flight, an
+  // idle connection's error) and log it, and writing to the ended file throws "SonicBoom destroyed" from wherever
+  // that line was logged: from a promise's catch it took the whole detached sandbox down (a soak run, while a
+  // fault switch restarted the service).
+  let closed = false;
+  const stream = {
+    write: (line: string) => {
+      if (!closed) destination.write(line);
+    },
+  };
+  return {
+    logger: pino(options, stream),
+    close: () => {
+      closed = true;
+      destination.end();
+    },
+  };
 }
 
 function hostForUrl(host: string): string {

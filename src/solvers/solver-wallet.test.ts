@@ -1,10 +1,11 @@
 /**
  * The solver wallet keeps its nonces locally and sends with one round trip. These tests check what that must not
  * break on a real devnet: a reverted transaction is reported as such and still spends its nonce, a nonce spent
- * behind the wallet's back (the same account sending from elsewhere) is picked up instead of failing the send, and a
- * chain that goes away for a few seconds (its node restarting) neither loses a send nor makes it land twice.
+ * behind the wallet's back (the same account sending from elsewhere) is picked up instead of failing the send, a
+ * chain that goes away for a few seconds (its node restarting) neither loses a send nor makes it land twice, and a
+ * send the node never took (killed mid-send) is sent again instead of waited for.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Address, createPublicClient, erc20Abi, http } from 'viem';
@@ -155,6 +156,58 @@ describe('SolverWallet across a chain outage', () => {
       expect(await nonce()).toBe(startNonce + 2);
     } finally {
       await relay.down();
+    }
+  }, 60_000);
+});
+
+/**
+ * A JSON-RPC hop in front of a chain that loses the first `eth_sendRawTransactionSync` the way a node killed mid-send
+ * does: the connection closes and the chain never sees the transaction. Everything else passes through.
+ */
+async function losingFirstSend(target: string): Promise<{ server: Server; url: string; lost: () => number }> {
+  let lost = 0;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (lost === 0 && body.toString().includes('eth_sendRawTransactionSync')) {
+        lost += 1;
+        req.socket.destroy();
+        return;
+      }
+      const forward = httpRequest(target, { method: 'POST', headers: { 'content-type': 'application/json' } }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, { 'content-type': 'application/json' });
+        answer.pipe(res);
+      });
+      forward.on('error', () => res.destroy());
+      forward.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, lost: () => lost };
+}
+
+describe('SolverWallet after a send the chain never took', () => {
+  it('sends the same transaction again and reports its outcome, within seconds instead of waiting minutes', async () => {
+    const hop = await losingFirstSend(origin.rpcUrl);
+    try {
+      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? { ...c, rpcUrl: hop.url } : c));
+      const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[2]!.privateKey);
+      const chain = createPublicClient({ transport: http(origin.rpcUrl) });
+      const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
+      const began = Date.now();
+      // Finalising an order that was never opened reverts once mined: the outcome of the one transaction sent.
+      await expect(
+        wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', [{ timestamp: 1, solver: wallet.identifier }]),
+      ).rejects.toBeInstanceOf(TransactionRevertedError);
+      expect(hop.lost()).toBe(1);
+      expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' })).toBe(start + 1);
+      // Waiting for a receipt alone took viem's timeout (3 min) here: the chain never had the transaction.
+      expect(Date.now() - began).toBeLessThan(15_000);
+    } finally {
+      hop.server.closeAllConnections();
+      await new Promise((resolve) => hop.server.close(resolve));
     }
   }, 60_000);
 });

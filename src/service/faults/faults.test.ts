@@ -479,6 +479,34 @@ describe('fault switches: chains', () => {
     expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
   }, 60_000);
 
+  it('a reorg that takes a relayed attestation away: it is relayed again at once, from the nonce the chain has now', async () => {
+    // No claim: the origin chain's last transaction of the order is the attestation the service relayed there.
+    solver.setBehaviour({ claim: false });
+    const { orderId } = await order(3);
+    await waitForStatus(h.rest, orderId, 'Attested');
+    const leg = h
+      .settlement()
+      .engine!.relays.forOrder(orderId)
+      .find((relay) => relay.kind === 'oracle.receive' && relay.status === 'mined')!;
+    const origin = createPublicClient({ transport: http(alpha().rpcUrl) });
+    const landed = await origin.getTransactionReceipt({ hash: leg.txHash! });
+    const sent = () => origin.getTransactionCount({ address: leg.account, blockTag: 'latest' });
+    const before = await sent();
+    const head = await origin.getBlockNumber({ cacheTime: 0 });
+    const began = Date.now();
+    // The blocks from the attestation's on are replaced by empty ones (what a node restarted from an older saved
+    // state does too): the relayer's next nonce is one past what the chain has now.
+    await origin.request({ method: 'anvil_reorg', params: [Number(head - landed.blockNumber + 1n), []] } as never);
+    expect(await sent()).toBe(before - 1);
+    // Signed past the gap, the attestation would wait in the pool for a nonce that never comes, until the send
+    // timed out (15 s), and every later relay of that account with it.
+    while ((await sent()) < before && Date.now() - began < 30_000) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await sent()).toBe(before);
+    expect(Date.now() - began).toBeLessThan(8_000);
+    await waitForStatus(h.rest, orderId, 'Attested');
+    solver.setBehaviour({});
+  }, 60_000);
+
   it('chain.halt stops the destination chain: the fill waits in its pool, its time stands still; when the halt ends the order settles', async () => {
     const destination = createPublicClient({ transport: http(beta().rpcUrl) });
     const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.halt', chain: beta().chainId, for: '1m' });

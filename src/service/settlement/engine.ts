@@ -248,6 +248,7 @@ export class SettlementEngine {
         commit: this.deps.commit,
         onFacts: (facts) => this.listener?.onFacts(facts) ?? [],
         onFactsRemoved: (facts) => this.listener?.onFactsRemoved?.(facts) ?? [],
+        onReorganised: () => this.resyncRelayers(chain.chainId),
       });
       this.watchers.set(chain.chainId, watcher);
     }
@@ -259,6 +260,15 @@ export class SettlementEngine {
       this.queueSweep = setInterval(() => this.kickAll(), QUEUE_SWEEP_MS);
       this.queueSweep.unref();
     }
+  }
+
+  /**
+   * A reorg on `chainId` may have taken relayed transactions with it: each relayer there counts its nonce from the
+   * chain again before the re-queued relays go out. Signed past the gap, they would wait for a nonce that never
+   * comes until the send times out (a `chain.restart` that lost blocks held every relay of the chain for 15 s).
+   */
+  private async resyncRelayers(chainId: number): Promise<void> {
+    await Promise.all([...this.relayers.values()].filter((relayer) => relayer.chainId === chainId).map((relayer) => relayer.resync()));
   }
 
   async stop(): Promise<void> {

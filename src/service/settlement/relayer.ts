@@ -159,6 +159,18 @@ export class AccountRelayer implements Relayer {
     });
   }
 
+  /**
+   * Counts the nonce from the chain again and settles or re-sends what is signed but unconfirmed (the chain replaced
+   * blocks that may have held transactions of ours). Queued after whatever the account is sending now.
+   */
+  resync(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    return this.exclusive(() => this.recover()).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, chainId: this.chainId }, 'relayer recovery failed; retrying');
+      this.scheduleRetry();
+    });
+  }
+
   /** Signs and sends every queued intent of this account, in the order they were recorded. */
   kick(): void {
     if (this.stopped) return;

@@ -23,6 +23,11 @@ export interface WatcherDeps {
   onFacts(facts: ChainFact[]): AfterCommit[];
   /** Facts a reorg took away, inside the transaction that forgets them; returns work for after the commit. */
   onFactsRemoved(facts: ChainFact[]): AfterCommit[];
+  /**
+   * The chain replaced blocks: run before the reorg's follow-ups, so the senders on this chain count their nonces
+   * from the chain again before anything is re-sent (transactions of ours in the replaced blocks are gone).
+   */
+  onReorganised?(): Promise<void>;
 }
 
 /**
@@ -160,6 +165,11 @@ export class ChainWatcher {
     this.persistedCursor = Math.min(this.persistedCursor, forkBlock + 1);
     // Transactions of ours that were in the replaced blocks may come back: their logs must be read, not skipped.
     this.ingested.clear();
+    try {
+      await this.deps.onReorganised?.();
+    } catch (error) {
+      this.deps.logger.warn({ err: error, chainId: chain.chainId }, 'relayers could not re-read their nonces after a reorg');
+    }
     for (const effect of effects) {
       try {
         await effect();
