@@ -50,6 +50,8 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * solver of an order once, so a fill given up on a passing outage would leave the order to its refund.
  */
 const CHAIN_OUTAGE_MS = 60_000;
+/** How many ended orders a solver remembers to ignore their repeated messages; older ones are forgotten. */
+const REMEMBERED_ENDED_ORDERS = 10_000;
 
 export class ReferenceSolver {
   readonly name: string;
@@ -73,7 +75,11 @@ export class ReferenceSolver {
   private readonly listeners = new Set<(event: SolverEvent) => void>();
   /** Output still deliverable per destination token (`chainId:token`), smallest units. */
   private readonly inventory = new Map<string, bigint>();
-  /** Orders seen, so a repeated message does not fill or claim twice. */
+  /**
+   * Orders in hand (won, not yet claimed or refunded), so a repeated message does not fill or claim twice. An order
+   * that ends leaves this map for `ended`, which is bounded: a sandbox that runs for weeks does not keep every order
+   * its solvers ever won (the soak's heap snapshots showed this map growing by every order).
+   */
   private readonly orders = new Map<string, { order: StandardOrder; filled: boolean; claimed: boolean }>();
   private readonly work = new Set<Promise<unknown>>();
   private readonly rest: RestClient;
@@ -292,6 +298,7 @@ export class ReferenceSolver {
         // The order is over: it no longer puts anything at risk. Filled and not paid, the loss is in its balance on
         // chain, which is what it quotes from; keeping it reserved would shrink its risk limit run after run.
         if (known !== undefined) this.releaseOnce(message.orderId, known.order);
+        this.orderEnded(message.orderId);
         this.emit({ type: 'refunded', orderId: message.orderId });
         return;
       }
@@ -305,7 +312,7 @@ export class ReferenceSolver {
   }
 
   private async fill(message: Extract<SolverOrderMessage, { type: 'order.assigned' }>): Promise<void> {
-    if (this.orders.has(message.orderId)) return;
+    if (this.orders.has(message.orderId) || this.ended.has(message.orderId)) return;
     const order = standardOrderFromWire(message.standardOrder);
     const record = { order, filled: false, claimed: false };
     this.orders.set(message.orderId, record);
@@ -419,7 +426,7 @@ export class ReferenceSolver {
 
   private async claim(message: Extract<SolverOrderMessage, { type: 'order.attested' }>): Promise<void> {
     const known = this.orders.get(message.orderId);
-    if (known?.claimed) return;
+    if (known?.claimed || this.ended.has(message.orderId)) return;
     if (!this.behaviour.claim) {
       this.emit({ type: 'skipped', orderId: message.orderId, reason: 'does not claim by script' });
       return;
@@ -428,8 +435,7 @@ export class ReferenceSolver {
     const txHash = await this.wallet.finalise(order, message.lockType, message.solveParams, message.compactSignatures);
     // Paid: what it reserved for this order's outputs when it won is free again.
     if (known?.filled) this.releaseOnce(message.orderId, order);
-    if (known !== undefined) known.claimed = true;
-    else this.orders.set(message.orderId, { order, filled: true, claimed: true });
+    this.orderEnded(message.orderId);
     this.counters.claimed += 1;
     this.emit({ type: 'claimed', orderId: message.orderId, txHash });
     // The proceeds landed on the origin chain: move inventory back to where it fills if it runs low there.
@@ -446,8 +452,24 @@ export class ReferenceSolver {
     }
   }
 
-  /** Orders whose outputs were given back to the risk limit (a claim and a refund never both count). */
+  /**
+   * Orders that ended (claimed or refunded), the most recent `REMEMBERED_ENDED_ORDERS`: their outputs were given back
+   * to the risk limit once, and a message about them sent again (a reconnect, a take-over) is ignored.
+   */
   private readonly ended = new Set<string>();
+
+  /** Orders in hand: won and not yet claimed or refunded (what it still remembers beyond the bounded `ended`). */
+  get ordersInHand(): number {
+    return this.orders.size;
+  }
+
+  private orderEnded(orderId: string): void {
+    this.ended.add(orderId);
+    // Chain mode finds orders in the escrows' logs, which it may read again: there the record stays, as its guard.
+    if (this.mode !== 'chain') this.orders.delete(orderId);
+    // A Set iterates in insertion order: the oldest ended order is forgotten first.
+    if (this.ended.size > REMEMBERED_ENDED_ORDERS) this.ended.delete(this.ended.values().next().value as string);
+  }
 
   private releaseOnce(orderId: string, order: StandardOrder): void {
     if (this.ended.has(orderId)) return;

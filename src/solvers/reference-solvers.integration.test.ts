@@ -257,6 +257,22 @@ describe('reference solvers', () => {
     expect((await rest.getSolver(opened.solverId)).stats).toMatchObject({ wins: 1, filled: 1, fillRate: 1 });
     // A repeated assignment does not fill twice.
     expect(solver.counters.filled).toBe(1);
+    // Ended, the order leaves the solver's hands (a sandbox that lives for weeks does not keep every order), and the
+    // attestation sent again (a reconnect, a take-over) is still recognised: no second claim, no failed one.
+    expect(solver.ordersInHand).toBe(0);
+    const eventsBefore = seen.length;
+    auction.notifier.notify(opened.solverId, {
+      type: 'order.attested',
+      orderId: opened.orderId,
+      onchainOrderId: opened.onchainOrderId,
+      lockType: 'Permit2Escrow',
+      originChainId: origin.chainId,
+      standardOrder: (await rest.getQuote(opened.quoteId)).standardOrder,
+      solveParams,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(seen.slice(eventsBefore).map((e) => e.type)).toEqual([]);
+    expect(solver.counters.claimed).toBe(1);
   });
 
   it("names the auction's winner in an exclusive output context; another solver's fill reverts ExclusiveTo until then", async () => {
