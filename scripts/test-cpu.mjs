@@ -18,7 +18,11 @@ import { ROOT } from './bench/lib.mjs';
 /** The parts, in pipeline order: what each is and the command it runs (from the project root). */
 export const PARTS = [
   { name: 'forge compile', command: 'node scripts/build-contracts.mjs', what: 'contracts the sandbox deploys (npm install)' },
-  { name: 'tsc build', command: 'npx tsc -p tsconfig.build.json && node scripts/build-dashboard.mjs', what: 'dist/ (npm install)' },
+  {
+    name: 'tsc build',
+    command: 'npx tsc -p tsconfig.build.json && node scripts/build-dashboard.mjs && node scripts/build-bundle.mjs',
+    what: 'dist/ and the bundle (npm install)',
+  },
   { name: 'genesis', command: 'node scripts/warm-genesis.mjs', what: 'default chains deployed once (npm install)' },
   { name: 'lint', command: 'npm run lint', what: 'biome ci, import graph' },
   { name: 'typecheck', command: 'npm run typecheck', what: 'tsc -b: the build (checked, up to date), then the tests' },
