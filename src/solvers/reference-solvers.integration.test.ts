@@ -233,7 +233,7 @@ describe('reference solvers', () => {
 
     const solveParams = await attest(opened.order, opened.onchainOrderId, filled.txHash);
     expect(solveParams[0]!.solver).toBe(solver.wallet.identifier);
-    auction.notifier.notify(opened.solverId, {
+    const attested = {
       type: 'order.attested',
       orderId: opened.orderId,
       onchainOrderId: opened.onchainOrderId,
@@ -241,7 +241,8 @@ describe('reference solvers', () => {
       originChainId: origin.chainId,
       standardOrder: (await rest.getQuote(opened.quoteId)).standardOrder,
       solveParams,
-    });
+    } as const;
+    auction.notifier.notify(opened.solverId, attested);
     await until(() => seen.find((e) => e.type === 'claimed'), 'the claim');
     expect(await balance(origin, solver.wallet.address)).toBe(solverOriginBefore + 25_000_000_000n);
     // Paid on the origin chain: the inventory is whole again, so a long-lived sandbox's solvers keep quoting.
@@ -261,15 +262,7 @@ describe('reference solvers', () => {
     // attestation sent again (a reconnect, a take-over) is still recognised: no second claim, no failed one.
     expect(solver.ordersInHand).toBe(0);
     const eventsBefore = seen.length;
-    auction.notifier.notify(opened.solverId, {
-      type: 'order.attested',
-      orderId: opened.orderId,
-      onchainOrderId: opened.onchainOrderId,
-      lockType: 'Permit2Escrow',
-      originChainId: origin.chainId,
-      standardOrder: (await rest.getQuote(opened.quoteId)).standardOrder,
-      solveParams,
-    });
+    auction.notifier.notify(opened.solverId, attested);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(seen.slice(eventsBefore).map((e) => e.type)).toEqual([]);
     expect(solver.counters.claimed).toBe(1);
