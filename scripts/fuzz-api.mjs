@@ -74,7 +74,11 @@ if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestSource(join(ROOT, 'src')))
   if (run('npm', ['run', 'build', '--silent']) !== 0) process.exit(2);
 }
 
-if (!existsSync(join(VENV, 'bin/st'))) {
+// A virtual environment names its interpreter by absolute path, so one copied or moved with the project (a new
+// clone's cache, a renamed folder) is there but cannot run: install again unless `st --version` answers.
+const venvRuns = existsSync(join(VENV, 'bin/st')) && spawnSync(join(VENV, 'bin/st'), ['--version'], { stdio: 'ignore' }).status === 0;
+if (!venvRuns) {
+  rmSync(VENV, { recursive: true, force: true });
   if (!existsSync(join(BUNDLE, 'install.sh'))) {
     console.error(`fuzz:api: no Schemathesis bundle at ${BUNDLE} (set SCHEMATHESIS_BUNDLE)`);
     process.exit(2);
@@ -106,7 +110,7 @@ try {
   // From the project root: Schemathesis reads ./schemathesis.toml (see docs/openapi.md).
   code = run(join(BUNDLE, 'run.sh'), [manifest, reports, ...stArgs], { env: { ...process.env, ST_VENV: VENV } });
   console.log(
-    `fuzz:api: ${code === 0 ? 'no failures' : 'failures found'} in ${Math.round((performance.now() - started) / 1000)} s; reports in ${reports}`,
+    `fuzz:api: ${code === 0 ? 'no failures' : code === 1 ? 'failures found' : `Schemathesis could not run (exit ${code})`} in ${Math.round((performance.now() - started) / 1000)} s; reports in ${reports}`,
   );
 } catch (error) {
   console.error(`fuzz:api: ${error instanceof Error ? error.message : String(error)}`);
