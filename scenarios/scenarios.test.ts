@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { catalogue } from './catalogue/index.js';
+import { inconclusive } from './core/errors.js';
 import { defineScenario } from './core/scenario.js';
+import { INVARIANTS } from './invariants/monitor.js';
 import { describeFailure } from './report/console.js';
+import { junitReport } from './report/junit.js';
 import { ScenarioSession } from './runner/session.js';
 import { expectOrder, order, quote } from './steps/index.js';
 import { settled } from './catalogue/timelines.js';
@@ -107,5 +110,35 @@ describe('a scenario that must fail', () => {
     expect(result.failure?.message).toBe('invariant broken after this step: escrow-accounting');
     expect(result.failure?.details).toMatch(/escrow-accounting: alpha USDC: escrowed 0 ≠ claimed 0 \+ refunded 0 \+ open 1000000/);
     expect(result.steps.map((s) => s.status)).toEqual(['failed', 'not run']);
+  }, 60_000);
+
+  it('skips, with its reason, a scenario whose step could not reach what it checks; the later steps do not run', async () => {
+    const unreachable = defineScenario({
+      name: 'inconclusive-step',
+      title: 'a step that cannot reach what it checks',
+      tags: ['self-test'],
+      steps: [
+        { title: 'reachable', run: async () => 'done' },
+        { title: 'needs a quieter machine', run: async () => inconclusive('the burst could not empty the bucket') },
+        { title: 'never reached', run: async () => undefined },
+      ],
+    });
+    const result = await session.run(unreachable);
+    expect(result.status).toBe('skipped');
+    expect(result.reason).toBe('inconclusive at "needs a quieter machine": the burst could not empty the bucket');
+    expect(result.failure).toBeUndefined();
+    expect(result.steps.map((s) => s.status)).toEqual(['passed', 'skipped', 'not run']);
+    const xml = junitReport({
+      seed: 1,
+      runSalt: session.runSalt,
+      target: result.target,
+      startedAt: new Date().toISOString(),
+      durationMs: result.durationMs,
+      summary: { total: 1, passed: 0, failed: 0, skipped: 1 },
+      invariants: INVARIANTS,
+      scenarios: [result],
+    });
+    expect(xml).toContain('skipped="1"');
+    expect(xml).toContain('<skipped message="inconclusive at &quot;needs a quieter machine&quot;');
   }, 60_000);
 });

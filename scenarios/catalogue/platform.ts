@@ -1,7 +1,7 @@
 import type { OrderCreated } from '../../src/clients/rest-client.js';
 import type { ScenarioContext } from '../core/context.js';
 import { defineScenario } from '../core/scenario.js';
-import { expectEqual, expectThat, fail } from '../core/errors.js';
+import { expectEqual, expectThat, fail, inconclusive } from '../core/errors.js';
 import { sleep } from '../core/eventually.js';
 import { orderBalances } from '../observe/observe-order.js';
 import { check, expectOrder, orderBody, quote, track } from '../steps/index.js';
@@ -96,12 +96,24 @@ interface BurstResult {
   remaining: number[];
   retryAfter: number;
   code: string | undefined;
+  /** Requests sent, over how long. */
+  sent: number;
+  elapsedMs: number;
 }
 
 /** Fires GETs with `concurrency` in flight until the first 429 (or `max` requests). */
 async function burst(url: string, key: string, concurrency: number, max: number): Promise<BurstResult> {
-  const result: BurstResult = { successesBeforeFirst429: 0, limits: new Set(), remaining: [], retryAfter: 0, code: undefined };
+  const result: BurstResult = {
+    successesBeforeFirst429: 0,
+    limits: new Set(),
+    remaining: [],
+    retryAfter: 0,
+    code: undefined,
+    sent: 0,
+    elapsedMs: 0,
+  };
   let sent = 0;
+  const began = performance.now();
   let limited = false;
   const worker = async () => {
     while (!limited && sent < max) {
@@ -123,6 +135,8 @@ async function burst(url: string, key: string, concurrency: number, max: number)
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+  result.sent = sent;
+  result.elapsedMs = performance.now() - began;
   return result;
 }
 
@@ -140,7 +154,19 @@ export const rateLimitBurst = defineScenario({
     check('burst GET /api/v1/settlements until the first 429', async (context) => {
       const url = `${context.target.manifest.api.url}/api/v1/settlements?limit=1`;
       const result = await burst(url, context.value<string>('burstKey'), 24, 3_000);
-      expectThat(result.code !== undefined, `no 429 after 3,000 requests`);
+      if (result.code === undefined) {
+        // As the conformance check judges it: with X-RateLimit-Remaining never at 0, the bucket refilled faster than
+        // this machine could spend it, so the limit was never reached and nothing can be said about enforcing it.
+        const lowest = Math.min(...result.remaining.filter(Number.isFinite));
+        const spent = `${result.sent} requests in ${(result.elapsedMs / 1_000).toFixed(1)} s (${Math.round(result.sent / Math.max(result.elapsedMs / 1_000, 0.001))}/s)`;
+        if (Number.isFinite(lowest) && lowest > 0)
+          inconclusive(
+            `the burst could not empty the bucket: ${spent}, X-RateLimit-Remaining never below ${lowest}; the limit was not reached (run on a less loaded machine)`,
+          );
+        fail(
+          `no 429 within ${spent}, with X-RateLimit-Remaining at ${Number.isFinite(lowest) ? lowest : 'unreadable'}: the limit is not enforced`,
+        );
+      }
       expectThat(
         result.successesBeforeFirst429 >= 1_000,
         `the first 429 came after only ${result.successesBeforeFirst429} successes (burst 1,000)`,

@@ -15,6 +15,18 @@ export class InvariantFailure extends ScenarioFailure {
   override readonly name = 'InvariantFailure';
 }
 
+/**
+ * A step could not reach what it checks, for a reason outside the target (a machine too loaded to send a burst
+ * faster than the limit refills): the scenario is skipped with this reason, not failed and not passed.
+ */
+export class ScenarioInconclusive extends BaseError {
+  override readonly name = 'ScenarioInconclusive';
+}
+
+export function inconclusive(reason: string): never {
+  throw new ScenarioInconclusive(reason);
+}
+
 export function fail(message: string, details?: string): never {
   throw new ScenarioFailure(message, details);
 }

@@ -35,7 +35,7 @@ export function progressPrinter(write: (text: string) => void): (event: RunEvent
         write(`${bold(`[${event.index}/${event.total}] ${event.name}`)} ${dim(event.title)}\n`);
         return;
       case 'step.end': {
-        const mark = event.result.status === 'passed' ? green('✓') : red('✗');
+        const mark = event.result.status === 'passed' ? green('✓') : event.result.status === 'skipped' ? yellow('–') : red('✗');
         const detail = event.result.summary ?? event.result.error;
         write(`    ${mark} ${event.result.title} ${dim(`(${time(event.result.durationMs)})`)}${detail ? dim(` ${detail}`) : ''}\n`);
         return;

@@ -17,7 +17,7 @@ function stepsText(result: ScenarioResult): string {
   return result.steps
     .map(
       (step) =>
-        `${step.status === 'passed' ? '✓' : step.status === 'failed' ? '✗' : '·'} ${step.title} (${Math.round(step.durationMs)} ms)${step.summary ? `: ${step.summary}` : ''}${step.error ? `: ${step.error}` : ''}`,
+        `${step.status === 'passed' ? '✓' : step.status === 'failed' ? '✗' : step.status === 'skipped' ? '–' : '·'} ${step.title} (${Math.round(step.durationMs)} ms)${step.summary ? `: ${step.summary}` : ''}${step.error ? `: ${step.error}` : ''}`,
     )
     .join('\n');
 }

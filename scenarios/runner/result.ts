@@ -4,7 +4,8 @@ export type ScenarioStatus = 'passed' | 'failed' | 'skipped';
 
 export interface StepResult {
   title: string;
-  status: 'passed' | 'failed' | 'not run';
+  /** skipped: the step could not reach what it checks (inconclusive); the scenario is skipped with its reason. */
+  status: 'passed' | 'failed' | 'skipped' | 'not run';
   durationMs: number;
   summary?: string;
   error?: string;

@@ -6,7 +6,7 @@ import { StreamRecorder } from '../actors/stream-recorder.js';
 import { Taker } from '../actors/taker.js';
 import { WebhookReceiver } from '../actors/webhook-receiver.js';
 import { ScenarioContext, type TrackedOrder } from '../core/context.js';
-import { InvariantFailure, ScenarioFailure } from '../core/errors.js';
+import { InvariantFailure, ScenarioFailure, ScenarioInconclusive } from '../core/errors.js';
 import { sleep } from '../core/eventually.js';
 import { DEFAULT_SEED, ScenarioRandom } from '../core/random.js';
 import type { Participants, Scenario } from '../core/scenario.js';
@@ -307,15 +307,21 @@ export class ScenarioSession {
         stepResult.status = 'passed';
         if (summary) stepResult.summary = summary;
       } catch (error) {
-        stepResult.status = 'failed';
         stepResult.error = error instanceof Error ? error.message : String(error);
-        result.status = 'failed';
-        const details = evidenceOf(error);
-        result.failure = { step: step.title, message: stepResult.error, ...(details === undefined ? {} : { details }) };
+        if (error instanceof ScenarioInconclusive) {
+          stepResult.status = 'skipped';
+          result.status = 'skipped';
+          result.reason = `inconclusive at "${step.title}": ${stepResult.error}`;
+        } else {
+          stepResult.status = 'failed';
+          result.status = 'failed';
+          const details = evidenceOf(error);
+          result.failure = { step: step.title, message: stepResult.error, ...(details === undefined ? {} : { details }) };
+        }
       }
       stepResult.durationMs = performance.now() - began;
       this.emit({ type: 'step.end', scenario: scenario.name, index, result: stepResult });
-      if (result.status === 'failed') break;
+      if (result.status !== 'passed') break;
     }
 
     if (result.status === 'passed') {
