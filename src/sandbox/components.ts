@@ -83,7 +83,7 @@ function solversAgainstServiceElsewhere(options: SandboxPartsOptions): SandboxCo
         throw new SandboxError('the solvers role needs --service-url and --access-file (written by the service replicas)', {
           code: 'config_invalid',
         });
-      const { waitForSharedAccess } = await import('./shared-access.js');
+      const { startWhenServiceAnswers, waitForSharedAccess } = await import('./shared-access.js');
       const access = await waitForSharedAccess(options.accessFile, 120_000);
       const serviceUrl = options.serviceUrl.replace(/\/+$/, '');
       const manifest = {
@@ -96,7 +96,8 @@ function solversAgainstServiceElsewhere(options: SandboxPartsOptions): SandboxCo
         ...(options.solverSeed === undefined ? {} : { seed: options.solverSeed }),
         ...(options.solverMode === undefined ? {} : { mode: options.solverMode }),
       });
-      const running = await component.start({ ...context, manifest });
+      // Replicas and solvers start in any order, behind a load balancer that answers 502 until a replica is up.
+      const running = await startWhenServiceAnswers(() => component.start({ ...context, manifest }), 120_000, context.onProgress);
       return { manifest: { api: manifest.api }, stop: running.stop };
     },
   };

@@ -1,5 +1,6 @@
 import { linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { ApiRequestError } from '../clients/rest-client.js';
 import { SandboxError } from '../devnet/errors.js';
 import { readSavedAccess, type SavedAccess } from './service-layout.js';
 
@@ -38,5 +39,37 @@ export async function waitForSharedAccess(path: string, timeoutMs: number): Prom
     if (Date.now() > deadline)
       throw new SandboxError(`no service replica wrote ${path} within ${Math.round(timeoutMs / 1000)} s`, { code: 'access_missing' });
     await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** Whether a failure to reach the service is one a replica restart or a load balancer without a backend explains. */
+export function isServiceAway(error: unknown): boolean {
+  if (error instanceof ApiRequestError) return error.status === 502 || error.status === 503 || error.status === 504;
+  // fetch's "fetch failed" (connection refused or reset) and a WebSocket that could not open.
+  const text = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? '')}` : String(error);
+  return /fetch failed|ECONNREFUSED|ECONNRESET|EHOSTUNREACH|socket hang up|Unexpected server response: 50[234]/.test(text);
+}
+
+/**
+ * The solvers role: starts its solvers once the service answers. A load balancer whose replicas are still starting
+ * (or one being replaced) answers 502/503, or the connection is refused; the start is tried again, every second,
+ * until `timeoutMs`. Any other failure (a refused key, a bad manifest) is thrown at once.
+ */
+export async function startWhenServiceAnswers<T>(
+  start: () => Promise<T>,
+  timeoutMs: number,
+  onRetry: (reason: string) => void,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await start();
+    } catch (error) {
+      if (!isServiceAway(error) || Date.now() >= deadline) throw error;
+      onRetry(
+        `the service does not answer yet (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); trying again (${attempt})`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, Math.max(0, deadline - Date.now()))));
+    }
   }
 }
