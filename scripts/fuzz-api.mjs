@@ -11,7 +11,8 @@
 //
 //   --bounded       CI's run: fewer examples per operation (FUZZ_MAX_EXAMPLES, default 5) and a fixed seed
 //   --faults        only the fault-switch routes, setSandboxFault included (schemathesis.toml leaves it out of the
-//                   whole-API run: a switch it sets changes every later answer; docs/openapi.md)
+//                   whole-API run: a switch it sets changes every later answer; docs/openapi.md), without the four
+//                   kinds that change the answers of the run itself (scripts/fuzz/fault-hooks.py)
 //   --keep          leave the sandbox and its state folder for inspection
 //   --report <dir>  where the junit and ndjson reports go (default a new folder under the state folder)
 // Anything else is passed to `st run` (e.g. --include-path /api/v1/webhooks, --phases coverage).
@@ -87,6 +88,21 @@ if (!venvRuns) {
   if (run(join(BUNDLE, 'install.sh'), [VENV]) !== 0) process.exit(2);
 }
 
+/** `--faults`: the run's folder, options and environment (see the comment where it is used). */
+function faultRouteRun(stateDir) {
+  const cwd = join(stateDir, 'faults-run');
+  mkdirSync(cwd, { recursive: true });
+  const toml = readFileSync(join(ROOT, 'schemathesis.toml'), 'utf8');
+  const disabled = /\[\[operations\]\]\ninclude-operation-id = "setSandboxFault"\nenabled = false\n/;
+  if (!disabled.test(toml)) throw new Error('schemathesis.toml no longer disables setSandboxFault as --faults expects');
+  writeFileSync(join(cwd, 'schemathesis.toml'), toml.replace(disabled, ''));
+  return {
+    cwd,
+    args: ['--include-path-regex', '^/api/v1/sandbox/faults'],
+    env: { SCHEMATHESIS_HOOKS: join(ROOT, 'scripts/fuzz/fault-hooks.py') },
+  };
+}
+
 const state = mkdtempSync(join(tmpdir(), 'sandbox-fuzz-'));
 const config = join(state, 'fuzz.config.json');
 writeFileSync(config, `${JSON.stringify({ rateLimit: FUZZ_RATE_LIMIT })}\n`);
@@ -107,8 +123,14 @@ try {
   }
   const stArgs = bounded ? ['--max-examples', process.env.FUZZ_MAX_EXAMPLES ?? '5', '--seed', process.env.FUZZ_SEED ?? '2', ...args] : args;
   const reports = reportDir ?? join(state, 'reports');
-  // From the project root: Schemathesis reads ./schemathesis.toml (see docs/openapi.md).
-  code = run(join(BUNDLE, 'run.sh'), [manifest, reports, ...stArgs], { env: { ...process.env, ST_VENV: VENV } });
+  // From the project root: Schemathesis reads ./schemathesis.toml (see docs/openapi.md). The fault routes alone run
+  // from a folder of their own, whose copy of it enables setSandboxFault, with hooks that leave out the switches that
+  // change every later answer (scripts/fuzz/fault-hooks.py).
+  const faults = faultsOnly ? faultRouteRun(state) : undefined;
+  code = run(join(BUNDLE, 'run.sh'), [manifest, reports, ...stArgs, ...(faults?.args ?? [])], {
+    env: { ...process.env, ST_VENV: VENV, ...(faults?.env ?? {}) },
+    cwd: faults?.cwd ?? ROOT,
+  });
   console.log(
     `fuzz:api: ${code === 0 ? 'no failures' : code === 1 ? 'failures found' : `Schemathesis could not run (exit ${code})`} in ${Math.round((performance.now() - started) / 1000)} s; reports in ${reports}`,
   );

@@ -28,7 +28,7 @@ export const PARTS = [
   { name: 'typecheck', command: 'npm run typecheck', what: 'tsc -b: the build (checked, up to date), then the tests' },
   { name: 'forge test', command: 'npm run test:contracts', what: 'Solidity tests: compile and run' },
   { name: 'vitest SQLite', command: 'npm run test:ts -- --exclude "test/container/**"', what: 'test:ts but the image tests' },
-  { name: 'image build', command: 'npm run image', what: "the sandbox image (.ci/run builds it before npm test)" },
+  { name: 'image build', command: 'npm run image', what: 'the sandbox image (.ci/run builds it before npm test)' },
   { name: 'image tests', command: 'npx vitest run test/container', what: 'the sandbox image under Docker' },
   { name: 'vitest Postgres', command: 'npm run test:postgres', what: 'src/service on Postgres' },
   { name: 'compose', command: 'npm run test:compose', what: "deploy/compose.yaml in containers (npm test's last step)" },
