@@ -8,7 +8,6 @@ import { chainClient, contractOf } from '../actors/chain-clients.js';
 import type { ScenarioContext, TrackedOrder } from '../core/context.js';
 import { expectEqual, expectThat, fail } from '../core/errors.js';
 import { defineScenario } from '../core/scenario.js';
-import type { ExpectedTimeline } from '../observe/timeline.js';
 import { orderBalances } from '../observe/observe-order.js';
 import {
   advanceClock,

@@ -2,7 +2,6 @@
  * A typed REST client of the settlement service (Reference A) for takers, solvers, scenarios and conformance.
  * It speaks only HTTP: nothing here imports the service, so it can certify any deployment.
  */
-import type { StandardOrderWire } from '../contracts/standard-order-wire.js';
 import { BaseError } from '../contracts/errors/base-error.js';
 import type { z } from 'zod';
 import type * as Auction from '../contracts/wire/auction.js';

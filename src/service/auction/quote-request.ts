@@ -3,7 +3,7 @@ import { checksummed } from '../api/wire.js';
  * Turns either quote request shape into one resolved request: the corridor, the fixed amount and its side, and
  * the options. Every business-rule failure is a 422 naming the parameter at fault.
  */
-import { type Address, getAddress } from 'viem';
+import type { Address } from 'viem';
 import type { LockType } from '../../contracts/order.js';
 import type { ChainInfo, TokenInfo } from '../../contracts/deployment.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';

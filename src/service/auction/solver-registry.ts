@@ -4,7 +4,7 @@ import { BaseError } from '../../contracts/errors/base-error.js';
  * Solvers: registration for corridors, their stream credential (wsToken), and who a stream credential speaks for.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { type Address, getAddress } from 'viem';
+import type { Address } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import type { Environment } from '../../contracts/deployment.js';
 import type { Authenticator } from '../auth/authenticator.js';

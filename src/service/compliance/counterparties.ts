@@ -1,4 +1,4 @@
-import { type Address, getAddress } from 'viem';
+import type { Address } from 'viem';
 import type { Clock } from '../../clock/index.js';
 import { checksummed, isoTime } from '../api/wire.js';
 import { NotFoundError } from '../errors/api-errors.js';

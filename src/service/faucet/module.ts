@@ -17,7 +17,6 @@ import { z } from 'zod';
 import type { ChainInfo } from '../../contracts/deployment.js';
 import { InvalidRequestError, MaintenanceError } from '../errors/api-errors.js';
 import type { ServiceContext, ServiceModule } from '../module.js';
-import { Address } from '../api/wire.js';
 import { sandboxStablecoinAbi } from '../../contracts/stablecoin.js';
 
 export interface FaucetSettings {

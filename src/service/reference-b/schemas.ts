@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { Preference, Quote, SettlementPath, SwapType } from '../auction/schemas.js';
 import { LockType } from '../corridors/schemas.js';
 import { ORDER_STATUSES } from '../../contracts/wire/enums.js';
-import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from '../api/wire.js';
+import { Address, ChainId, IsoTimestamp, PositiveUintString, UintString } from '../api/wire.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');
 const DecimalPrice = z.string().meta({ description: 'Output per input in whole tokens (decimal string).' });
