@@ -37,6 +37,21 @@ export const PARTS = [
 
 const NS_PER_S = 1e9;
 
+/** A vitest part restricted to the test files present both in this tree and at `commit`. */
+function sameTestsAs(part, commit) {
+  if (!part.name.startsWith('vitest')) return part;
+  const listed = spawnSync('git', ['ls-tree', '-r', '--name-only', commit], { cwd: ROOT, encoding: 'utf8' });
+  if (listed.status !== 0) {
+    process.stderr.write(`test-cpu: cannot list the files of ${commit}: ${listed.stderr}`);
+    process.exit(2);
+  }
+  const files = listed.stdout
+    .split('\n')
+    .filter((file) => file.endsWith('.test.ts') && existsSync(join(ROOT, file)))
+    .filter((file) => (part.name === 'vitest Postgres' ? file.startsWith('src/service/') : !file.startsWith('test/container/')));
+  return { ...part, name: `${part.name} (tests of ${commit})`, command: `${part.command} ${files.map((f) => `'${f}'`).join(' ')}` };
+}
+
 /** A cgroup to run one part in, or undefined when none may be created here. */
 function createCgroup(label) {
   const candidates = [
@@ -143,8 +158,17 @@ async function runPart(part, index, quiet) {
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
+// `--same-tests-as <commit>`: the vitest parts run only the test files that exist both here and at that commit, so
+// two commits whose suites grew apart can be compared on the same tests (the parts' other commands are unchanged).
+const sameAt = args.indexOf('--same-tests-as');
+const sameCommit = sameAt === -1 ? undefined : args.splice(sameAt, 2)[1];
+if (sameAt !== -1 && (sameCommit === undefined || sameCommit.startsWith('--'))) {
+  process.stderr.write('usage: --same-tests-as <commit>\n');
+  process.exit(2);
+}
 const filters = args.filter((a) => !a.startsWith('--'));
-const chosen = PARTS.filter((p) => filters.length === 0 || filters.some((f) => p.name.includes(f)));
+const parts = sameCommit === undefined ? PARTS : PARTS.map((part) => sameTestsAs(part, sameCommit));
+const chosen = parts.filter((p) => filters.length === 0 || filters.some((f) => p.name.includes(f)));
 if (chosen.length === 0) {
   process.stderr.write(`no part matches ${filters.join(', ')}; parts: ${PARTS.map((p) => p.name).join(', ')}\n`);
   process.exit(2);
