@@ -1,6 +1,7 @@
 import { execFile, execFileSync } from 'node:child_process';
 import {
   cpSync,
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -102,7 +103,12 @@ function linkedInstall(tarball: string): void {
   }
   const bin = join(modules, '.bin');
   mkdirSync(bin, { recursive: true });
-  for (const [name, file] of Object.entries(manifest.bin)) symlinkSync(join('..', 'settlement-sandbox', file), join(bin, name));
+  // npm makes every bin target executable when it links it (bin-links); a tarball packed from a build that did not
+  // run prepare.mjs carries the CLI without its x bit, so this layout must do the same.
+  for (const [name, file] of Object.entries(manifest.bin)) {
+    chmodSync(join(target, file), 0o755);
+    symlinkSync(join('..', 'settlement-sandbox', file), join(bin, name));
+  }
   symlinkSync(join('..', 'typescript', 'bin', 'tsc'), join(bin, 'tsc'));
   symlinkSync(join('..', 'vitest', 'vitest.mjs'), join(bin, 'vitest'));
 }
