@@ -15,7 +15,7 @@ import { runCli } from '../test/support/devnet/processes.js';
  * expensive test of the suite (about two minutes on two cores).
  */
 
-let stateDir: string;
+let stateDir: string | undefined;
 
 beforeAll(async () => {
   await ensureBuiltWith(['scenarios', 'src/service', 'src/solvers', 'src/sandbox', 'src/clients']);
@@ -25,13 +25,16 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  // Nothing to stop when the build before it failed.
+  if (stateDir === undefined) return;
   await runCli(['down', '--state-dir', stateDir]);
   rmSync(stateDir, { recursive: true, force: true });
 });
 
 describe('the scenario catalogue against a detached sandbox', () => {
   it('runs every scenario: none skipped, none failed, and leaves no fault switch armed', async () => {
-    const run = await runCli(['scenario', 'run', '--target', stateDir, '--json'], { timeoutMs: 900_000 });
+    const state = stateDir!;
+    const run = await runCli(['scenario', 'run', '--target', state, '--json'], { timeoutMs: 900_000 });
     const report = JSON.parse(run.stdout) as RunReport;
     const trouble = report.scenarios
       .filter((s) => s.status !== 'passed')
@@ -42,7 +45,7 @@ describe('the scenario catalogue against a detached sandbox', () => {
     expect(run.code).toBe(0);
 
     // What the run set on the sandbox it took back: no switch listed, no relay held, no solver paused.
-    const manifest = JSON.parse(readFileSync(join(stateDir, 'sandbox.json'), 'utf8')) as ServedManifest;
+    const manifest = JSON.parse(readFileSync(join(state, 'sandbox.json'), 'utf8')) as ServedManifest;
     const get = async (path: string) =>
       (await fetch(`${manifest.api.url}/api/v1${path}`, { headers: { authorization: `Bearer ${manifest.api.apiKeys[0]}` } })).json();
     expect(((await get('/sandbox/faults')) as { data: unknown[] }).data).toEqual([]);

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -13,6 +13,10 @@ export const CLI = join(ROOT, 'dist/src/cli/main.js');
 
 const WATCHED = ['src/devnet', 'src/cli', 'src/api', 'src/clients', 'src/contracts/artifacts'];
 
+function outputOf(source: string): string {
+  return join(ROOT, 'dist', relative(ROOT, source).replace(/\.ts$/, '.js'));
+}
+
 function staleOf(watched: readonly string[]): string[] {
   const stale: string[] = [];
   const visit = (dir: string) => {
@@ -21,7 +25,7 @@ function staleOf(watched: readonly string[]): string[] {
       if (entry.isDirectory()) {
         if (entry.name !== 'test-support') visit(path);
       } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
-        const output = join(ROOT, 'dist', relative(ROOT, path).replace(/\.ts$/, '.js'));
+        const output = outputOf(path);
         if (!existsSync(output) || statSync(output).mtimeMs < statSync(path).mtimeMs) stale.push(path);
       }
     }
@@ -69,6 +73,13 @@ export async function ensureBuiltWith(also: readonly string[]): Promise<void> {
     );
   } finally {
     rmdirSync(lock);
+  }
+  // The build project is composite, so tsc builds incrementally: a source whose time changed but whose text did not
+  // (a checkout, a stash) is not emitted again. tsc has judged its output current, so it is marked as such.
+  const now = new Date();
+  for (const source of staleSources()) {
+    const output = outputOf(source);
+    if (existsSync(output)) utimesSync(output, now, now);
   }
   const stale = staleSources();
   if (stale.length > 0) throw new Error(`build left stale outputs for: ${stale.join(', ')}`);
