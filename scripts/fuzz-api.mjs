@@ -17,7 +17,7 @@
 //   --report <dir>  where the junit and ndjson reports go (default a new folder under the state folder)
 // Anything else is passed to `st run` (e.g. --include-path /api/v1/webhooks, --phases coverage).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,9 @@ function newestSource(dir) {
 if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestSource(join(ROOT, 'src'))) {
   console.log('fuzz:api: building the CLI (npm run build)');
   if (run('npm', ['run', 'build', '--silent']) !== 0) process.exit(2);
+  // The build is incremental: an entry whose sources did not change is not written again, so it is marked current.
+  const now = new Date();
+  utimesSync(CLI, now, now);
 }
 
 // A virtual environment names its interpreter by absolute path, so one copied or moved with the project (a new
