@@ -204,7 +204,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   let stopped = false;
   try {
     log(`soak: starting a detached sandbox in ${stateDir}`);
-    const up = await sandbox(['up', '--detach', '--state-dir', stateDir], running);
+    // Ports of its own: the soak runs for an hour or two beside a developer's `sandbox up` or a CI job.
+    const up = await sandbox(['up', '--detach', '--state-dir', stateDir, '--chain-ports', 'any', '--port', '0'], running);
     if (up.code !== 0) throw new Error(`sandbox up --detach failed (${up.code}):\n${up.stderr.slice(-4_000)}`);
     const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as SandboxManifest;
     let catalogue = 0;

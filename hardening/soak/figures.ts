@@ -51,12 +51,18 @@ function processMemory(pid: number): ProcessMemory | undefined {
   }
 }
 
-/** `node …/supervisor.js` → `node supervisor.js`; `anvil --port …` → `anvil :port`. */
+/**
+ * `node …/supervisor.js` → `node supervisor.js`; `anvil --port …` → `anvil :port`, or `anvil chain <id>` when its port
+ * is 0 (chosen by anvil, as with `--chain-ports any`) and its chain id is on the command line.
+ */
 export function processName(argv: readonly string[]): string {
   const program = basename(argv[0] ?? '?');
   if (program === 'anvil') {
-    const port = argv[argv.indexOf('--port') + 1];
-    return argv.includes('--port') && port !== undefined ? `anvil :${port}` : 'anvil';
+    const valueOf = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+    const port = valueOf('--port');
+    const chainId = valueOf('--chain-id');
+    if (port !== undefined && port !== '0') return `anvil :${port}`;
+    return chainId !== undefined ? `anvil chain ${chainId}` : 'anvil';
   }
   const script = argv.slice(1).find((arg) => !arg.startsWith('-') && /\.(m?js|ts)$/.test(arg));
   return script === undefined ? program : `${program} ${basename(script)}`;
