@@ -58,9 +58,9 @@ function processMemory(pid: number): ProcessMemory | undefined {
 export function processName(argv: readonly string[]): string {
   const program = basename(argv[0] ?? '?');
   if (program === 'anvil') {
-    const valueOf = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
-    const port = valueOf('--port');
-    const chainId = valueOf('--chain-id');
+    const flagValue = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
+    const port = flagValue('--port');
+    const chainId = flagValue('--chain-id');
     if (port !== undefined && port !== '0') return `anvil :${port}`;
     return chainId !== undefined ? `anvil chain ${chainId}` : 'anvil';
   }
