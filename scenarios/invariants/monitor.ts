@@ -62,9 +62,16 @@ export class InvariantMonitor {
     this.checks += 1;
     await this.observer.sync();
     const violations: InvariantViolation[] = [];
-    if (this.observer.escrowViolations().length > 0 || this.observer.fillViolations().length > 0) {
+    const seen = [...this.observer.escrowViolations(), ...this.observer.fillViolations()];
+    if (seen.length > 0) {
       // One pass may have read logs and balances across a reorganisation; a real violation survives a whole re-read.
+      const began = performance.now();
       await this.observer.reread();
+      const survived = [...this.observer.escrowViolations(), ...this.observer.fillViolations()].length > 0;
+      if (!survived)
+        this._notes.add(
+          `chains read again (${Math.round(performance.now() - began)} ms) after a violation that did not survive: ${seen[0]}`,
+        );
     }
     for (const message of this.observer.escrowViolations()) violations.push({ invariant: 'escrow-accounting', message });
     for (const message of this.observer.fillViolations()) violations.push({ invariant: 'single-fill', message });
