@@ -164,8 +164,10 @@ export class ChainObserver {
   }
 
   private forget(): void {
-    // Everything here is derived from the logs since the session began, which are read again; the baselines (the
-    // escrow's balance at that block) are read again too, in case the reorganisation reached below it.
+    // Everything here is derived from the logs since the session began, which are read again. The baselines (the
+    // escrow's balance at that block, read at the first look) stay: the state at an old block may no longer be
+    // there to read (a node restarted from a saved state keeps recent blocks only), and a reorganisation deep enough
+    // to reach below the session's first block would have to happen in its first moments.
     this.problems.length = 0;
     this.facts.clear();
     this.fills.clear();
@@ -175,7 +177,6 @@ export class ChainObserver {
       chain.cursorHash = undefined;
       chain.ledger = new EscrowLedger();
       chain.balances = new Map();
-      chain.baselines = undefined;
       chain.compactClaims = new Map();
     }
   }
@@ -190,10 +191,9 @@ export class ChainObserver {
       chain.cursor = head;
       chain.cursorHash = latest.hash;
       chain.balances = await this.escrowBalances(chain, head);
-      this.setBaselines(chain, chain.balances, true);
+      this.setBaselines(chain, chain.balances);
       return;
     }
-    if (chain.baselines === undefined) this.setBaselines(chain, await this.escrowBalances(chain, chain.sessionStart), false);
     if (head <= chain.cursor) return;
     const logs = await client.getLogs({
       address: [chain.escrow, chain.compact, chain.outputSettler, chain.inputOracle],
@@ -218,9 +218,8 @@ export class ChainObserver {
   }
 
   /** What the escrow held when the session began: earlier runs' open orders, which this session's logs do not show. */
-  private setBaselines(chain: WatchedChain, balances: Map<string, bigint>, announce: boolean): void {
+  private setBaselines(chain: WatchedChain, balances: Map<string, bigint>): void {
     chain.baselines = new Map(balances);
-    if (!announce) return;
     for (const [token, baseline] of chain.baselines) {
       if (baseline !== 0n) this.notes.push(`${chain.info.name}: the escrow held ${baseline} of ${token} before the visible history began`);
     }
