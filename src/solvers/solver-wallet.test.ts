@@ -164,7 +164,10 @@ describe('SolverWallet across a chain outage', () => {
  * A JSON-RPC hop in front of a chain that loses the first `eth_sendRawTransactionSync` the way a node killed mid-send
  * does: the connection closes and the chain never sees the transaction. Everything else passes through.
  */
-async function losingFirstSend(target: string): Promise<{ server: Server; url: string; lost: () => number }> {
+async function losingFirstSend(
+  target: string,
+  how: 'connection closed' | 'internal error' = 'connection closed',
+): Promise<{ server: Server; url: string; lost: () => number }> {
   let lost = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -173,6 +176,13 @@ async function losingFirstSend(target: string): Promise<{ server: Server; url: s
       const body = Buffer.concat(chunks);
       if (lost === 0 && body.toString().includes('eth_sendRawTransactionSync')) {
         lost += 1;
+        if (how === 'internal error') {
+          // What a node answers while it restarts: JSON-RPC's internal error, and the transaction never reached it.
+          const { id } = JSON.parse(body.toString()) as { id: number };
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'internal error' } }));
+          return;
+        }
         req.socket.destroy();
         return;
       }
@@ -189,6 +199,24 @@ async function losingFirstSend(target: string): Promise<{ server: Server; url: s
 }
 
 describe('SolverWallet after a send the chain never took', () => {
+  it('takes an internal error (-32603) for a lost answer: the same transaction is sent again and lands once', async () => {
+    const hop = await losingFirstSend(origin.rpcUrl, 'internal error');
+    try {
+      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? { ...c, rpcUrl: hop.url } : c));
+      const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+      const chain = createPublicClient({ transport: http(origin.rpcUrl) });
+      const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
+      await expect(
+        wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', [{ timestamp: 1, solver: wallet.identifier }]),
+      ).rejects.toBeInstanceOf(TransactionRevertedError);
+      expect(hop.lost()).toBe(1);
+      expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' })).toBe(start + 1);
+    } finally {
+      hop.server.closeAllConnections();
+      await new Promise((resolve) => hop.server.close(resolve));
+    }
+  }, 60_000);
+
   it('sends the same transaction again and reports its outcome, within seconds instead of waiting minutes', async () => {
     const hop = await losingFirstSend(origin.rpcUrl);
     try {

@@ -54,13 +54,15 @@ const OUTAGE_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Whether an error is the chain not answering (no connection, a dropped one, a timeout, an HTTP failure), as opposed
- * to the node refusing or reverting: the same request may succeed once the node is back.
+ * Whether an error is the chain not answering (no connection, a dropped one, a timeout, an HTTP failure, a JSON-RPC
+ * internal error as a restarting node answers), as opposed to the node refusing or reverting: the same request may
+ * succeed once the node is back.
  */
 export function isTransportError(error: unknown): boolean {
   return (
-    error instanceof BaseError &&
-    error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError) !== null
+    (error instanceof BaseError &&
+      error.walk((e) => e instanceof HttpRequestError || e instanceof TimeoutError || e instanceof SocketClosedError) !== null) ||
+    internalError(error)
   );
 }
 
@@ -323,7 +325,9 @@ export class SolverWallet {
         const rpc = await chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] });
         return formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
       } catch (error) {
-        const refused = refusal(error);
+        // An internal error (-32603, as a node answers while it restarts) is no refusal of the transaction: like a
+        // lost answer, the node may or may not have it.
+        const refused = internalError(error) ? undefined : refusal(error);
         // A first refusal: nothing was sent. Later, "already imported" (it waits in the pool) or "nonce too low" (it
         // may have been mined) follow from an earlier try: its receipt decides.
         if (refused !== undefined && (attempt === 0 || !/already (imported|known)|nonce too low/i.test(refused.details))) throw error;
@@ -337,6 +341,11 @@ export class SolverWallet {
       await sleep(Math.min(100 * 2 ** attempt, 1_000));
     }
   }
+}
+
+/** JSON-RPC's internal error (-32603): the node failed, not the request. */
+function internalError(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((e) => e instanceof RpcRequestError && e.code === -32603) !== null;
 }
 
 /** The node's refusal of a request (JSON-RPC error), if that is what `error` is. */
