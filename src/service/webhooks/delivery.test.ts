@@ -45,6 +45,15 @@ function publish(service: Service, workspaceId: string, type = 'order.created', 
 }
 
 /** Counts the service store's top-level transactions from now on (nested ones are savepoints of the same commit). */
+/** Registers an endpoint through the API of a service a test built itself (the suite's `register` uses `t`). */
+function postWebhook(service: Service, apiKey: string, url: string, events: string[] = ['order.*']): Promise<Response> {
+  return fetch(`${service.url}/api/v1/webhooks`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ url, events }),
+  });
+}
+
 function countTransactions(service: Service): { count: number } {
   const db = service.store.db;
   const original = db.transaction.bind(db);
@@ -516,11 +525,7 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     );
     slow.answer = () => 'hang';
     for (const receiver of [slow, fast]) {
-      const response = await fetch(`${service.url}/api/v1/webhooks`, {
-        method: 'POST',
-        headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ url: receiver.url, events: ['order.*'] }),
-      });
+      const response = await postWebhook(service, apiKey, receiver.url);
       expect(response.status).toBe(201);
     }
     const started = Date.now();
@@ -545,11 +550,7 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     cleanups.push(() => receiver.stop());
     // The first delivery hangs until the timeout: the second must wait for it, not overtake it.
     receiver.answer = (index) => (index === 0 ? 'hang' : { status: 200 });
-    const response = await fetch(`${service.url}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['order.*', 'compliance.*'] }),
-    });
+    const response = await postWebhook(service, apiKey, receiver.url, ['order.*', 'compliance.*']);
     expect(response.status).toBe(201);
     const { outbox } = service.module<EvidenceModule>('evidence');
     const data = {
@@ -588,11 +589,7 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     const receiver = await TestReceiver.start(() => Date.now());
     cleanups.push(() => receiver.stop());
     receiver.answer = (index) => (index === 0 ? 'hang' : { status: 200 });
-    const response = await fetch(`${first.url}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['order.*', 'compliance.*'] }),
-    });
+    const response = await postWebhook(first, apiKey, receiver.url, ['order.*', 'compliance.*']);
     expect(response.status).toBe(201);
     const { outbox } = first.module<EvidenceModule>('evidence');
     outbox.commit(() => {
@@ -627,11 +624,7 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
     cleanups.push(() => receiver.stop());
     const first = await createService({ ...base, clock: new RealClock() });
     const { workspaceId, apiKey } = first.bootstrapWorkspace('Cursor');
-    const created = await fetch(`${first.url}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['order.*'] }),
-    }).then((r) => r.json() as Promise<{ webhookId: string }>);
+    const created = await postWebhook(first, apiKey, receiver.url).then((r) => r.json() as Promise<{ webhookId: string }>);
     const { messages } = first.module<WebhooksModule>('webhooks');
     const transactions = countTransactions(first);
     const wanted = publish(first, workspaceId, 'order.created', 'ord_cursor');
@@ -676,11 +669,7 @@ describe('webhook delivery: timeouts, schedule B and restarts', () => {
 
     const first = await createService({ ...base, clock: clock1 });
     const { workspaceId, apiKey } = first.bootstrapWorkspace('Restart');
-    const created = await fetch(`${first.url}/api/v1/webhooks`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ url: receiver.url, events: ['order.*'] }),
-    }).then((r) => r.json() as Promise<{ webhookId: string }>);
+    const created = await postWebhook(first, apiKey, receiver.url).then((r) => r.json() as Promise<{ webhookId: string }>);
     const eventId = publish(first, workspaceId);
     await clock1.idle();
     await clock1.advance(40 * S);
