@@ -375,6 +375,37 @@ describe('auction', () => {
 });
 
 describe('auction across a restart', () => {
+  it('counts an outcome recorded after a restart once: the ranking’s fill rate stays the one the API reports', async () => {
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { TestClock } = await import('../../clock/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'auction-outcome-'));
+    const clock = new TestClock({ start: TEST_EPOCH });
+    try {
+      const first = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      await first.solver('a', (rfq) => ({ outputAmount: outputBelow(rfq, 5) }));
+      const quoteIds: string[] = [];
+      for (const _ of [1, 2])
+        quoteIds.push((await first.request('POST', '/api/v1/quotes', { body: usdcRequest() })).body.quotes[0].quoteId);
+      const solverId = first.auction.quoteBook.get(quoteIds[0]!)!.solverId;
+      expect(first.auction.quotes.accept(quoteIds[0]!, 'order-filled', clock.now())).toBe(true);
+      expect(first.auction.quotes.accept(quoteIds[1]!, 'order-refunded', clock.now())).toBe(true);
+      first.auction.quotes.recordOutcome('order-filled', 'filled');
+      await first.stop();
+
+      // The refund is the solver's first event in the new process.
+      const second = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      running.push(second);
+      second.auction.quotes.recordOutcome('order-refunded', 'failed');
+      const stats = (await second.client.getSolver(solverId)).stats;
+      expect({ filled: stats.filled, failed: stats.failed, fillRate: stats.fillRate }).toEqual({ filled: 1, failed: 1, fillRate: 0.5 });
+      expect(second.auction.fillRate(solverId)).toBe(0.5);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps quotes, re-schedules their expiry and serves the quote book from the store', async () => {
     const { mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');

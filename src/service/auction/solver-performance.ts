@@ -50,7 +50,16 @@ export class SolverPerformance {
     return fillScore(filled, failed);
   }
 
+  /**
+   * Counts an outcome the store has just recorded. A record not loaded yet (the first event of this solver since
+   * the process started) is read from the store, which already holds this outcome: counting it again would put the
+   * ranking's rate apart from the stats the API reports, for as long as the process lives.
+   */
   recordOutcome(solverId: string, outcome: 'filled' | 'failed'): void {
+    if (!this.records.has(solverId)) {
+      this.record(solverId);
+      return;
+    }
     const record = this.record(solverId);
     if (outcome === 'filled') record.filled += 1;
     else record.failed += 1;
