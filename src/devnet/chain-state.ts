@@ -59,6 +59,22 @@ export function trimHistory(state: Buffer, keep: number = KEPT_BLOCKS): Buffer {
   return Buffer.from(JSON.stringify(parsed));
 }
 
+/**
+ * Stops block production before a last save (a stop, a restart): anvil keeps mining while it dumps, and a block mined
+ * between the dump and the end of the process is lost with it, though its senders hold receipts and the services
+ * attached to the chain recorded its logs. With automine off, a transaction sent now waits in the pool and dies
+ * unmined with the process, which its sender sees as a lost answer and sends again to the chain that comes back.
+ */
+export async function stopBlockProduction(rpc: RpcClient): Promise<void> {
+  await rpc.call('evm_setAutomine', [false]);
+}
+
+/** Undoes `stopBlockProduction` when the process goes on after all (its save failed). */
+export async function resumeBlockProduction(rpc: RpcClient): Promise<void> {
+  await rpc.call('evm_setAutomine', [true]);
+  await rpc.call('evm_mine', []);
+}
+
 export async function saveChainState(
   rpc: RpcClient,
   layout: StateLayout,

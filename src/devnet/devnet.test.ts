@@ -208,6 +208,47 @@ describe('startDevnet', () => {
     expect(freshTime?.offsetSeconds).toBe(0);
   });
 
+  it('keeps every transaction a sender got a receipt for across a restart of its chain, also one sent during the save', async () => {
+    const sandbox = await started(startDevnet({ stateDir: tempDir('sandbox-state-') }));
+    const beta = sandbox.chains[1] as SandboxChain;
+    const usdc = token(sandbox.manifest, 'USDC');
+    const [taker, solver] = [
+      sandbox.manifest.accounts.takers[2]?.address as Address,
+      sandbox.manifest.accounts.solvers[1]?.address as Address,
+    ];
+    const { encodeFunctionData } = await import('viem');
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver, 1n] });
+    const before = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+    // Transfers one after the other for as long as the restart lasts: some are mined before the save, some are sent
+    // while it runs, some are refused while the chain is down.
+    const receipts: string[] = [];
+    let restarted = false;
+    const sender = (async () => {
+      while (!restarted || receipts.length < 5) {
+        try {
+          const receipt = await beta.rpc.call<{ transactionHash: string; status: string }>(
+            'eth_sendTransactionSync',
+            [{ from: taker, to: usdc, data, gas: '0x30000' }],
+            { timeoutMs: 5_000 },
+          );
+          if (receipt.status === '0x1') receipts.push(receipt.transactionHash);
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    })();
+    while (receipts.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    await sandbox.restartChain(beta.chainId);
+    restarted = true;
+    await sender;
+
+    const after = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+    const missing = [];
+    for (const hash of receipts) if ((await beta.rpc.call('eth_getTransactionReceipt', [hash])) === null) missing.push(hash);
+    expect(missing, `${missing.length} of ${receipts.length} receipted transfers gone after the restart`).toEqual([]);
+    expect(after - before).toBe(BigInt(receipts.length));
+  });
+
   it('advances the time of all chains together and mines a block on each', async () => {
     const sandbox = await started(startDevnet({ chains: 3 }));
     const before = await sandbox.chainTime();

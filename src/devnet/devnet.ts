@@ -7,7 +7,14 @@ import { startAnvilProcess, type AnvilProcess } from './anvil.js';
 import { resolveAnvilBinary } from './anvil-binary.js';
 import { loadArtifacts } from './artifacts.js';
 import { defaultChains, validateChains, type ChainSpec } from './chain-config.js';
-import { findSavedChainState, restoreChainTime, saveChainState, type ChainStateMeta } from './chain-state.js';
+import {
+  findSavedChainState,
+  restoreChainTime,
+  resumeBlockProduction,
+  saveChainState,
+  stopBlockProduction,
+  type ChainStateMeta,
+} from './chain-state.js';
 import { advanceChainTime, readChainTime, type ChainTime } from './chain-time.js';
 import { CREATE2_DEPLOYER, DEPLOYMENT_SALT } from './deployment.js';
 import { ChainStartError, SandboxError } from './errors.js';
@@ -136,9 +143,20 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     if (restarting.has(chain.name)) throw new SandboxError(`chain ${chain.name} is already restarting`, { code: 'chain_restarting' });
     restarting.add(chain.name);
     try {
-      await saveChainState(chain.rpc, layout, chain, deploymentId);
-      const saved = findSavedChainState(layout, chain, deploymentId);
-      if (saved === undefined) throw new SandboxError(`chain ${chain.name}: its state could not be saved`, { code: 'save_failed' });
+      await stopBlockProduction(chain.rpc);
+      let saved: ReturnType<typeof findSavedChainState>;
+      let cause: unknown;
+      try {
+        await saveChainState(chain.rpc, layout, chain, deploymentId);
+        saved = findSavedChainState(layout, chain, deploymentId);
+      } catch (error) {
+        cause = error;
+      }
+      if (saved === undefined) {
+        // The chain goes on as it was.
+        await resumeBlockProduction(chain.rpc).catch(() => undefined);
+        throw new SandboxError(`chain ${chain.name}: its state could not be saved`, { code: 'save_failed', cause });
+      }
       if (old.pid !== undefined) process.kill(old.pid, 'SIGKILL');
       await old.stop().catch(() => {});
       if ((restart.downMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, restart.downMs));
@@ -308,9 +326,15 @@ function createHandle(parts: {
   const exited = new Promise<DevnetExit>((resolve) => (resolveExit = resolve));
   const dead = new Set<string>();
 
-  const save = async () => {
+  /** `last`: the chains stop with this save, so they stop producing blocks first (see stopBlockProduction). */
+  const save = async (last = false) => {
     const results = await Promise.allSettled(
-      chains.filter((c) => !dead.has(c.name)).map((c) => saveChainState(c.rpc, layout, c, deploymentId)),
+      chains
+        .filter((c) => !dead.has(c.name))
+        .map(async (c) => {
+          if (last) await stopBlockProduction(c.rpc);
+          return saveChainState(c.rpc, layout, c, deploymentId);
+        }),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed)
@@ -330,7 +354,7 @@ function createHandle(parts: {
   const stop = () => {
     stopping ??= (async () => {
       try {
-        if (persist) await save();
+        if (persist) await save(true);
       } finally {
         await close();
       }
@@ -357,7 +381,7 @@ function createHandle(parts: {
     persist,
     advanceTime: (seconds) => advanceChainTime(chains, seconds),
     chainTime: () => readChainTime(chains),
-    save,
+    save: () => save(),
     stop,
     close,
     writeManifest: (next) => writeManifest(layout, next),
