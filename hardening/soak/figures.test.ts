@@ -22,6 +22,8 @@ describe('soak figures', () => {
     expect(processName(['/usr/bin/node', '--enable-source-maps', '/x/dist/src/sandbox/supervisor.js', '{}'])).toBe('node supervisor.js');
     expect(processName(['/root/.foundry/bin/anvil', '--host', '127.0.0.1', '--port', '8545'])).toBe('anvil :8545');
     expect(processName(['/x/anvil', '--port', '0', '--chain-id', '31337'])).toBe('anvil chain 31337');
+    // Restarted, it has the port the first process got: still the same chain.
+    expect(processName(['/x/anvil', '--port', '33981', '--chain-id', '31337'])).toBe('anvil chain 31337');
     expect(processName(['/usr/bin/postgres'])).toBe('postgres');
   });
 

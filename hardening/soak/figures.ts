@@ -52,8 +52,9 @@ function processMemory(pid: number): ProcessMemory | undefined {
 }
 
 /**
- * `node …/supervisor.js` → `node supervisor.js`; `anvil --port …` → `anvil :port`, or `anvil chain <id>` when its port
- * is 0 (chosen by anvil, as with `--chain-ports any`) and its chain id is on the command line.
+ * `node …/supervisor.js` → `node supervisor.js`; anvil → `anvil chain <id>` when its chain id is on the command line
+ * (one name for a chain across its restarts: the first process has port 0, chosen by anvil with `--chain-ports any`,
+ * and the one a restart starts has the port the first got), else `anvil :port`.
  */
 export function processName(argv: readonly string[]): string {
   const program = basename(argv[0] ?? '?');
@@ -61,8 +62,8 @@ export function processName(argv: readonly string[]): string {
     const flagValue = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1] : undefined);
     const port = flagValue('--port');
     const chainId = flagValue('--chain-id');
-    if (port !== undefined && port !== '0') return `anvil :${port}`;
-    return chainId !== undefined ? `anvil chain ${chainId}` : 'anvil';
+    if (chainId !== undefined) return `anvil chain ${chainId}`;
+    return port !== undefined && port !== '0' ? `anvil :${port}` : 'anvil';
   }
   const script = argv.slice(1).find((arg) => !arg.startsWith('-') && /\.(m?js|ts)$/.test(arg));
   return script === undefined ? program : `${program} ${basename(script)}`;
