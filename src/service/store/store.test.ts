@@ -146,3 +146,53 @@ describe('Store', () => {
     expect(store.ping()).toBe(false);
   });
 });
+
+describe.runIf(!onSqlite)('throwaway schemas of the suite on Postgres', () => {
+  const ledgerLike: MigrationSet = {
+    module: 'ledgerlike',
+    migrations: [
+      {
+        name: '001_entries',
+        up: (db) =>
+          db.exec(`CREATE TABLE entries (sequence INTEGER PRIMARY KEY AUTOINCREMENT, text TEXT NOT NULL);
+            CREATE TABLE tags (entry INTEGER NOT NULL REFERENCES entries (sequence), tag TEXT NOT NULL)`),
+      },
+    ],
+  };
+  const schemaOf = (store: Store) => store.postgres?.schema;
+
+  it('hands a closed store’s schema to the next store of the same migrations empty, its identities restarted', () => {
+    const first = Store.open({ path: ':memory:', migrations: [ledgerLike] });
+    const insert = (store: Store, text: string) =>
+      Number(store.db.prepare('INSERT INTO entries (text) VALUES (?)').run(text).lastInsertRowid);
+    expect([insert(first, 'a'), insert(first, 'b')]).toEqual([1, 2]);
+    first.db.prepare('INSERT INTO tags (entry, tag) VALUES (?, ?)').run(2, 'x');
+    const schema = schemaOf(first);
+    first.close();
+
+    const second = Store.open({ path: ':memory:', migrations: [ledgerLike] });
+    expect(schemaOf(second)).toBe(schema);
+    expect(second.db.prepare('SELECT COUNT(*) AS n FROM entries').get()).toEqual({ n: 0 });
+    expect(second.db.prepare('SELECT COUNT(*) AS n FROM tags').get()).toEqual({ n: 0 });
+    expect(second.db.prepare('SELECT id FROM schema_migrations').all()).toEqual([{ id: 'ledgerlike/001_entries' }]);
+    expect(insert(second, 'c')).toBe(1);
+    // The first store is closed for good, though its connection now serves the second.
+    expect(() => first.db.prepare('SELECT COUNT(*) AS n FROM entries').get()).toThrow(/closed/);
+    second.close();
+  });
+
+  it('does not hand on a schema its store changed, or one of other migrations', () => {
+    const changed = Store.open({ path: ':memory:', migrations: [ledgerLike] });
+    changed.db.exec('CREATE TABLE extra (id INTEGER)');
+    const schema = schemaOf(changed);
+    changed.close();
+    const next = Store.open({ path: ':memory:', migrations: [ledgerLike] });
+    expect(schemaOf(next)).not.toBe(schema);
+    expect(() => next.db.prepare('SELECT id FROM extra').all()).toThrow(/extra/);
+    const nextSchema = schemaOf(next);
+    next.close();
+    const other = Store.open({ path: ':memory:', migrations: [notes] });
+    expect(schemaOf(other)).not.toBe(nextSchema);
+    other.close();
+  });
+});

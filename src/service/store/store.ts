@@ -1,7 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { runMigrations, type MigrationSet } from './migrations.js';
 import { PostgresDatabase } from './postgres/database.js';
 import { SyncPostgresConnection } from './postgres/sync-connection.js';
+import { openThrowawaySchema } from './postgres/throwaway-schemas.js';
 import { isPostgresUrl, redactUrl, type SqlDialect, type TransactionalDatabase, type TransactionOptions } from './sql.js';
 
 export { isPostgresUrl } from './sql.js';
@@ -37,6 +38,16 @@ export interface PostgresLocation {
   schema: string | undefined;
 }
 
+/** Applies the store's migrations; a store whose migrations fail is closed (and a throwaway schema dropped). */
+function migrate(store: Store, sets: readonly MigrationSet[]): void {
+  try {
+    runMigrations(store.db, sets);
+  } catch (error) {
+    store.close();
+    throw error;
+  }
+}
+
 export class Store {
   private constructor(
     readonly db: TransactionalDatabase,
@@ -60,24 +71,27 @@ export class Store {
     } else if (isPostgresUrl(testUrl)) {
       // The test suite on Postgres: a `:memory:` store is a throwaway schema; a file store is a schema named after
       // its path, kept for the run, so a test that restarts the service on the same path finds its data again.
-      const throwaway = options.path === ':memory:';
-      const schema = throwaway
-        ? `t_${randomBytes(6).toString('hex')}`
-        : `f_${createHash('sha256').update(options.path).digest('hex').slice(0, 24)}`;
+      // A throwaway schema is reused within the process once its store closed (see throwaway-schemas.ts).
+      if (options.path === ':memory:') {
+        const throwaway = openThrowawaySchema(testUrl, options.migrations);
+        store = new Store(throwaway.database, `${redactUrl(testUrl)} (schema ${throwaway.schema})`, {
+          url: testUrl,
+          schema: throwaway.schema,
+        });
+        migrate(store, options.migrations);
+        throwaway.migrated();
+        return store;
+      }
+      const schema = `f_${createHash('sha256').update(options.path).digest('hex').slice(0, 24)}`;
       const connection = new SyncPostgresConnection({ url: testUrl, schema, createSchema: true });
-      store = new Store(new PostgresDatabase(connection, throwaway), `${redactUrl(testUrl)} (schema ${schema})`, {
+      store = new Store(new PostgresDatabase(connection, false), `${redactUrl(testUrl)} (schema ${schema})`, {
         url: testUrl,
         schema,
       });
     } else {
       store = new Store(SqliteDatabase.open(options.path), options.path);
     }
-    try {
-      runMigrations(store.db, options.migrations);
-    } catch (error) {
-      store.close();
-      throw error;
-    }
+    migrate(store, options.migrations);
     return store;
   }
 

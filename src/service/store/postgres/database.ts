@@ -1,6 +1,6 @@
 import { assertSynchronous, type SqlRunResult, type SqlStatement, type TransactionalDatabase, type TransactionOptions } from '../sql.js';
 import { translateQuery, translateSchema } from './dialect.js';
-import type { QueryResult, SyncPostgresConnection } from './sync-connection.js';
+import { PostgresError, type QueryResult, type SyncPostgresConnection } from './sync-connection.js';
 
 /**
  * Every write transaction of every instance takes this transaction-scoped advisory lock first, so transactions on
@@ -81,7 +81,7 @@ class PostgresStatement implements SqlStatement {
   }
 
   private execute(params: unknown[]): QueryResult {
-    return this.database.connection.query(this.text, this.bind(params), this.name);
+    return this.database.query(this.text, this.bind(params), this.name);
   }
 
   private bind(params: unknown[]): unknown[] {
@@ -108,10 +108,40 @@ export class PostgresDatabase implements TransactionalDatabase {
   /** Running totals for this connection; two clock reads per lock, nothing else. */
   readonly writeLockOccupancy: WriteLockOccupancy = { holds: 0, heldMs: 0, waitedMs: 0, commitMs: 0 };
 
+  private readonly statementPrefix: string;
+  /** Schema changes made through `exec` (migrations, or a test's own DDL). */
+  private schemaChanges = 0;
+  private closed = false;
+
+  /**
+   * `release`, when given, is asked first on `close`: true means it took the connection back (a reused throwaway
+   * schema), and it stays open.
+   */
   constructor(
     readonly connection: SyncPostgresConnection,
     private readonly dropSchemaOnClose: boolean,
-  ) {}
+    private readonly release?: (database: PostgresDatabase) => boolean,
+  ) {
+    this.statementPrefix = connection.statementPrefix;
+  }
+
+  /**
+   * Every statement goes through here: once closed, this database refuses them, also when its connection lives on
+   * with another user (a repository kept past its store's close must not write into the next store's tables).
+   */
+  query(sql: string, params?: readonly unknown[], name?: string): QueryResult {
+    if (this.closed) throw new PostgresError('the store is closed', '08003');
+    return this.connection.query(sql, params, name);
+  }
+
+  get execCount(): number {
+    return this.schemaChanges;
+  }
+
+  /** Whether a transaction is open (a store closed inside one is not handed on). */
+  get inTransaction(): boolean {
+    return this.depth > 0;
+  }
 
   prepare(sql: string): SqlStatement {
     let statement = this.statements.get(sql);
@@ -121,14 +151,15 @@ export class PostgresDatabase implements TransactionalDatabase {
       const text =
         identity !== undefined && !/\bRETURNING\b/i.test(translated.text) ? `${translated.text} RETURNING ${identity}` : translated.text;
       // A named statement is parsed and planned once per connection, as better-sqlite3 prepares once.
-      statement = new PostgresStatement(this, text, `s${this.statements.size}`, identity, translated.names);
+      statement = new PostgresStatement(this, text, `${this.statementPrefix}${this.statements.size}`, identity, translated.names);
       this.statements.set(sql, statement);
     }
     return statement;
   }
 
   exec(sql: string): void {
-    this.connection.query(translateSchema(sql));
+    this.schemaChanges += 1;
+    this.query(translateSchema(sql));
     this.identities = undefined;
   }
 
@@ -137,12 +168,12 @@ export class PostgresDatabase implements TransactionalDatabase {
     const deferred = options?.writeLock === 'deferred';
     const savepoint = `sp${this.depth}`;
     if (this.depth === 0) {
-      if (deferred) this.connection.query('BEGIN');
+      if (deferred) this.query('BEGIN');
       else this.takeLock(`BEGIN; ${TAKE_STORE_LOCK}`);
       this.lockLevel = deferred ? undefined : 1;
     } else {
       if (!deferred) this.holdWriteLock();
-      this.connection.query(`SAVEPOINT ${savepoint}`);
+      this.query(`SAVEPOINT ${savepoint}`);
     }
     this.depth += 1;
     const level = this.depth;
@@ -155,7 +186,7 @@ export class PostgresDatabase implements TransactionalDatabase {
       // A lock taken inside a savepoint that is rolled back is released with it (Postgres's rule for every lock).
       if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = undefined;
       try {
-        this.connection.query(this.depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
+        this.query(this.depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`);
       } catch {
         // The connection broke: Postgres rolls the transaction back itself.
       }
@@ -166,11 +197,11 @@ export class PostgresDatabase implements TransactionalDatabase {
     // Released savepoint: its locks now belong to the enclosing level.
     if (this.lockLevel !== undefined && this.lockLevel >= level) this.lockLevel = this.depth === 0 ? undefined : this.depth;
     if (this.depth > 0) {
-      this.connection.query(`RELEASE SAVEPOINT ${savepoint}`);
+      this.query(`RELEASE SAVEPOINT ${savepoint}`);
       return result;
     }
     const committing = performance.now();
-    this.connection.query('COMMIT');
+    this.query('COMMIT');
     if (this.lockedAt !== undefined) this.writeLockOccupancy.commitMs += performance.now() - committing;
     this.lockReleased();
     return result;
@@ -184,7 +215,7 @@ export class PostgresDatabase implements TransactionalDatabase {
 
   private takeLock(statement: string): void {
     const asked = performance.now();
-    this.connection.query(statement);
+    this.query(statement);
     this.lockedAt = performance.now();
     this.writeLockOccupancy.holds += 1;
     this.writeLockOccupancy.waitedMs += this.lockedAt - asked;
@@ -197,16 +228,19 @@ export class PostgresDatabase implements TransactionalDatabase {
   }
 
   get open(): boolean {
-    return this.connection.open;
+    return !this.closed && this.connection.open;
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.connection.open && this.release?.(this) === true) return;
     this.connection.close({ dropSchema: this.dropSchemaOnClose });
   }
 
   private identityColumns(): Map<string, string> {
     if (this.identities === undefined) {
-      const rows = this.connection.query(
+      const rows = this.query(
         `SELECT table_name, column_name FROM information_schema.columns
           WHERE table_schema = current_schema() AND is_identity = 'YES' AND column_name <> 'rowid'`,
       ).rows as Array<{ table_name: string; column_name: string }>;

@@ -117,6 +117,8 @@ export class SyncPostgresConnection {
    * new one, so no reply is ever matched to the wrong statement.
    */
   private broken = false;
+  /** Bumped by `renew`: prepared statement names of one user of the connection never meet another's. */
+  private generation = 0;
 
   constructor(private readonly options: SyncConnectionOptions) {
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -173,6 +175,28 @@ export class SyncPostgresConnection {
 
   get open(): boolean {
     return !this.closed;
+  }
+
+  /** Whether the connection can take statements without starting a new one (no timeout or death since). */
+  get healthy(): boolean {
+    return !this.closed && !this.broken;
+  }
+
+  /**
+   * What a new user of this connection prefixes its prepared statement names with. Names are per connection, and the
+   * pg client remembers each name's text: a name used again for another text would be refused.
+   */
+  get statementPrefix(): string {
+    return this.generation === 0 ? 's' : `g${this.generation}s`;
+  }
+
+  /**
+   * Makes the connection as a new one for its next user: its prepared statements, notifications and session locks
+   * are released, and statement names start over under a new prefix.
+   */
+  renew(): void {
+    this.query('DEALLOCATE ALL; UNLISTEN *; SELECT pg_advisory_unlock_all()');
+    this.generation += 1;
   }
 
   /** Ends the connection (dropping the schema first when asked: throwaway test stores). */
