@@ -13,11 +13,11 @@ export default defineConfig({
     // Two cores: files run in parallel forks, each starting its own anvils and service.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
-    // Each file still gets a process of its own (vitest's default isolation). Without it (`isolate: false`) the modules
-    // load once per fork and the whole run took 207–219 s instead of 280–305 s, and every file passed in two local
-    // runs; but in the one fresh-clone CI run tried, the quick failover campaign (hardening/harden.test.ts) left an
-    // order short of a terminal state after 45 s, which 10 separate runs of that campaign did not reproduce. Isolation
-    // stays until that is understood (the campaign now reports which statuses such an order went through). The tests
-    // under src/ do share a module cache per fork in `npm test` (vitest.src.config.ts, used by test:ts and test:postgres).
+    // Each file gets a process of its own here (vitest's default isolation), as when a file is run on its own. `npm test`
+    // lets the files of a fork share its module cache instead (vitest.src.config.ts under src/, vitest.outside-src.config.ts
+    // elsewhere), but for hardening/harden.test.ts: without isolation the whole run took 207–219 s instead of 280–305 s,
+    // and every file passed in two local runs; but in the one fresh-clone CI run tried, the quick failover campaign left
+    // an order short of a terminal state after 45 s, which 10 separate runs of that campaign did not reproduce. That file
+    // keeps its own process until that is understood (the campaign now reports which statuses such an order went through).
   },
 });
