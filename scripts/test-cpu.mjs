@@ -49,7 +49,11 @@ function sameTestsAs(part, commit) {
     .split('\n')
     .filter((file) => file.endsWith('.test.ts') && existsSync(join(ROOT, file)))
     .filter((file) => (part.name === 'vitest Postgres' ? file.startsWith('src/service/') : !file.startsWith('test/container/')));
-  return { ...part, name: `${part.name} (tests of ${commit})`, command: `${part.command} ${files.map((f) => `'${f}'`).join(' ')}` };
+  // `npm run test:postgres` names the folder src/service itself, and vitest runs what matches any filter: the files
+  // are named to the same command without the folder, or every file of src/service would run.
+  const command =
+    part.name === 'vitest Postgres' ? 'SANDBOX_TEST_STORE=postgres npx vitest run --config vitest.src.config.ts' : part.command;
+  return { ...part, name: `${part.name} (tests of ${commit})`, command: `${command} ${files.map((f) => `'${f}'`).join(' ')}` };
 }
 
 /** A cgroup to run one part in, or undefined when none may be created here. */
