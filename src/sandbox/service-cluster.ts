@@ -74,6 +74,28 @@ function freeLoopbackPort(): Promise<number> {
   });
 }
 
+/**
+ * Runs `start` on a port found free, again on another one when `start` fails with EADDRINUSE: a port found free can
+ * be taken before it is bound, by any process's outgoing connection (the kernel hands out local ports from the same
+ * range). For ports we choose; a port the user named is theirs to fix.
+ */
+export async function onFreePort<T>(
+  start: (port: number) => Promise<T>,
+  options: { pick?: () => Promise<number>; attempts?: number; onTaken?: (port: number) => void } = {},
+): Promise<{ port: number; value: T }> {
+  const pick = options.pick ?? freeLoopbackPort;
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const port = await pick();
+    try {
+      return { port, value: await start(port) };
+    } catch (error) {
+      if (attempt >= attempts || !/EADDRINUSE/.test((error as Error).message)) throw error;
+      options.onTaken?.(port);
+    }
+  }
+}
+
 /** A worker that does not stop within this is killed. */
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -171,8 +193,13 @@ export async function startServiceCluster(options: ServiceClusterOptions): Promi
     };
     // Every worker must ask for the same port number: the primary shares one socket per (address, port) it was
     // asked for, so a worker asking for 0 and another for the port the first one got would bind twice.
-    const port = options.port !== undefined && options.port !== 0 ? options.port : await freeLoopbackPort();
-    const first = await fork({ ...common, port });
+    const chosen = options.port !== undefined && options.port !== 0 ? options.port : undefined;
+    const { port, value: first } =
+      chosen === undefined
+        ? await onFreePort((free) => fork({ ...common, port: free }), {
+            onTaken: (taken) => options.onProgress?.(`port ${taken} was taken before the first service instance bound it; trying another`),
+          })
+        : { port: chosen, value: await fork({ ...common, port: chosen }) };
     base = { ...common, port, previous: { workspaceId: first.api.workspaceId, apiKeys: first.api.apiKeys } };
     const rest = await Promise.all(Array.from({ length: options.instances - 1 }, () => fork(base!)));
     options.onProgress?.(`${1 + rest.length} service instances on port ${port}`);
