@@ -143,6 +143,9 @@ function viemChain(chain: SandboxFileChain) {
   });
 }
 
+/** How long a taker's own transaction may wait for its receipt: a sandbox mines at once. */
+const RECEIPT_TIMEOUT_MS = 30_000;
+
 /** ResourceLock orders need the taker's tokens in the lock first: approve, then depositERC20 with the order's lock tag. */
 export async function depositIntoLock(
   ctx: CheckContext,
@@ -163,8 +166,24 @@ export async function depositIntoLock(
     'function approve(address spender, uint256 amount) returns (bool)',
     'function depositERC20(address token, bytes12 lockTag, uint256 amount, address recipient) returns (uint256)',
   ]);
+  // Each transaction is noted as it is sent, and its receipt waited for a bounded time: a chain that never mines it
+  // (halted, restarted with its pool lost) is then reported as such, not as a check that ran out of time.
+  const mined = async (what: string, hash: Hex) => {
+    ctx.note(`${what} sent (tx ${hash})`);
+    try {
+      return await reader.waitForTransactionReceipt({ hash, pollingInterval: 20, timeout: RECEIPT_TIMEOUT_MS });
+    } catch (error) {
+      const pending = await reader.getTransaction({ hash }).then(
+        (tx) => (tx.blockNumber === null ? `in the node's pool with nonce ${tx.nonce}` : `in block ${tx.blockNumber}`),
+        () => 'unknown to the node',
+      );
+      return ctx.fail(
+        `${chain.name}: ${what} ${hash} got no receipt within ${RECEIPT_TIMEOUT_MS / 1000} s (${pending}): ${(error as Error).message.split('\n')[0]}`,
+      );
+    }
+  };
   const approve = await wallet.writeContract({ address: token, abi, functionName: 'approve', args: [lock, amount], gas: 100_000n });
-  await reader.waitForTransactionReceipt({ hash: approve, pollingInterval: 20 });
+  await mined('the approval of the resource lock', approve);
   const deposit = await wallet.writeContract({
     address: lock,
     abi,
@@ -172,7 +191,7 @@ export async function depositIntoLock(
     args: [token, lockTag, amount, '0x0000000000000000000000000000000000000000'],
     gas: 300_000n,
   });
-  const receipt = await reader.waitForTransactionReceipt({ hash: deposit, pollingInterval: 20 });
+  const receipt = await mined('the resource-lock deposit', deposit);
   ctx.note(`deposited ${amount} into the resource lock (tx ${deposit}, ${receipt.status})`);
   if (receipt.status !== 'success') ctx.fail(`the resource-lock deposit ${deposit} reverted`);
 }
