@@ -1,5 +1,9 @@
 /** The auction over real solver stream connections: collection, the window, ranking, storage and evidence. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { TestClock } from '../../clock/index.js';
 import type { StandardOrderWire } from '../../contracts/standard-order-wire.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { EvidenceModule } from '../evidence/module.js';
@@ -374,16 +378,20 @@ describe('auction', () => {
   });
 });
 
+/** Runs `body` with a store file in a fresh folder (removed afterwards) and a test clock, for services started twice. */
+async function withStoreFolder(prefix: string, body: (storePath: string, clock: TestClock) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    await body(join(dir, 'service.sqlite'), new TestClock({ start: TEST_EPOCH }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('auction across a restart', () => {
   it('counts an outcome recorded after a restart once: the ranking’s fill rate stays the one the API reports', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { TestClock } = await import('../../clock/index.js');
-    const dir = mkdtempSync(join(tmpdir(), 'auction-outcome-'));
-    const clock = new TestClock({ start: TEST_EPOCH });
-    try {
-      const first = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+    await withStoreFolder('auction-outcome-', async (storePath, clock) => {
+      const first = await startAuctionService({ storePath, clock });
       await first.solver('a', (rfq) => ({ outputAmount: outputBelow(rfq, 5) }));
       const quoteIds: string[] = [];
       for (const _ of [1, 2])
@@ -395,33 +403,25 @@ describe('auction across a restart', () => {
       await first.stop();
 
       // The refund is the solver's first event in the new process.
-      const second = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      const second = await startAuctionService({ storePath, clock });
       running.push(second);
       second.auction.quotes.recordOutcome('order-refunded', 'failed');
       const stats = (await second.client.getSolver(solverId)).stats;
       expect({ filled: stats.filled, failed: stats.failed, fillRate: stats.fillRate }).toEqual({ filled: 1, failed: 1, fillRate: 0.5 });
       expect(second.auction.fillRate(solverId)).toBe(0.5);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('keeps quotes, re-schedules their expiry and serves the quote book from the store', async () => {
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const { TestClock } = await import('../../clock/index.js');
-    const dir = mkdtempSync(join(tmpdir(), 'auction-restart-'));
-    const clock = new TestClock({ start: TEST_EPOCH });
-    try {
-      const first = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+    await withStoreFolder('auction-restart-', async (storePath, clock) => {
+      const first = await startAuctionService({ storePath, clock });
       await first.solver('a', (rfq) => ({ outputAmount: outputBelow(rfq, 5) }));
       const body = (await first.request('POST', '/api/v1/quotes', { body: usdcRequest() })).body;
       const quoteId = body.quotes[0].quoteId;
       await first.stop();
       expect(clock.pendingJobs().filter((job) => job.name === 'quote.expiry')).toHaveLength(0);
 
-      const second = await startAuctionService({ storePath: join(dir, 'service.sqlite'), clock });
+      const second = await startAuctionService({ storePath, clock });
       running.push(second);
       expect(
         clock
@@ -437,8 +437,6 @@ describe('auction across a restart', () => {
       // A late quote for the old RFQ hears that it closed, not that it never existed.
       const late = await second.solver('late');
       expect(await late.client.quote({ rfqId: body.rfqId, outputAmount: AMOUNT })).toMatchObject({ code: 'rfq_expired' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
