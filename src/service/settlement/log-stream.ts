@@ -8,6 +8,8 @@ export interface RpcLog {
   topics: Hex[];
   data: Hex;
   blockNumber: Hex;
+  /** The block's hash: kept like a head's, so a reorg that replaces this block is found even if its head was missed. */
+  blockHash?: Hex;
   transactionHash: Hex;
   logIndex: Hex;
   removed?: boolean;
@@ -64,7 +66,10 @@ export class LogStream {
   private connected: (() => void) | undefined;
   private live: RpcLog[] = [];
   private liveScheduled = false;
-  /** Hashes of recent heads by number: a new head whose parent differs from the one kept is a reorg. */
+  /**
+   * Hashes of recent blocks by number, from heads heard and from the blocks of delivered logs: a new head whose parent
+   * differs from the one kept, or a kept height that comes again with another hash, is a reorg.
+   */
   private readonly heads = new Map<number, Hex>();
 
   constructor(private readonly options: LogStreamOptions) {
@@ -216,6 +221,7 @@ export class LogStream {
         params: [{ address: this.options.addresses, fromBlock: toHex(this.nextBlock), toBlock: toHex(to) }],
       })) as unknown as RpcLog[];
       const ordered = logs.filter((log) => log.removed !== true).sort(compareLogs);
+      this.keepBlocksOf(ordered);
       await this.options.deliver(ordered, to + 1);
       this.nextBlock = to + 1;
       this.delivered = [to, Number.MAX_SAFE_INTEGER];
@@ -268,12 +274,23 @@ export class LogStream {
     }
   }
 
+  /**
+   * Keeps the hash of every block a delivered log came from. A head notification can be missed: anvil drops one whose
+   * block was replaced before it sent it, as when a fault reorganises the chain right after a fill. Without the
+   * log's block kept, the replacing block's parent matches the kept hash below it and the reorg goes unseen.
+   */
+  private keepBlocksOf(logs: readonly RpcLog[]): void {
+    if (this.options.reorged === undefined) return;
+    for (const log of logs) if (log.blockHash !== undefined) this.keepHead(Number(log.blockNumber), log.blockHash);
+  }
+
   private async deliverLive(logs: RpcLog[]): Promise<void> {
     const [block, index] = this.delivered;
     const fresh = logs
       .filter((log) => Number(log.blockNumber) > block || (Number(log.blockNumber) === block && Number(log.logIndex) > index))
       .sort(compareLogs);
     if (fresh.length === 0) return;
+    this.keepBlocksOf(fresh);
     const last = fresh[fresh.length - 1]!;
     // A live log's block may still have logs to come: a restart resumes at that block, never past it.
     const next = Math.max(this.nextBlock ?? 0, Number(last.blockNumber));
