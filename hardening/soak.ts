@@ -17,7 +17,7 @@ import { type Address, createPublicClient, erc20Abi, http } from 'viem';
 import type { SandboxManifest } from '../src/contracts/deployment.js';
 import { requestHeapReport } from '../src/sandbox/heap-probe.js';
 import { ledgerStorePath, verifyLedgerFile } from '../src/sandbox/ledger-file.js';
-import { filesSize, growthPerRun, logCounts, type ProcessMemory, processTree } from './soak/figures.js';
+import { cpuSince, fastestGrowing, filesSize, growthPerRun, logCounts, type ProcessMemory, processTree } from './soak/figures.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -47,7 +47,11 @@ export interface SoakRun {
   /** Conformance verdict (PASSED / FAILED / INCOMPLETE). */
   verdict?: string;
   wallMs: number;
+  /** Each scenario's own time in a catalogue run (the report's durations), to find which grow when the run does. */
+  scenarioMs?: Record<string, number>;
   processes: ProcessMemory[];
+  /** CPU seconds each of the sandbox's processes used during this run (since the previous measurement). */
+  cpuS: Record<string, number>;
   totalRssMb: number;
   /**
    * The supervisor's (service and solvers) V8 heap in use right after a full GC, which it runs on request
@@ -85,6 +89,9 @@ export interface SoakReport {
     ledgerVerifyMs: number;
     supervisorHeapMb: number;
     perProcessRssMb: Record<string, number>;
+    perProcessCpuS: Record<string, number>;
+    /** The ten scenarios whose time grows fastest (ms per run), fastest first. */
+    scenarioMs: Record<string, number>;
   };
   ledgerVerifiesAtEnd: boolean;
   stateDir?: string;
@@ -152,6 +159,7 @@ async function solverBalances(manifest: SandboxManifest): Promise<SoakRun['solve
 async function measure(
   stateDir: string,
   manifest: SandboxManifest,
+  before: readonly ProcessMemory[],
   heapSnapshot = false,
 ): Promise<Omit<SoakRun, 'run' | 'kind' | 'passed' | 'failed' | 'skipped' | 'failures' | 'wallMs'>> {
   const processes = manifest.pid === undefined ? [] : processTree(manifest.pid);
@@ -164,6 +172,7 @@ async function measure(
   const counts = logCounts(stateDir, ['unhandled error', 'fault fired', ': rebalanced ', ': short on chain ']);
   return {
     processes,
+    cpuS: cpuSince(processes, before),
     totalRssMb: Math.round(processes.reduce((sum, p) => sum + p.rssMb, 0) * 10) / 10,
     supervisorHeapMb: heap === undefined ? 0 : Math.round((heap.heapUsedBytes / 1024 / 1024) * 10) / 10,
     ...(heap?.snapshot === undefined ? {} : { heapSnapshot: heap.snapshot }),
@@ -219,12 +228,12 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       const wallMs = Math.round(performance.now() - t0);
       const result = readJson<{
         summary: { passed: number; failed: number; skipped: number };
-        scenarios: { name: string; status: string }[];
+        scenarios: { name: string; status: string; durationMs: number }[];
       }>(report);
       if (result === undefined)
         throw new Error(`catalogue run ${run} wrote no report (exit ${exited.code}):\n${exited.stderr.slice(-4_000)}`);
       catalogue += 1;
-      const figures = await measure(stateDir, manifest, options.heapSnapshotRuns?.includes(run) ?? false);
+      const figures = await measure(stateDir, manifest, runs.at(-1)?.processes ?? [], options.heapSnapshotRuns?.includes(run) ?? false);
       const entry: SoakRun = {
         run,
         kind: 'catalogue',
@@ -234,17 +243,18 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
           .map((s) => s.name)
           .slice(0, 20),
         wallMs,
+        scenarioMs: Object.fromEntries(result.scenarios.map((s) => [s.name, Math.round(s.durationMs)])),
         ...figures,
       };
       runs.push(entry);
       log(describe(entry));
       if (options.conformanceEvery > 0 && catalogue % options.conformanceEvery === 0)
-        runs.push(await conformanceRun(run, stateDir, manifest, manifestPath, running, log));
+        runs.push(await conformanceRun(run, stateDir, manifest, manifestPath, runs.at(-1)?.processes ?? [], running, log));
       options.onRun?.(runs);
     }
     const last = runs.at(-1);
     if (options.conformanceEvery > 0 && last !== undefined && last.kind === 'catalogue' && catalogue < options.conformanceEvery)
-      runs.push(await conformanceRun(catalogue, stateDir, manifest, manifestPath, running, log));
+      runs.push(await conformanceRun(catalogue, stateDir, manifest, manifestPath, runs.at(-1)?.processes ?? [], running, log));
     const down = await sandbox(['down', '--state-dir', stateDir], running);
     stopped = down.code === 0;
     // The ledger once more, with nothing writing: the end state a weeks-old sandbox leaves.
@@ -268,6 +278,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         perProcessRssMb: Object.fromEntries(
           names.map((name) => [name, series((r) => r.processes.filter((p) => p.name === name).reduce((sum, p) => sum + p.rssMb, 0))]),
         ),
+        perProcessCpuS: Object.fromEntries(names.map((name) => [name, series((r) => r.cpuS[name] ?? 0)])),
+        scenarioMs: fastestGrowing(
+          catalogueRuns.map((r) => r.scenarioMs ?? {}),
+          10,
+        ),
       },
       ledgerVerifiesAtEnd: final.ok,
       ...(options.keep ? { stateDir } : {}),
@@ -286,6 +301,7 @@ async function conformanceRun(
   stateDir: string,
   manifest: SandboxManifest,
   manifestPath: string,
+  before: readonly ProcessMemory[],
   running: Set<ChildProcess>,
   log: (line: string) => void,
 ): Promise<SoakRun> {
@@ -312,7 +328,7 @@ async function conformanceRun(
       .slice(0, 20),
     verdict: result.summary?.verdict ?? `exit ${exited.code}`,
     wallMs,
-    ...(await measure(stateDir, manifest)),
+    ...(await measure(stateDir, manifest, before)),
   };
   log(describe(entry));
   return entry;
@@ -337,6 +353,9 @@ export function describe(run: SoakRun): string {
     `soak ${run.kind} ${run.run}: ${run.passed} passed, ${run.failed} failed, ${run.skipped} skipped${run.verdict ? ` (${run.verdict})` : ''}`,
     `${(run.wallMs / 1000).toFixed(1)} s`,
     `rss ${run.totalRssMb} MB [${run.processes.map((p) => `${p.name} ${p.rssMb}`).join(', ')}]`,
+    `cpu [${Object.entries(run.cpuS)
+      .map(([name, seconds]) => `${name} ${seconds} s`)
+      .join(', ')}]`,
     `supervisor heap after GC ${run.supervisorHeapMb} MB${run.heapSnapshot ? ` (snapshot ${run.heapSnapshot})` : ''}`,
     `store ${(run.storeBytes / 1024 / 1024).toFixed(1)} MB`,
     `ledger ${run.ledgerEntries}${run.ledgerOk ? '' : ' BROKEN'} verified in ${run.ledgerVerifyMs} ms`,

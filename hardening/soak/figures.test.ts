@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { filesSize, growthPerRun, logCounts, processName, processTree } from './figures.js';
+import { cpuSince, fastestGrowing, filesSize, growthPerRun, logCounts, processName, processTree } from './figures.js';
 
 const folder = mkdtempSync(join(tmpdir(), 'soak-figures-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
@@ -27,7 +27,7 @@ describe('soak figures', () => {
     expect(processName(['/usr/bin/postgres'])).toBe('postgres');
   });
 
-  it.runIf(process.platform === 'linux')('reads the memory of a process and its children from /proc', async () => {
+  it.runIf(process.platform === 'linux')('reads the memory and CPU of a process and its children from /proc', async () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { stdio: 'ignore' });
     try {
       await new Promise((resolve) => child.once('spawn', resolve));
@@ -35,9 +35,38 @@ describe('soak figures', () => {
       expect(tree[0]!.pid).toBe(process.pid);
       expect(tree[0]!.rssMb).toBeGreaterThan(10);
       expect(tree.map((p) => p.pid)).toContain(child.pid);
+      // This test process has used CPU since it started; /proc's count agrees with Node's own within a tick or two.
+      const own = process.cpuUsage();
+      const fromNode = (own.user + own.system) / 1e6;
+      expect(tree[0]!.cpuS).toBeGreaterThan(0);
+      expect(Math.abs(tree[0]!.cpuS - fromNode)).toBeLessThan(fromNode * 0.5 + 0.05);
     } finally {
       child.kill();
     }
+  });
+
+  it('CPU per run: the difference per process since the previous measurement; a new process counts from its start', () => {
+    const before = [
+      { pid: 10, name: 'node supervisor.js', rssMb: 100, cpuS: 50 },
+      { pid: 11, name: 'anvil chain 31337', rssMb: 60, cpuS: 20 },
+    ];
+    const now = [
+      { pid: 10, name: 'node supervisor.js', rssMb: 100, cpuS: 62.5 },
+      // The chain restarted: a new pid under the same name.
+      { pid: 12, name: 'anvil chain 31337', rssMb: 40, cpuS: 3 },
+    ];
+    expect(cpuSince(now, before)).toEqual({ 'node supervisor.js': 12.5, 'anvil chain 31337': 3 });
+    expect(cpuSince(now, [])).toEqual({ 'node supervisor.js': 62.5, 'anvil chain 31337': 3 });
+  });
+
+  it('names the figures that grow fastest per run, fastest first', () => {
+    const runs = [
+      { steady: 500, climbing: 100, slow: 50 },
+      { steady: 520, climbing: 200, slow: 60 },
+      { steady: 480, climbing: 300, slow: 70 },
+    ];
+    expect(fastestGrowing(runs, 2)).toEqual({ climbing: 100, slow: 10 });
+    expect(Object.keys(fastestGrowing(runs, 10))).toEqual(['climbing', 'slow', 'steady']);
   });
 
   it('sums the store files and counts log markers', () => {

@@ -10,6 +10,8 @@ export interface ProcessMemory {
   /** What the process is: `node supervisor.js`, `anvil`, `node service-worker.js`… */
   name: string;
   rssMb: number;
+  /** CPU the process has used since it started (user + system), in seconds. */
+  cpuS: number;
 }
 
 /** The process `pid` and every descendant, with its resident set (Linux /proc; elsewhere empty). */
@@ -45,10 +47,36 @@ function processMemory(pid: number): ProcessMemory | undefined {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const rssKb = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    return { pid, name: processName(argv), rssMb: Math.round((rssKb / 1024) * 10) / 10 };
+    return { pid, name: processName(argv), rssMb: Math.round((rssKb / 1024) * 10) / 10, cpuS: processCpuSeconds(pid) };
   } catch {
     return undefined;
   }
+}
+
+/** Linux's clock ticks per second for /proc times (USER_HZ: 100 on every architecture Node runs on). */
+const USER_HZ = 100;
+
+/** utime + stime of /proc/<pid>/stat (fields 14 and 15, counted after the parenthesised command name). */
+function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state): utime is field 14, stime field 15.
+  return (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+}
+
+/**
+ * CPU seconds each named process used since the previous measurement (`before`); a process new since then (a
+ * restarted chain keeps its name) counts from its start. Processes of one name are summed.
+ */
+export function cpuSince(now: readonly ProcessMemory[], before: readonly ProcessMemory[]): Record<string, number> {
+  const previous = new Map(before.map((p) => [p.pid, p]));
+  const spent: Record<string, number> = {};
+  for (const process of now) {
+    const earlier = previous.get(process.pid);
+    const used = process.cpuS - (earlier?.name === process.name ? earlier.cpuS : 0);
+    spent[process.name] = Math.round(((spent[process.name] ?? 0) + used) * 100) / 100;
+  }
+  return spent;
 }
 
 /**
@@ -112,4 +140,18 @@ export function growthPerRun(values: readonly number[]): number {
     den += (i - meanX) ** 2;
   });
   return num / den;
+}
+
+/**
+ * The `count` names (of scenarios, say) whose figure grows fastest over the runs: least-squares slope per run,
+ * rounded to 0.01, fastest first. A name missing from a run counts 0 there.
+ */
+export function fastestGrowing(runs: readonly Record<string, number>[], count: number): Record<string, number> {
+  const names = [...new Set(runs.flatMap((run) => Object.keys(run)))];
+  return Object.fromEntries(
+    names
+      .map((name) => [name, Math.round(growthPerRun(runs.map((run) => run[name] ?? 0)) * 100) / 100] as const)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, count),
+  );
 }
