@@ -41,8 +41,8 @@ await esbuild.build({
   // Error classes and logs name themselves by their class names.
   keepNames: true,
   // A native addon, an optional native driver, and the packages whose files are found on disk at run time (the
-  // anvil binary, pg's worker) stay where npm put them.
-  external: ['better-sqlite3', 'pg-native', '@foundry-rs/*', 'pg'],
+  // anvil binary, pg's worker, libsecp256k1's WebAssembly module) stay where npm put them.
+  external: ['better-sqlite3', 'pg-native', '@foundry-rs/*', 'pg', 'tiny-secp256k1'],
   // Bundled CommonJS code calls require(); an ES module has none of its own.
   banner: { js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);" },
   logLevel: 'warning',

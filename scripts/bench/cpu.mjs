@@ -168,6 +168,17 @@ function hintOf(frame) {
   return undefined;
 }
 
+/** Shared helpers charged by what they do (their file serves several components). */
+const FUNCTION_COMPONENTS = new Map([
+  ['recoverSigner', 'intake and signature checks'],
+  ['signEip1559Transaction', 'relays and receipts'],
+]);
+
+function componentOfFrame(frame) {
+  if (frame.url.includes('/dist/src/') && FUNCTION_COMPONENTS.has(frame.functionName)) return FUNCTION_COMPONENTS.get(frame.functionName);
+  return componentOf(frame.url);
+}
+
 function componentOf(url) {
   const at = url.indexOf('/dist/src/');
   if (at < 0) return undefined;
@@ -213,7 +224,7 @@ export function componentShares(profile) {
     const name = node.callFrame.functionName;
     let component;
     if (name === '(idle)') component = null;
-    else component = componentOf(node.callFrame.url) ?? (parent.has(id) ? chargeOf(parent.get(id)) : undefined);
+    else component = componentOfFrame(node.callFrame) ?? (parent.has(id) ? chargeOf(parent.get(id)) : undefined);
     charged.set(id, component);
     return component;
   };

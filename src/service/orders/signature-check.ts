@@ -1,4 +1,5 @@
-import { type Address, type Hex, type PublicClient, getAddress, recoverAddress } from 'viem';
+import { type Address, type Hex, type PublicClient, getAddress } from 'viem';
+import { recoverSigner } from '../../contracts/secp256k1.js';
 import type { OrderTypedData } from '../../contracts/typed-data.js';
 import { hashTypedDataCached } from '../../contracts/typed-data-hash.js';
 
@@ -17,8 +18,9 @@ export async function checkOrderSignature(
 ): Promise<SignatureVerdict> {
   let recovered: Address | null = null;
   try {
-    // viem's recoverTypedDataAddress, with the type hashes remembered (see typed-data-hash.ts).
-    recovered = await recoverAddress({ hash: hashTypedDataCached(typedData), signature });
+    // viem's recoverTypedDataAddress, with the type hashes remembered (see typed-data-hash.ts) and the curve in
+    // libsecp256k1 (see secp256k1.ts).
+    recovered = await recoverSigner(hashTypedDataCached(typedData), signature);
     if (getAddress(recovered) === getAddress(user)) return { valid: true };
   } catch {
     recovered = null;

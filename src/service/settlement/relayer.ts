@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type Address, type Hex, keccak256 } from 'viem';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAddress } from 'viem/accounts';
+import { signEip1559Transaction } from '../../contracts/secp256k1.js';
 import type { Clock } from '../../clock/index.js';
 import type { SettlementChain } from './chains.js';
 import type { RelayRecord, RelayRepository, RelayRequest, SignedRelay } from './relay-repository.js';
@@ -96,7 +97,6 @@ const RETRY_MS = 1_000;
 export class AccountRelayer implements Relayer {
   readonly address: Address;
   readonly chainId: number;
-  private readonly account: PrivateKeyAccount;
   private next = 0;
   private tail: Promise<unknown> = Promise.resolve();
   private fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
@@ -107,8 +107,7 @@ export class AccountRelayer implements Relayer {
   private readonly lane: RelayLaneStats = { tasks: 0, busyMs: 0 };
 
   constructor(private readonly deps: RelayerDeps) {
-    this.account = privateKeyToAccount(deps.privateKey);
-    this.address = this.account.address;
+    this.address = privateKeyToAddress(deps.privateKey);
     this.chainId = deps.chain.chainId;
   }
 
@@ -242,7 +241,7 @@ export class AccountRelayer implements Relayer {
 
   private async sign(request: Pick<RelayRequest, 'to' | 'data' | 'gas'>, nonce: number): Promise<SignedRelay> {
     const fees = await this.feeCaps();
-    const rawTx = await this.account.signTransaction({
+    const rawTx = await signEip1559Transaction(this.deps.privateKey, {
       type: 'eip1559',
       chainId: this.chainId,
       nonce,
