@@ -31,7 +31,10 @@ export interface LocalPostgres {
 
 export interface LocalPostgresOptions {
   dataDir: string;
+  /** A port the user named: used as it is, never another. Without it a free loopback port is chosen. */
   port?: number | undefined;
+  /** How a free port is chosen (tests put a taken one first). */
+  pickPort?: () => Promise<number>;
   /** Skip fsync and WAL flushing: for throwaway test clusters, where durability buys nothing. */
   ephemeral?: boolean | undefined;
 }
@@ -39,6 +42,12 @@ export interface LocalPostgresOptions {
 export class LocalPostgresError extends BaseError {
   override readonly name = 'LocalPostgresError';
 }
+
+/** The port was taken between choosing it and the server binding it, or another server answers on it. */
+class PortTakenError extends LocalPostgresError {}
+
+/** Attempts at a chosen port before giving up (each one a port found free a moment before). */
+const PORT_ATTEMPTS = 5;
 
 const DATABASE = 'sandbox';
 const SUPERUSER = 'sandbox';
@@ -112,6 +121,17 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** Whether the folder a server reports is `ours` (its path as given, or the same folder through a link). */
+function sameFolder(reported: string | undefined, ours: string): boolean {
+  if (reported === undefined) return false;
+  if (reported === ours) return true;
+  try {
+    return realpathSync(reported) === ours;
+  } catch {
+    return false;
+  }
+}
+
 /** Every folder above the data folder must be enterable by the server's user. */
 function assertReachable(dataDir: string, user: PostgresServerUser | undefined): void {
   const blocked = unreachableAncestor(dataDir, user);
@@ -143,7 +163,26 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
       throw new LocalPostgresError(`initdb failed in ${dataDir}: ${stderr || (error as Error).message}`);
     }
   }
-  const port = options.port ?? (await freePort());
+  for (let attempt = 1; ; attempt++) {
+    // A port found free can be taken before the server binds it (any process's outgoing connection, another test's
+    // server): a port we chose is chosen again; a port the user named is not swapped behind their back.
+    const port = options.port ?? (await (options.pickPort ?? freePort)());
+    try {
+      return await launch(bin, dataDir, port, asUser, options.ephemeral === true);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || options.port !== undefined || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Starts the server on `port` and waits until it, and not another server on that port, accepts connections. */
+async function launch(
+  bin: string,
+  dataDir: string,
+  port: number,
+  asUser: { uid?: number; gid?: number },
+  ephemeral: boolean,
+): Promise<LocalPostgres> {
   const settings = [
     '-D',
     dataDir,
@@ -155,7 +194,7 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     `unix_socket_directories=${dataDir}`,
     '-c',
     'max_connections=200',
-    ...(options.ephemeral === true ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ...(ephemeral ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
   ];
   const child: ChildProcess = spawn(join(bin, 'postgres'), settings, { ...asUser, stdio: ['ignore', 'ignore', 'pipe'], detached: false });
   let log = '';
@@ -172,18 +211,36 @@ export async function startLocalPostgres(options: LocalPostgresOptions): Promise
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const { default: pg } = await import('pg');
+  const ours = realpathSync(dataDir);
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new LocalPostgresError(`postgres exited with code ${child.exitCode}: ${log.trim()}`);
+    if (child.exitCode !== null) {
+      if (/could not bind|already in use/i.test(log)) throw new PortTakenError(`port ${port} is taken: ${log.trim()}`);
+      throw new LocalPostgresError(`postgres exited with code ${child.exitCode}: ${log.trim()}`);
+    }
     const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres' });
     try {
       await client.connect();
+      // Whoever answers on the port must be the server just started: another one of ours (a parallel test's) would
+      // accept the same user and hand out its own database.
+      const served = await client.query<{ data_directory: string }>('SHOW data_directory');
+      if (!sameFolder(served.rows[0]?.data_directory, ours)) {
+        await client.end().catch(() => {});
+        await stop();
+        throw new PortTakenError(`port ${port} is served by another Postgres (${served.rows[0]?.data_directory ?? 'unknown folder'})`);
+      }
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE]);
       if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${DATABASE}`);
       await client.end();
       break;
     } catch (error) {
+      if (error instanceof PortTakenError) throw error;
       await client.end().catch(() => {});
+      // A server that answers but refuses our user is someone else's.
+      if (/password authentication|role .* does not exist|no pg_hba/i.test((error as Error).message)) {
+        await stop();
+        throw new PortTakenError(`port ${port} is served by another Postgres: ${(error as Error).message}`);
+      }
       if (Date.now() > deadline) {
         await stop();
         throw new LocalPostgresError(`postgres did not accept connections within 30 s: ${(error as Error).message}; ${log.trim()}`);
