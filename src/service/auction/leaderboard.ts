@@ -2,7 +2,7 @@
  * Solver statistics from the auction history: how often a solver was invited and answered, how fast, how often
  * it had the best price, how many of its quotes became orders, how those orders ended, and the volume won.
  */
-import { normalise, toDecimalString } from './pricing.js';
+import { toDecimalString } from './pricing.js';
 import type { RfqRepository, SolverTotals } from './rfq-repository.js';
 import type { SolverPerformance } from './solver-performance.js';
 import type { SolverRecord } from './solver-repository.js';
@@ -10,7 +10,7 @@ import type { SolverStats } from '../../contracts/wire/auction.js';
 
 export type { SolverStats } from '../../contracts/wire/auction.js';
 
-const EMPTY: SolverTotals = { quotes: 0, invited: 0, responded: 0, bestQuotes: 0, wins: 0, filled: 0, failed: 0 };
+const EMPTY: SolverTotals = { quotes: 0, invited: 0, responded: 0, bestQuotes: 0, wins: 0, filled: 0, failed: 0, wonVolume: 0n };
 const USD_DECIMALS = 18;
 
 export class SolverStatistics {
@@ -22,12 +22,11 @@ export class SolverStatistics {
   /** Stats of every solver that has any history, plus zeros for `solvers` without. */
   all(solvers: readonly SolverRecord[]): Map<string, SolverStats> {
     const totals = this.rfqs.totals();
-    const volumes = new Map<string, bigint>();
-    for (const won of this.rfqs.wonVolumes()) {
-      volumes.set(won.solverId, (volumes.get(won.solverId) ?? 0n) + normalise(won.inputAmount, won.inputDecimals));
-    }
     const stats = new Map<string, SolverStats>();
-    for (const solver of solvers) stats.set(solver.id, this.stats(solver.id, totals.get(solver.id) ?? EMPTY, volumes.get(solver.id) ?? 0n));
+    for (const solver of solvers) {
+      const solverTotals = totals.get(solver.id) ?? EMPTY;
+      stats.set(solver.id, this.stats(solver.id, solverTotals, solverTotals.wonVolume));
+    }
     return stats;
   }
 

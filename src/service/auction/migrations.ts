@@ -1,4 +1,5 @@
 import type { MigrationSet } from '../store/migrations.js';
+import { normalise } from './pricing.js';
 
 /**
  * Tables of the auction: registered solvers, RFQs with every invited solver's outcome, ranked quotes, and the
@@ -119,6 +120,74 @@ export const auctionMigrations: MigrationSet = {
           );
           CREATE INDEX solver_presence_by_solver ON solver_presence (solver_id);
         `),
+    },
+    {
+      // Each solver's running totals (the directory's and the leaderboard's statistics), kept in the transactions
+      // that change quotes and invitations. Summing the whole auction history on every `GET /solvers` grew with the
+      // sandbox's age: a long-lived sandbox answered it slower every day. Filled from the history once, here.
+      name: '003_solver_stats',
+      up: (db) => {
+        db.exec(`
+          CREATE TABLE solver_stats (
+            solver_id TEXT PRIMARY KEY,
+            quotes INTEGER NOT NULL DEFAULT 0,
+            best_quotes INTEGER NOT NULL DEFAULT 0,
+            wins INTEGER NOT NULL DEFAULT 0,
+            filled INTEGER NOT NULL DEFAULT 0,
+            failed INTEGER NOT NULL DEFAULT 0,
+            invited INTEGER NOT NULL DEFAULT 0,
+            responded INTEGER NOT NULL DEFAULT 0,
+            won_volume TEXT NOT NULL DEFAULT '0'
+          );
+        `);
+        const totals = new Map<
+          string,
+          { quotes: number; best: number; wins: number; filled: number; failed: number; invited: number; responded: number; volume: bigint }
+        >();
+        const entry = (solverId: string) => {
+          let value = totals.get(solverId);
+          if (value === undefined) {
+            value = { quotes: 0, best: 0, wins: 0, filled: 0, failed: 0, invited: 0, responded: 0, volume: 0n };
+            totals.set(solverId, value);
+          }
+          return value;
+        };
+        const quoteRows = db
+          .prepare(
+            `SELECT solver_id, COUNT(*) AS quotes, COALESCE(SUM(best_price), 0) AS best, COUNT(CASE WHEN status = 'accepted' THEN 1 END) AS wins,
+               COUNT(CASE WHEN outcome = 'filled' THEN 1 END) AS filled, COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed
+             FROM quotes GROUP BY solver_id`,
+          )
+          .all() as Array<{ solver_id: string; quotes: number; best: number; wins: number; filled: number; failed: number }>;
+        for (const row of quoteRows)
+          Object.assign(entry(row.solver_id), {
+            quotes: Number(row.quotes),
+            best: Number(row.best),
+            wins: Number(row.wins),
+            filled: Number(row.filled),
+            failed: Number(row.failed),
+          });
+        const invitationRows = db
+          .prepare(
+            `SELECT solver_id, COUNT(*) AS invited, COUNT(CASE WHEN outcome IN ('quoted', 'declined') THEN 1 END) AS responded
+             FROM rfq_invitations GROUP BY solver_id`,
+          )
+          .all() as Array<{ solver_id: string; invited: number; responded: number }>;
+        for (const row of invitationRows)
+          Object.assign(entry(row.solver_id), { invited: Number(row.invited), responded: Number(row.responded) });
+        const won = db
+          .prepare(
+            `SELECT q.solver_id, q.input_amount, r.input_decimals FROM quotes q JOIN rfqs r ON r.id = q.rfq_id WHERE q.status = 'accepted'`,
+          )
+          .all() as Array<{ solver_id: string; input_amount: string; input_decimals: number }>;
+        for (const row of won) entry(row.solver_id).volume += normalise(BigInt(row.input_amount), Number(row.input_decimals));
+        const insert = db.prepare(
+          `INSERT INTO solver_stats (solver_id, quotes, best_quotes, wins, filled, failed, invited, responded, won_volume)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
+        for (const [solverId, t] of totals)
+          insert.run(solverId, t.quotes, t.best, t.wins, t.filled, t.failed, t.invited, t.responded, t.volume.toString());
+      },
     },
   ],
 };

@@ -1,5 +1,6 @@
 import type { Address } from 'viem';
 import type { LockType } from '../../contracts/order.js';
+import { normalise } from './pricing.js';
 import type { Store } from '../store/store.js';
 import type { Preference, SwapType } from './ranking.js';
 import type { QuoteStatus, SettlementPath } from './types.js';
@@ -184,6 +185,8 @@ export interface SolverTotals {
   wins: number;
   filled: number;
   failed: number;
+  /** Input amounts of the accepted quotes, each in 18-decimal units of its token (the leaderboard's volume). */
+  wonVolume: bigint;
 }
 
 /** RFQs, their invitations and quotes, and the nonces handed out with quotes. Statements are prepared once. */
@@ -231,18 +234,22 @@ export class RfqRepository {
       outcomeCounts: db.prepare(
         "SELECT COUNT(CASE WHEN outcome = 'filled' THEN 1 END) AS filled, COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed FROM quotes WHERE solver_id = ?",
       ),
-      quoteTotals: db.prepare(
-        `SELECT solver_id, COUNT(*) AS quotes, COALESCE(SUM(best_price), 0) AS best, COUNT(CASE WHEN status = 'accepted' THEN 1 END) AS wins,
-           COUNT(CASE WHEN outcome = 'filled' THEN 1 END) AS filled, COUNT(CASE WHEN outcome = 'failed' THEN 1 END) AS failed
-         FROM quotes GROUP BY solver_id`,
+      solverStats: db.prepare('SELECT * FROM solver_stats'),
+      // Running totals per solver (see migration 003_solver_stats): each change adds its deltas in its own transaction.
+      bumpStats: db.prepare(
+        `INSERT INTO solver_stats (solver_id, quotes, best_quotes, wins, filled, failed, invited, responded) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (solver_id) DO UPDATE SET quotes = solver_stats.quotes + excluded.quotes,
+           best_quotes = solver_stats.best_quotes + excluded.best_quotes, wins = solver_stats.wins + excluded.wins,
+           filled = solver_stats.filled + excluded.filled, failed = solver_stats.failed + excluded.failed,
+           invited = solver_stats.invited + excluded.invited, responded = solver_stats.responded + excluded.responded`,
       ),
-      invitationTotals: db.prepare(
-        `SELECT solver_id, COUNT(*) AS invited, COUNT(CASE WHEN outcome IN ('quoted', 'declined') THEN 1 END) AS responded
-         FROM rfq_invitations GROUP BY solver_id`,
+      wonVolumeOf: db.prepare('SELECT won_volume FROM solver_stats WHERE solver_id = ?'),
+      // Compare-and-set: the volume is a uint256-sized integer string, beyond SQL integer arithmetic.
+      setWonVolume: db.prepare('UPDATE solver_stats SET won_volume = ? WHERE solver_id = ? AND won_volume = ?'),
+      acceptedAmount: db.prepare(
+        'SELECT q.solver_id, q.input_amount, r.input_decimals FROM quotes q JOIN rfqs r ON r.id = q.rfq_id WHERE q.id = ?',
       ),
-      wonVolumes: db.prepare(
-        `SELECT q.solver_id, q.input_amount, r.input_decimals FROM quotes q JOIN rfqs r ON r.id = q.rfq_id WHERE q.status = 'accepted'`,
-      ),
+      solverOfOrder: db.prepare('SELECT solver_id FROM quotes WHERE order_id = ?'),
       issuedNonce: db.prepare('SELECT nonce FROM quote_users WHERE rfq_id = ? AND user = ?'),
       insertIssuedNonce: db.prepare('INSERT INTO quote_users (rfq_id, user, nonce, created_at) VALUES (?, ?, ?, ?)'),
       lastIssued: db.prepare('SELECT last_issued FROM nonce_counters WHERE user = ?'),
@@ -306,6 +313,8 @@ export class RfqRepository {
       invitation.reason,
       invitation.latencyMs,
     );
+    const responded = invitation.outcome === 'quoted' || invitation.outcome === 'declined';
+    this.bumpStats(invitation.solverId, { invited: 1, responded: responded ? 1 : 0 });
   }
 
   invitations(rfqId: string): InvitationRecord[] {
@@ -341,6 +350,7 @@ export class RfqRepository {
       quote.createdAt,
       quote.expiresAt,
     );
+    this.bumpStats(quote.solverId, { quotes: 1, bestQuotes: quote.bestPrice ? 1 : 0 });
   }
 
   getQuote(id: string): StoredQuote | undefined {
@@ -359,7 +369,11 @@ export class RfqRepository {
 
   /** Open, unexpired, and no sibling of its RFQ accepted yet: one order per RFQ. */
   accept(quoteId: string, orderId: string, now: number): boolean {
-    return this.statements.accept.run(orderId, now, quoteId, now).changes === 1;
+    if (this.statements.accept.run(orderId, now, quoteId, now).changes !== 1) return false;
+    const won = this.statements.acceptedAmount.get(quoteId) as { solver_id: string; input_amount: string; input_decimals: number };
+    this.bumpStats(won.solver_id, { wins: 1 });
+    this.addWonVolume(won.solver_id, normalise(BigInt(won.input_amount), Number(won.input_decimals)));
+    return true;
   }
 
   expireRfqQuotes(rfqId: string, now: number): number {
@@ -380,7 +394,10 @@ export class RfqRepository {
 
   /** Records the outcome of the order a quote became; false when unknown or already recorded. */
   setOutcome(orderId: string, outcome: 'filled' | 'failed', at: number): boolean {
-    return this.statements.setOutcome.run(outcome, at, orderId).changes === 1;
+    if (this.statements.setOutcome.run(outcome, at, orderId).changes !== 1) return false;
+    const { solver_id } = this.statements.solverOfOrder.get(orderId) as { solver_id: string };
+    this.bumpStats(solver_id, outcome === 'filled' ? { filled: 1 } : { failed: 1 });
+    return true;
   }
 
   recentLatencies(solverId: string, limit: number): number[] {
@@ -391,45 +408,59 @@ export class RfqRepository {
     return this.statements.outcomeCounts.get(solverId) as { filled: number; failed: number };
   }
 
+  /** Every solver's running totals (one row per solver with any history; no scan of the history). */
   totals(): Map<string, SolverTotals> {
-    const totals = new Map<string, SolverTotals>();
-    const entry = (solverId: string): SolverTotals => {
-      let value = totals.get(solverId);
-      if (value === undefined) {
-        value = { quotes: 0, invited: 0, responded: 0, bestQuotes: 0, wins: 0, filled: 0, failed: 0 };
-        totals.set(solverId, value);
-      }
-      return value;
-    };
-    for (const row of this.statements.quoteTotals.all() as Array<{
+    const rows = this.statements.solverStats.all() as Array<{
       solver_id: string;
       quotes: number;
-      best: number;
+      best_quotes: number;
       wins: number;
       filled: number;
       failed: number;
-    }>) {
-      Object.assign(entry(row.solver_id), {
-        quotes: row.quotes,
-        bestQuotes: row.best,
-        wins: row.wins,
-        filled: row.filled,
-        failed: row.failed,
-      });
-    }
-    for (const row of this.statements.invitationTotals.all() as Array<{ solver_id: string; invited: number; responded: number }>) {
-      Object.assign(entry(row.solver_id), { invited: row.invited, responded: row.responded });
-    }
-    return totals;
+      invited: number;
+      responded: number;
+      won_volume: string;
+    }>;
+    return new Map(
+      rows.map((row) => [
+        row.solver_id,
+        {
+          quotes: Number(row.quotes),
+          invited: Number(row.invited),
+          responded: Number(row.responded),
+          bestQuotes: Number(row.best_quotes),
+          wins: Number(row.wins),
+          filled: Number(row.filled),
+          failed: Number(row.failed),
+          wonVolume: BigInt(row.won_volume),
+        },
+      ]),
+    );
   }
 
-  /** Input amounts of accepted quotes, with the input token's decimals. */
-  wonVolumes(): Array<{ solverId: string; inputAmount: bigint; inputDecimals: number }> {
-    return (this.statements.wonVolumes.all() as Array<{ solver_id: string; input_amount: string; input_decimals: number }>).map((row) => ({
-      solverId: row.solver_id,
-      inputAmount: BigInt(row.input_amount),
-      inputDecimals: row.input_decimals,
-    }));
+  private bumpStats(
+    solverId: string,
+    delta: Partial<Pick<SolverTotals, 'quotes' | 'bestQuotes' | 'wins' | 'filled' | 'failed' | 'invited' | 'responded'>>,
+  ): void {
+    this.statements.bumpStats.run(
+      solverId,
+      delta.quotes ?? 0,
+      delta.bestQuotes ?? 0,
+      delta.wins ?? 0,
+      delta.filled ?? 0,
+      delta.failed ?? 0,
+      delta.invited ?? 0,
+      delta.responded ?? 0,
+    );
+  }
+
+  private addWonVolume(solverId: string, amount: bigint): void {
+    // Another instance on the same Postgres store may add at the same moment: read, add, write if unchanged.
+    for (;;) {
+      const { won_volume } = this.statements.wonVolumeOf.get(solverId) as { won_volume: string };
+      const next = (BigInt(won_volume) + amount).toString();
+      if (this.statements.setWonVolume.run(next, solverId, won_volume).changes === 1) return;
+    }
   }
 
   issuedNonce(rfqId: string, user: Address): bigint | undefined {
