@@ -104,7 +104,7 @@ function writeHistory(store: Store, rfqs: RfqRepository, rounds: number, prefix:
     store.transaction(() => {
       rfqs.insertRfq(rfq(id, decimals));
       const quoting = solvers.slice(0, 1 + (i % 3));
-      quoting.forEach((solverId, rank) =>
+      for (const [rank, solverId] of quoting.entries())
         rfqs.insertQuote({
           id: `qt_${prefix}${i}_${solverId}`,
           rfqId: id,
@@ -119,18 +119,16 @@ function writeHistory(store: Store, rfqs: RfqRepository, rounds: number, prefix:
           confidence: 1,
           createdAt: 0,
           expiresAt: 10_000,
-        }),
-      );
+        });
       const outcomes = ['quoted', 'declined', 'silent', 'rejected'] as const;
-      solvers.forEach((solverId, n) =>
+      for (const [n, solverId] of solvers.entries())
         rfqs.insertInvitation({
           rfqId: id,
           solverId,
           outcome: quoting.includes(solverId) ? 'quoted' : outcomes[(i + n) % 4]!,
           reason: null,
           latencyMs: null,
-        }),
-      );
+        });
     });
     if (i % 2 === 0) {
       const winner = solvers[i % 3 === 0 ? 0 : 1]!;
