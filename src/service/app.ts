@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { dirname } from 'node:path';
 import express, { type Express, type RequestHandler } from 'express';
+import { openLogFile } from './log-file.js';
 import pino, { type Logger } from 'pino';
 import type { Clock, ScheduledJob } from '../clock/index.js';
 import type { AccessService } from './auth/access.js';
@@ -137,29 +136,16 @@ function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(
   if (option !== undefined && 'child' in option && typeof option.child === 'function') {
     return { logger: option as Logger, close: () => undefined };
   }
-  const settings = (option ?? {}) as { level?: string; file?: string };
+  const settings = (option ?? {}) as { level?: string; file?: string; maxBytes?: number };
   const level = settings.level ?? 'info';
   const options = { level, base: { service: 'settlement' } };
   if (settings.file === undefined) return { logger: pino(options), close: () => undefined };
-  mkdirSync(dirname(settings.file), { recursive: true });
-  const destination = pino.destination({ dest: settings.file, sync: false });
   // A line logged after stop is dropped. Work of a stopped service can still end later (a chain read in flight, an
   // idle connection's error) and log it, and writing to the ended file throws "SonicBoom destroyed" from wherever
   // that line was logged: from a promise's catch it took the whole detached sandbox down (a soak run, while a
   // fault switch restarted the service).
-  let closed = false;
-  const stream = {
-    write: (line: string) => {
-      if (!closed) destination.write(line);
-    },
-  };
-  return {
-    logger: pino(options, stream),
-    close: () => {
-      closed = true;
-      destination.end();
-    },
-  };
+  const file = openLogFile(settings.file, settings.maxBytes === undefined ? {} : { maxBytes: settings.maxBytes });
+  return { logger: pino(options, { write: (line: string) => file.write(line) }), close: () => file.close() };
 }
 
 function hostForUrl(host: string): string {

@@ -93,7 +93,8 @@ export interface ServiceConfig {
     webauthn?: { rpId?: string; origins?: string[] };
   };
   /** A pino logger, or options for the default one (level `info`, stdout or `file`). */
-  logger?: Logger | { level?: string; file?: string };
+  /** A logger, or where to log: `file` is rotated at `maxBytes` (default 64 MiB, `SANDBOX_LOG_MAX_MB`; see log-file.ts). */
+  logger?: Logger | { level?: string; file?: string; maxBytes?: number };
   /** Extra modules (routes, migrations, jobs) after the built-in ones; tests use it too. */
   modules?: ServiceModule[];
 }

@@ -1,0 +1,78 @@
+import { fstatSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import pino from 'pino';
+
+/**
+ * The service's log file, rotated by size: a sandbox that lives for weeks logs every request (a scenario catalogue
+ * run writes about 0.8 MB), so the file is renamed to `<file>.1` (replacing the one before) once it reaches its
+ * limit, and a new file is started. Several instances may write one file (`--instances`): each checks the path's
+ * size, and one that finds the path renamed under it by another reopens it.
+ */
+export interface LogFile {
+  write(line: string): void;
+  /** Stops writing: a line logged after this is dropped (work of a stopped service can still log). */
+  close(): void;
+}
+
+/** 64 MiB unless `SANDBOX_LOG_MAX_MB` says otherwise. */
+export function defaultLogLimit(): number {
+  const megabytes = Number(process.env.SANDBOX_LOG_MAX_MB);
+  return Number.isFinite(megabytes) && megabytes > 0 ? Math.round(megabytes * 1024 * 1024) : 64 * 1024 * 1024;
+}
+
+/** How much this process writes between two looks at the file's size. */
+const CHECK_EVERY_BYTES = 64 * 1024;
+const CHECK_EVERY_MS = 5_000;
+
+export function openLogFile(path: string, options: { maxBytes?: number } = {}): LogFile {
+  const maxBytes = options.maxBytes ?? defaultLogLimit();
+  mkdirSync(dirname(path), { recursive: true });
+  const destination = pino.destination({ dest: path, sync: false });
+  // SonicBoom's descriptor (-1 until its asynchronous open completes); its typings leave it out.
+  const descriptor = (): number => (destination as unknown as { fd: number }).fd;
+  let closed = false;
+  let sinceCheck = 0;
+
+  const check = (): void => {
+    sinceCheck = 0;
+    // The file is opened asynchronously: nothing to compare before it is.
+    if (closed || descriptor() < 0) return;
+    let onDisk: ReturnType<typeof statSync> | undefined;
+    try {
+      onDisk = statSync(path);
+    } catch {
+      onDisk = undefined;
+    }
+    try {
+      const ours = fstatSync(descriptor());
+      // Renamed or removed under us (another instance rotated it, or someone moved it): write to the path again.
+      if (onDisk === undefined || onDisk.ino !== ours.ino || onDisk.dev !== ours.dev) {
+        destination.reopen();
+        return;
+      }
+      if (onDisk.size >= maxBytes) {
+        renameSync(path, `${path}.1`);
+        destination.reopen();
+      }
+    } catch {
+      // A failed look is tried again at the next one; logging must never fail the service.
+    }
+  };
+  const timer = setInterval(check, CHECK_EVERY_MS);
+  timer.unref();
+
+  return {
+    write(line: string): void {
+      if (closed) return;
+      destination.write(line);
+      sinceCheck += line.length;
+      if (sinceCheck >= CHECK_EVERY_BYTES) check();
+    },
+    close(): void {
+      if (closed) return;
+      closed = true;
+      clearInterval(timer);
+      destination.end();
+    },
+  };
+}
