@@ -137,7 +137,7 @@ async function soak(rest) {
           r.skipped,
           (r.wallMs / 1000).toFixed(1),
           r.totalRssMb,
-          r.supervisorHeapMb,
+          r.supervisorHeapMb ?? '–',
           (r.storeBytes / 1048576).toFixed(1),
           r.ledgerEntries,
           r.ledgerVerifyMs,

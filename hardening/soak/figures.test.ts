@@ -16,6 +16,8 @@ describe('soak figures', () => {
     expect(growthPerRun([10, 20, 30, 40])).toBeCloseTo(10);
     // One outlier in the middle of a flat series moves the slope little, unlike last minus first.
     expect(Math.abs(growthPerRun([26, 26, 90, 26, 26]))).toBeLessThan(1);
+    // A series with a gap (a figure not read after run 2): the slope over the runs that have one.
+    expect(growthPerRun([10, 20, 50], [0, 1, 4])).toBeCloseTo(10);
   });
 
   it('names a process by its program and script (anvil by its port)', () => {

@@ -128,18 +128,20 @@ export function logCounts(dir: string, markers: readonly string[]): Record<strin
  * Growth per run of a figure: the least-squares slope over the runs (units per run). One run, or none: 0. The
  * slope, not last minus first, so one slow run in the middle does not read as a trend.
  */
-export function growthPerRun(values: readonly number[]): number {
+export function growthPerRun(values: readonly number[], at?: readonly number[]): number {
   const n = values.length;
   if (n < 2) return 0;
-  const meanX = (n - 1) / 2;
+  // The runs' positions: 0, 1, 2… unless given (a series with gaps, where a figure could not be read).
+  const xs = at ?? values.map((_, i) => i);
+  const meanX = xs.reduce((sum, x) => sum + x, 0) / n;
   const meanY = values.reduce((sum, v) => sum + v, 0) / n;
   let num = 0;
   let den = 0;
   values.forEach((v, i) => {
-    num += (i - meanX) * (v - meanY);
-    den += (i - meanX) ** 2;
+    num += (xs[i]! - meanX) * (v - meanY);
+    den += (xs[i]! - meanX) ** 2;
   });
-  return num / den;
+  return den === 0 ? 0 : num / den;
 }
 
 /**
