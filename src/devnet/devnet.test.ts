@@ -249,6 +249,47 @@ describe('startDevnet', () => {
     expect(after - before).toBe(BigInt(receipts.length));
   });
 
+  it('a final save then close (how `sandbox up` stops) keeps every transaction a sender got a receipt for', async () => {
+    const stateDir = tempDir('sandbox-state-');
+    const first = await startDevnet({ stateDir });
+    const beta = first.chains[1] as SandboxChain;
+    const usdc = token(first.manifest, 'USDC');
+    const [taker, solver] = [first.manifest.accounts.takers[3]?.address as Address, first.manifest.accounts.solvers[2]?.address as Address];
+    const { encodeFunctionData } = await import('viem');
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver, 1n] });
+    const before = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+    // Transfers one after the other until the chain is gone: some are mined before the save, some while it runs.
+    const receipts: string[] = [];
+    let closed = false;
+    const sender = (async () => {
+      while (!closed) {
+        try {
+          const receipt = await beta.rpc.call<{ transactionHash: string; status: string }>(
+            'eth_sendTransactionSync',
+            [{ from: taker, to: usdc, data, gas: '0x30000' }],
+            { timeoutMs: 2_000 },
+          );
+          if (receipt.status === '0x1') receipts.push(receipt.transactionHash);
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
+    })();
+    while (receipts.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.save({ final: true });
+    await first.close();
+    closed = true;
+    await sender;
+
+    const second = await started(startDevnet({ stateDir }));
+    const betaAgain = second.chains[1] as SandboxChain;
+    const after = await client(betaAgain).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
+    const missing = [];
+    for (const hash of receipts) if ((await betaAgain.rpc.call('eth_getTransactionReceipt', [hash])) === null) missing.push(hash);
+    expect(missing, `${missing.length} of ${receipts.length} receipted transfers gone after the stop`).toEqual([]);
+    expect(after - before).toBe(BigInt(receipts.length));
+  });
+
   it('advances the time of all chains together and mines a block on each', async () => {
     const sandbox = await started(startDevnet({ chains: 3 }));
     const before = await sandbox.chainTime();

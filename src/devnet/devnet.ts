@@ -85,8 +85,12 @@ export interface Devnet {
   /** Moves every chain's time forward together and mines a block on each. */
   advanceTime(seconds: number): Promise<ChainTime[]>;
   chainTime(): Promise<ChainTime[]>;
-  /** Saves every chain's state now (stop() does it too when persisting). */
-  save(): Promise<void>;
+  /**
+   * Saves every chain's state now (stop() does it too when persisting). `final`: the chains stop with this save, so
+   * they stop producing blocks first, as stop() does: a block mined during the save would be lost with the process
+   * although its sender holds a receipt. Only for a save that close() follows.
+   */
+  save(options?: { final?: boolean }): Promise<void>;
   /** Saves state (when persisting), then close(). Idempotent. */
   stop(): Promise<void>;
   /** Stops the chains without saving and releases the state folder (removed when temporary). Idempotent. */
@@ -381,7 +385,7 @@ function createHandle(parts: {
     persist,
     advanceTime: (seconds) => advanceChainTime(chains, seconds),
     chainTime: () => readChainTime(chains),
-    save: () => save(),
+    save: (options) => save(options?.final === true),
     stop,
     close,
     writeManifest: (next) => writeManifest(layout, next),

@@ -95,7 +95,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   const stop = () => {
     stopping ??= (async () => {
       try {
-        if (devnet.persist) await devnet.save();
+        // Final: the chains stop producing blocks before they are saved (the save is the last of them).
+        if (devnet.persist) await devnet.save({ final: true });
       } finally {
         await stopComponents();
         await devnet.close();
