@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublicClient, erc20Abi, http, parseAbi, type Address } from 'viem';
+import { createPublicClient, encodeFunctionData, erc20Abi, http, parseAbi, type Address } from 'viem';
 import { afterAll, describe, expect, it } from 'vitest';
 import { CANONICAL_PERMIT2 } from '../contracts/order.js';
 import { FUNDING, PERMIT2_ADDRESS } from './deployment.js';
@@ -45,6 +45,44 @@ async function transfer(chain: SandboxChain, tokenAddress: Address, from: Addres
   const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] });
   const receipt = await chain.rpc.call<{ status: string }>('eth_sendTransactionSync', [{ from, to: tokenAddress, data, gas: '0x30000' }]);
   expect(receipt.status).toBe('0x1');
+}
+
+/**
+ * Sends 1-unit USDC transfers from `from` to `to` one after another until `done()` says so, and records every one
+ * that got a successful receipt. A call that gets no answer (the chain stopping, or down) is tried again after 20 ms.
+ */
+function keepTransferring(
+  chain: SandboxChain,
+  usdc: Address,
+  from: Address,
+  to: Address,
+  timeoutMs: number,
+  done: (receipts: readonly string[]) => boolean,
+): { receipts: string[]; finished: Promise<void> } {
+  const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, 1n] });
+  const receipts: string[] = [];
+  const finished = (async () => {
+    while (!done(receipts)) {
+      try {
+        const receipt = await chain.rpc.call<{ transactionHash: string; status: string }>(
+          'eth_sendTransactionSync',
+          [{ from, to: usdc, data, gas: '0x30000' }],
+          { timeoutMs },
+        );
+        if (receipt.status === '0x1') receipts.push(receipt.transactionHash);
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  })();
+  return { receipts, finished };
+}
+
+/** The transactions of `hashes` the chain has no receipt for. */
+async function missingReceipts(chain: SandboxChain, hashes: readonly string[]): Promise<string[]> {
+  const missing: string[] = [];
+  for (const hash of hashes) if ((await chain.rpc.call('eth_getTransactionReceipt', [hash])) === null) missing.push(hash);
+  return missing;
 }
 
 describe('startDevnet', () => {
@@ -216,35 +254,18 @@ describe('startDevnet', () => {
       sandbox.manifest.accounts.takers[2]?.address as Address,
       sandbox.manifest.accounts.solvers[1]?.address as Address,
     ];
-    const { encodeFunctionData } = await import('viem');
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver, 1n] });
     const before = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
     // Transfers one after the other for as long as the restart lasts: some are mined before the save, some are sent
     // while it runs, some are refused while the chain is down.
-    const receipts: string[] = [];
     let restarted = false;
-    const sender = (async () => {
-      while (!restarted || receipts.length < 5) {
-        try {
-          const receipt = await beta.rpc.call<{ transactionHash: string; status: string }>(
-            'eth_sendTransactionSync',
-            [{ from: taker, to: usdc, data, gas: '0x30000' }],
-            { timeoutMs: 5_000 },
-          );
-          if (receipt.status === '0x1') receipts.push(receipt.transactionHash);
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
-    })();
+    const { receipts, finished } = keepTransferring(beta, usdc, taker, solver, 5_000, (sent) => restarted && sent.length >= 5);
     while (receipts.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     await sandbox.restartChain(beta.chainId);
     restarted = true;
-    await sender;
+    await finished;
 
     const after = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
-    const missing = [];
-    for (const hash of receipts) if ((await beta.rpc.call('eth_getTransactionReceipt', [hash])) === null) missing.push(hash);
+    const missing = await missingReceipts(beta, receipts);
     expect(missing, `${missing.length} of ${receipts.length} receipted transfers gone after the restart`).toEqual([]);
     expect(after - before).toBe(BigInt(receipts.length));
   });
@@ -255,37 +276,20 @@ describe('startDevnet', () => {
     const beta = first.chains[1] as SandboxChain;
     const usdc = token(first.manifest, 'USDC');
     const [taker, solver] = [first.manifest.accounts.takers[3]?.address as Address, first.manifest.accounts.solvers[2]?.address as Address];
-    const { encodeFunctionData } = await import('viem');
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [solver, 1n] });
     const before = await client(beta).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
     // Transfers one after the other until the chain is gone: some are mined before the save, some while it runs.
-    const receipts: string[] = [];
     let closed = false;
-    const sender = (async () => {
-      while (!closed) {
-        try {
-          const receipt = await beta.rpc.call<{ transactionHash: string; status: string }>(
-            'eth_sendTransactionSync',
-            [{ from: taker, to: usdc, data, gas: '0x30000' }],
-            { timeoutMs: 2_000 },
-          );
-          if (receipt.status === '0x1') receipts.push(receipt.transactionHash);
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-      }
-    })();
+    const { receipts, finished } = keepTransferring(beta, usdc, taker, solver, 2_000, () => closed);
     while (receipts.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     await first.save({ final: true });
     await first.close();
     closed = true;
-    await sender;
+    await finished;
 
     const second = await started(startDevnet({ stateDir }));
     const betaAgain = second.chains[1] as SandboxChain;
     const after = await client(betaAgain).readContract({ address: usdc, abi: erc20Abi, functionName: 'balanceOf', args: [solver] });
-    const missing = [];
-    for (const hash of receipts) if ((await betaAgain.rpc.call('eth_getTransactionReceipt', [hash])) === null) missing.push(hash);
+    const missing = await missingReceipts(betaAgain, receipts);
     expect(missing, `${missing.length} of ${receipts.length} receipted transfers gone after the stop`).toEqual([]);
     expect(after - before).toBe(BigInt(receipts.length));
   });

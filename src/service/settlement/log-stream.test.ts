@@ -117,6 +117,14 @@ async function blockHash(block: number): Promise<Hex> {
   return found.hash;
 }
 
+/** Replaces the head block (the one `mined` is in) with an empty one, and expects the stream to report the fork below it. */
+async function expectReorgReported(mined: { block: number; hash: Hex }, forks: readonly number[]): Promise<void> {
+  await client.request({ method: 'anvil_reorg', params: [1, []] } as never);
+  expect(await blockHash(mined.block)).not.toBe(mined.hash);
+  await until(() => forks.length > 0, 5_000, 'the reorg to be reported');
+  expect(forks).toEqual([mined.block - 1]);
+}
+
 describe('LogStream reorg detection', () => {
   it('finds a reorg that replaces a delivered log’s block although that block’s head notification never came', async () => {
     const head = Number(await client.request({ method: 'eth_blockNumber' }));
@@ -136,10 +144,7 @@ describe('LogStream reorg detection', () => {
       expect(delivered[0]!.blockHash).toBe(mined.hash);
       // Replace the log's block with an empty one: the log is gone, and the new block's parent is the block the
       // stream heard. Only the log's block hash tells the stream that its block was replaced.
-      await client.request({ method: 'anvil_reorg', params: [1, []] } as never);
-      expect(await blockHash(mined.block)).not.toBe(mined.hash);
-      await until(() => forks.length > 0, 5_000, 'the reorg to be reported');
-      expect(forks).toEqual([mined.block - 1]);
+      await expectReorgReported(mined, forks);
     } finally {
       await stream.stop();
       await relay.close();
@@ -153,10 +158,7 @@ describe('LogStream reorg detection', () => {
     try {
       await stream.start();
       expect(delivered.map((log) => log.blockHash)).toEqual([mined.hash]);
-      await client.request({ method: 'anvil_reorg', params: [1, []] } as never);
-      expect(await blockHash(mined.block)).not.toBe(mined.hash);
-      await until(() => forks.length > 0, 5_000, 'the reorg to be reported');
-      expect(forks).toEqual([mined.block - 1]);
+      await expectReorgReported(mined, forks);
     } finally {
       await stream.stop();
     }
