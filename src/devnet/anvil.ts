@@ -1,11 +1,18 @@
 import { createAnvil, type Anvil, type CreateAnvilOptions } from '@viem/anvil';
 import { rmSync } from 'node:fs';
 import { resolveAnvilBinary } from './anvil-binary.js';
+import { KEPT_BLOCKS } from './chain-state.js';
 import { ChainStartError, PortInUseError } from './errors.js';
 import { parseWatchdogPids, watchdogCommand } from './watchdog.js';
 
-/** Flags every chain runs with: on defaults anvil slows down as the chain grows (see DESIGN.md). */
-const PERFORMANCE_FLAGS = { hardfork: 'cancun', pruneHistory: 16 } as const;
+/**
+ * Flags every chain runs with. On defaults anvil slows down as the chain grows (see DESIGN.md): `pruneHistory` keeps
+ * 16 states (the deepest `chain.reorg` the fault switch allows). `transactionBlockKeeper`: anvil keeps every mined
+ * transaction with its receipt and call trace in memory, some 10-20 kB each, so a sandbox that lives for weeks grew
+ * by megabytes per catalogue run; it now keeps those of the last KEPT_BLOCKS blocks, the same history a saved state
+ * keeps, so a running chain and a restarted one answer the same receipts and logs.
+ */
+const PERFORMANCE_FLAGS = { hardfork: 'cancun', pruneHistory: 16, transactionBlockKeeper: KEPT_BLOCKS } as const;
 
 export interface AnvilProcessOptions {
   /** Chain name, for messages. */

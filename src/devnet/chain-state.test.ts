@@ -44,3 +44,48 @@ describe('saved chain state', () => {
     await second.stop();
   });
 });
+
+describe('a running chain', () => {
+  it('answers the receipts of its last KEPT_BLOCKS blocks and forgets older ones, as a saved state does', async () => {
+    const { startAnvilProcess } = await import('./anvil.js');
+    const { ANVIL_MNEMONIC } = await import('./accounts.js');
+    const { KEPT_BLOCKS } = await import('./chain-state.js');
+    const anvil = await startAnvilProcess({
+      name: 'keeper',
+      chainId: 31_998,
+      port: 0,
+      portFlag: '--port',
+      cachePath: join(dir, 'keeper-cache'),
+      mnemonic: ANVIL_MNEMONIC,
+      accounts: 1,
+    });
+    try {
+      const call = async <T>(method: string, params: unknown[] = []): Promise<T> => {
+        const response = await fetch(anvil.rpcUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+        return ((await response.json()) as { result: T }).result;
+      };
+      const [from] = await call<string[]>('eth_accounts');
+      const send = () =>
+        call<{ transactionHash: string; blockNumber: string }>('eth_sendTransactionSync', [
+          { from, to: '0x000000000000000000000000000000000000dEaD', value: '0x1', gas: '0x5208' },
+        ]);
+      const old = await send();
+      const kept = await send();
+      // Blocks after `old`'s: KEPT_BLOCKS - 1 more keep it (it is within the last KEPT_BLOCKS), one more drops it.
+      await call('anvil_mine', [`0x${(KEPT_BLOCKS - 2).toString(16)}`]);
+      expect(await call('eth_getTransactionReceipt', [old.transactionHash])).not.toBeNull();
+      await call('anvil_mine', ['0x1']);
+      expect(await call('eth_getTransactionReceipt', [old.transactionHash])).toBeNull();
+      const receipt = await call<{ blockNumber: string } | null>('eth_getTransactionReceipt', [kept.transactionHash]);
+      expect(receipt?.blockNumber).toBe(kept.blockNumber);
+      // The block itself stays (its header answers), only its transactions and receipts go.
+      expect(await call('eth_getBlockByNumber', [old.blockNumber, false])).not.toBeNull();
+    } finally {
+      await anvil.stop();
+    }
+  }, 60_000);
+});
