@@ -35,11 +35,35 @@ export function taskCpuMs(tid) {
   return statCpuMs(`/proc/self/task/${tid}/stat`);
 }
 
-/** CPU milliseconds of every thread of this process, by task id. */
+/**
+ * The thread V8's sampling profiler runs in (`startComponentProfile`). It is the measurement's own cost, which a
+ * floor measured without a profile does not pay, so CPU accounting leaves it out and reports it apart.
+ */
+export const PROFILER_THREAD = 'v8:ProfEvntProc';
+
+function threadName(tid) {
+  try {
+    return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** CPU milliseconds of every thread of this process, by task id (the profiler's thread left out). */
 export function processThreadsCpuMs() {
   const threads = new Map();
-  for (const tid of readdirSync('/proc/self/task')) threads.set(Number(tid), statCpuMs(`/proc/self/task/${tid}/stat`));
+  for (const tid of readdirSync('/proc/self/task')) {
+    if (threadName(tid) === PROFILER_THREAD) continue;
+    threads.set(Number(tid), statCpuMs(`/proc/self/task/${tid}/stat`));
+  }
   return threads;
+}
+
+/** CPU milliseconds of the profiler's thread, if one runs (it starts with the profile, so all of it is the profile's). */
+export function profilerThreadCpuMs() {
+  let ms = 0;
+  for (const tid of readdirSync('/proc/self/task')) if (threadName(tid) === PROFILER_THREAD) ms += statCpuMs(`/proc/self/task/${tid}/stat`);
+  return ms;
 }
 
 /** Process ids of every descendant of `pid` (the anvils, a Postgres server, cluster workers). */
@@ -75,7 +99,7 @@ export function processCpuMs(pid) {
  */
 export function cpuSnapshot() {
   const children = new Map(descendants().map((pid) => [pid, processCpuMs(pid)]));
-  return { threads: processThreadsCpuMs(), children };
+  return { threads: processThreadsCpuMs(), children, profilerMs: profilerThreadCpuMs() };
 }
 
 export function cpuSince(before) {
@@ -85,7 +109,11 @@ export function cpuSince(before) {
     for (const [id, ms] of now) out.set(id, ms - (then.get(id) ?? 0));
     return out;
   };
-  return { threads: delta(after.threads, before.threads), children: delta(after.children, before.children) };
+  return {
+    threads: delta(after.threads, before.threads),
+    children: delta(after.children, before.children),
+    profilerMs: Math.max(0, after.profilerMs - before.profilerMs),
+  };
 }
 
 /** The 1-minute load average, to say how shared the machine was when a figure was taken. */

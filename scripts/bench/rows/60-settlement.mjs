@@ -291,6 +291,8 @@ export async function run() {
       otherThreadsMsPerOrder: per(inProcess ? otherThreads : otherThreads + serviceThread),
       childProcessesMsPerOrder: per(children),
       totalMsPerOrder: per(sum(cpu.threads.values()) + children),
+      // The sampling profiler's own thread: measurement, not service; the floor runs without one.
+      profilerMsPerOrder: per(cpu.profilerMs),
       serviceComponentsMsPerOrder: inProcess
         ? Object.fromEntries(COMPONENT_NAMES.map((name) => [name, per(serviceThread) * (components[name] ?? 0)]))
         : undefined,
@@ -324,7 +326,7 @@ export async function run() {
         : `service thread ${f(service.serviceMsPerOrder)} (${Object.entries(service.serviceComponentsMsPerOrder)
             .map(([name, ms]) => `${name} ${f(ms)}`)
             .join(', ')}), `;
-    return `; CPU-ms per settled order: ${own}clients ${f(service.clientsMsPerOrder)}, other threads ${f(service.otherThreadsMsPerOrder)}, child processes (chains${service.serviceMsPerOrder === undefined ? ', instances, Postgres' : ''}) ${f(service.childProcessesMsPerOrder)}, total ${f(service.totalMsPerOrder)} against the floor's ${f(floorCpu.totalMsPerOrder)} (sender ${f(floorCpu.senderMsPerOrder)}, other threads ${f(floorCpu.otherThreadsMsPerOrder)}, chains ${f(floorCpu.childProcessesMsPerOrder)}), ×${(service.totalMsPerOrder / floorCpu.totalMsPerOrder).toFixed(2)}; load average ${service.loadAverage.toFixed(2)} on ${availableParallelism()} cores`;
+    return `; CPU-ms per settled order: ${own}clients ${f(service.clientsMsPerOrder)}, other threads ${f(service.otherThreadsMsPerOrder)}${service.profilerMsPerOrder > 0 ? ` (the profiler's own thread, ${f(service.profilerMsPerOrder)}, not counted)` : ''}, child processes (chains${service.serviceMsPerOrder === undefined ? ', instances, Postgres' : ''}) ${f(service.childProcessesMsPerOrder)}, total ${f(service.totalMsPerOrder)} against the floor's ${f(floorCpu.totalMsPerOrder)} (sender ${f(floorCpu.senderMsPerOrder)}, other threads ${f(floorCpu.otherThreadsMsPerOrder)}, chains ${f(floorCpu.childProcessesMsPerOrder)}), ×${(service.totalMsPerOrder / floorCpu.totalMsPerOrder).toFixed(2)}; load average ${service.loadAverage.toFixed(2)} on ${availableParallelism()} cores`;
   };
 
   /** The same transactions from the same accounts, sent straight to the chains. */
