@@ -31,7 +31,7 @@ import {
   TimeoutError,
   SocketClosedError,
 } from 'viem';
-import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { privateKeyToAccount } from 'viem/accounts';
 import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
 import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';
 import type { ChainInfo } from '../contracts/deployment.js';
@@ -117,14 +117,11 @@ export class SolverWallet {
   /** bytes32 solver identifier (left-padded address): what fills record and finalise checks against the caller. */
   readonly identifier: Hex;
   private readonly chains = new Map<number, ChainHandle>();
-  private readonly account: PrivateKeyAccount;
-
   constructor(
     chains: readonly ChainInfo[],
     private readonly privateKey: Hex,
   ) {
     const account = privateKeyToAccount(privateKey);
-    this.account = account;
     this.address = account.address;
     this.identifier = addressToBytes32(account.address);
     for (const info of chains) {
