@@ -1,7 +1,6 @@
-import { Agent, request } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { type Transport, custom } from 'viem';
 import { BaseError } from '../../contracts/errors/base-error.js';
+import { type JsonRpcAnswer, JsonRpcNoAnswer, jsonRpcHttp } from '../../contracts/json-rpc-http.js';
 
 /** A JSON-RPC error as EIP-1193 providers throw it, so that viem maps it (reverts keep their `data`). */
 class ProviderRpcError extends BaseError<number> {
@@ -33,9 +32,8 @@ export function isChainUnreachable(error: unknown): boolean {
 }
 
 /**
- * viem transport over node's http client with keep-alive sockets. The settlement engine makes a few JSON-RPC calls
- * per order on its hot path; `fetch` (undici, web streams) costs several times more CPU per call than a plain
- * `http.request`, and the service shares one core with everything else in a sandbox.
+ * viem transport over node's http client with keep-alive sockets (`jsonRpcHttp`): the settlement engine makes a few
+ * JSON-RPC calls per order on its hot path, and the service shares one core with everything else in a sandbox.
  */
 export function keepAliveTransport(
   url: string,
@@ -46,50 +44,17 @@ export function keepAliveTransport(
     beforeCall?: (method: string) => Promise<void> | void;
   } = {},
 ): { transport: Transport; close(): void } {
-  const target = new URL(url);
-  const secure = target.protocol === 'https:';
-  const agent = secure
-    ? new HttpsAgent({ keepAlive: true, maxSockets: options.sockets ?? 16 })
-    : new Agent({ keepAlive: true, maxSockets: options.sockets ?? 16 });
-  const send = secure ? httpsRequest : request;
-  let nextId = 1;
-
-  const call = (method: string, params: unknown): Promise<unknown> => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] });
-    return new Promise((resolve, reject) => {
-      const req = send(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: `${target.pathname}${target.search}`,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          timeout: options.timeoutMs ?? 15_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            let parsed: { result?: unknown; error?: { code?: number; message?: string; data?: unknown } };
-            try {
-              parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-            } catch {
-              reject(new ChainUnreachableError(`${method}: HTTP ${res.statusCode ?? '?'} with a body that is not JSON`));
-              return;
-            }
-            if (parsed.error) reject(new ProviderRpcError(parsed.error.message ?? 'error', parsed.error.code ?? -32603, parsed.error.data));
-            else resolve(parsed.result ?? null);
-          });
-          res.on('error', (error) => reject(new ChainUnreachableError(`${method}: ${error.message}`, { cause: error })));
-        },
-      );
-      req.on('timeout', () => req.destroy(new ChainUnreachableError(`${method}: timed out`)));
-      req.on('error', (error) =>
-        reject(error instanceof ChainUnreachableError ? error : new ChainUnreachableError(`${method}: ${error.message}`, { cause: error })),
-      );
-      req.end(body);
-    });
+  const rpc = jsonRpcHttp(url, options);
+  const call = async (method: string, params: unknown): Promise<unknown> => {
+    let answer: JsonRpcAnswer;
+    try {
+      answer = await rpc.call(method, params);
+    } catch (error) {
+      if (!(error instanceof JsonRpcNoAnswer)) throw error;
+      throw new ChainUnreachableError(error.message, error.cause === undefined ? {} : { cause: error.cause });
+    }
+    if (answer.error !== undefined) throw new ProviderRpcError(answer.error.message, answer.error.code, answer.error.data);
+    return answer.result;
   };
 
   return {
@@ -102,6 +67,6 @@ export function keepAliveTransport(
       },
       { retryCount: 0 },
     ),
-    close: () => agent.destroy(),
+    close: () => rpc.close(),
   };
 }
