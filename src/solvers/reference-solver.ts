@@ -178,6 +178,7 @@ export class ReferenceSolver {
     this.stopped = true;
     await this.stream?.close();
     await Promise.allSettled([...this.work]);
+    this.wallet.close();
   }
 
   private async ownedSolvers() {

@@ -9,20 +9,16 @@ import {
   type Address,
   type Chain,
   createPublicClient,
-  createWalletClient,
   encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  http,
   keccak256,
   maxUint256,
   parseEventLogs,
   type PublicClient,
   type Transport,
   type TransactionReceipt,
-  type WalletClient,
-  type Account,
   formatTransactionReceipt,
   type RpcTransactionReceipt,
   RpcRequestError,
@@ -38,6 +34,7 @@ import type { ChainInfo } from '../contracts/deployment.js';
 import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { BaseError as ProjectError } from '../contracts/errors/base-error.js';
 import { signEip1559Transaction } from '../contracts/secp256k1.js';
+import { solverTransport } from './rpc-transport.js';
 
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
 const GAS_LIMIT = 1_000_000n;
@@ -84,9 +81,10 @@ const FAR_DEADLINE = 2 ** 48 - 1;
 interface ChainHandle {
   info: ChainInfo;
   public: PublicClient<Transport, Chain>;
-  wallet: WalletClient<Transport, Chain, Account>;
   /** Sends without retries: a retried send would only be refused as already known. */
   sender: PublicClient<Transport, Chain>;
+  /** Closes the keep-alive sockets of both clients. */
+  close(): void;
   /** Tail of this chain's transaction queue. */
   queue: Promise<unknown>;
   approved: Set<string>;
@@ -126,21 +124,30 @@ export class SolverWallet {
     this.identifier = addressToBytes32(account.address);
     for (const info of chains) {
       const chain = viemChain(info);
-      const transport = http(info.rpcUrl);
+      const reads = solverTransport(info.rpcUrl);
+      const sends = solverTransport(info.rpcUrl, { retryCount: 0, timeoutMs: SEND_TIMEOUT_MS });
       this.chains.set(info.chainId, {
         info,
-        public: createPublicClient({ chain, transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<Transport, Chain>,
-        wallet: createWalletClient({ chain, transport, account, pollingInterval: SANDBOX_POLLING_INTERVAL }),
-        sender: createPublicClient({ chain, transport: http(info.rpcUrl, { retryCount: 0, timeout: SEND_TIMEOUT_MS }) }) as PublicClient<
+        public: createPublicClient({ chain, transport: reads.transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<
           Transport,
           Chain
         >,
+        sender: createPublicClient({ chain, transport: sends.transport }) as PublicClient<Transport, Chain>,
+        close: () => {
+          reads.close();
+          sends.close();
+        },
         queue: Promise.resolve(),
         approved: new Set(),
         nonce: undefined,
         fees: undefined,
       });
     }
+  }
+
+  /** Closes the wallet's connections to the chains (idle keep-alive sockets never hold a process open). */
+  close(): void {
+    for (const chain of this.chains.values()) chain.close();
   }
 
   chain(chainId: number | bigint): ChainHandle {
