@@ -3,7 +3,8 @@
  * with the vault as spender and the witness `Deposit(bytes32 account)`, where the account of a workspace is
  * `keccak256(workspace id)` (docs/deferred.md). One definition for the service, the scenarios and the tests.
  */
-import { type Address, type Hex, getAddress, keccak256, stringToHex } from 'viem';
+import { type Address, type Hex, getAddress, stringToHex } from 'viem';
+import { keccak256 } from './keccak.js';
 import { CANONICAL_PERMIT2 } from './order.js';
 import type { OrderTypedData } from './typed-data.js';
 

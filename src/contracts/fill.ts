@@ -2,7 +2,8 @@
  * Byte encodings of outputs and fills (contracts/src/libraries/FillDescriptionLib.sol): the output hash that
  * keys fill records on the destination chain, and the fill description an oracle carries to the origin chain.
  */
-import { type Hex, concatHex, encodePacked, keccak256, numberToHex, size } from 'viem';
+import { type Hex, concatHex, encodePacked, numberToHex, size } from 'viem';
+import { keccak256 } from './keccak.js';
 import type { MandateOutput, SolveParams, StandardOrder } from './order.js';
 
 function lengthPrefixed(data: Hex): Hex {

@@ -3,7 +3,8 @@
  * Mirrors contracts/src/types/StandardOrder.sol and OrderHashLib.orderIdentifier exactly; the integration
  * test compares `orderIdentifier` with the deployed settler's `orderIdentifier(order)`.
  */
-import { type Address, type Hex, encodeAbiParameters, encodePacked, getAddress, keccak256, pad, size, sliceHex } from 'viem';
+import { type Address, type Hex, encodeAbiParameters, encodePacked, getAddress, pad, size, sliceHex } from 'viem';
+import { keccak256 } from './keccak.js';
 
 export const CANONICAL_PERMIT2: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3';
 

@@ -5,12 +5,12 @@ import {
   getAddress,
   type Hex,
   hexToBytes,
-  keccak256,
   recoverAddress,
   type Signature,
   serializeTransaction,
   type TransactionSerializableEIP1559,
 } from 'viem';
+import { keccak256 } from './keccak.js';
 import { signTransaction as viemSignTransaction } from 'viem/accounts';
 
 /**

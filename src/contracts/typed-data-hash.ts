@@ -4,7 +4,8 @@
  * JavaScript showed in the service's profile of a settled order. This is the same algorithm, step for step (viem's
  * validation, field encoding and ABI encoding), except that a type hash is looked up by its type string.
  */
-import { concat, encodeAbiParameters, getTypesForEIP712Domain, type Hex, keccak256, toHex, validateTypedData } from 'viem';
+import { concat, encodeAbiParameters, getTypesForEIP712Domain, type Hex, toHex, validateTypedData } from 'viem';
+import { keccak256 } from './keccak.js';
 
 type Field = { name: string; type: string };
 type Types = Record<string, readonly Field[]>;

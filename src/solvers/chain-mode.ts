@@ -4,7 +4,8 @@
  * inside another solver's exclusive window, only order types it knows), waits for the origin's input oracle to
  * prove its fill (`isProven`) and claims with `finalise`.
  */
-import { type Hex, getAddress, keccak256 } from 'viem';
+import { type Hex, getAddress } from 'viem';
+import { keccak256 } from '../contracts/keccak.js';
 import { InputOracleArtifact } from '../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../contracts/artifacts/InputSettlerEscrow.js';
 import type { ChainInfo } from '../contracts/deployment.js';

@@ -13,7 +13,6 @@ import {
   encodeFunctionData,
   erc20Abi,
   type Hex,
-  keccak256,
   maxUint256,
   parseEventLogs,
   type PublicClient,
@@ -27,6 +26,7 @@ import {
   TimeoutError,
   SocketClosedError,
 } from 'viem';
+import { keccak256 } from '../contracts/keccak.js';
 import { privateKeyToAccount } from 'viem/accounts';
 import { InputSettlerCompactArtifact, InputSettlerEscrowArtifact, OutputSettlerArtifact } from '../contracts/artifacts/index.js';
 import { addressToBytes32, bytes32ToAddress, type LockType, type SolveParams, type StandardOrder, toAbiOrder } from '../contracts/order.js';

@@ -1,4 +1,4 @@
-import { keccak256 } from 'viem';
+import { keccak256 } from '../../contracts/keccak.js';
 import type { EvidenceModule } from '../evidence/module.js';
 import { MaintenanceError } from '../errors/api-errors.js';
 import type { RequestGate, ServiceContext, ServiceModule } from '../module.js';

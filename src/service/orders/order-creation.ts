@@ -1,4 +1,5 @@
-import { type Hex, keccak256 } from 'viem';
+import type { Hex } from 'viem';
+import { keccak256 } from '../../contracts/keccak.js';
 import type { CheckType } from '../compliance/screening.js';
 import { Keeper } from '../settlement/keeper.js';
 import type { AfterCommit } from '../settlement/relayer.js';

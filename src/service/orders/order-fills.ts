@@ -1,4 +1,5 @@
-import { type Hex, getAddress, keccak256 } from 'viem';
+import { type Hex, getAddress } from 'viem';
+import { keccak256 } from '../../contracts/keccak.js';
 import { compactClaimSignatures } from '../../contracts/encoders.js';
 import { outputHash } from '../../contracts/fill.js';
 import { type MandateOutput, bytes32ToAddress } from '../../contracts/order.js';

@@ -3,7 +3,8 @@
  * the idempotency record of the watchers (a log is processed once per (chain, tx, log index)) and the evidence
  * orders derive Filled, Attested, Claimed and Refunded from: order state is driven by the chains, never faked.
  */
-import { type Address, type Hex, getAddress, keccak256 } from 'viem';
+import { type Address, type Hex, getAddress } from 'viem';
+import { keccak256 } from '../../contracts/keccak.js';
 import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';

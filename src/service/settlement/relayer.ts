@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { type Address, type Hex, keccak256 } from 'viem';
+import type { Address, Hex } from 'viem';
+import { keccak256 } from '../../contracts/keccak.js';
 import { privateKeyToAddress } from 'viem/accounts';
 import { signEip1559Transaction } from '../../contracts/secp256k1.js';
 import type { Clock } from '../../clock/index.js';
