@@ -49,21 +49,19 @@ function threadName(tid) {
   }
 }
 
-/** CPU milliseconds of every thread of this process, by task id (the profiler's thread left out). */
-export function processThreadsCpuMs() {
+/**
+ * CPU milliseconds of every thread of this process by task id, the profiler's thread left out, and that thread's
+ * apart (it starts with the profile, so all of its CPU is the profile's).
+ */
+function threadsCpuMs() {
   const threads = new Map();
+  let profilerMs = 0;
   for (const tid of readdirSync('/proc/self/task')) {
-    if (threadName(tid) === PROFILER_THREAD) continue;
-    threads.set(Number(tid), statCpuMs(`/proc/self/task/${tid}/stat`));
+    const ms = statCpuMs(`/proc/self/task/${tid}/stat`);
+    if (threadName(tid) === PROFILER_THREAD) profilerMs += ms;
+    else threads.set(Number(tid), ms);
   }
-  return threads;
-}
-
-/** CPU milliseconds of the profiler's thread, if one runs (it starts with the profile, so all of it is the profile's). */
-export function profilerThreadCpuMs() {
-  let ms = 0;
-  for (const tid of readdirSync('/proc/self/task')) if (threadName(tid) === PROFILER_THREAD) ms += statCpuMs(`/proc/self/task/${tid}/stat`);
-  return ms;
+  return { threads, profilerMs };
 }
 
 /** Process ids of every descendant of `pid` (the anvils, a Postgres server, cluster workers). */
@@ -99,7 +97,7 @@ export function processCpuMs(pid) {
  */
 export function cpuSnapshot() {
   const children = new Map(descendants().map((pid) => [pid, processCpuMs(pid)]));
-  return { threads: processThreadsCpuMs(), children, profilerMs: profilerThreadCpuMs() };
+  return { ...threadsCpuMs(), children };
 }
 
 export function cpuSince(before) {

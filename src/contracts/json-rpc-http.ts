@@ -19,11 +19,13 @@ export class JsonRpcNoAnswer extends Error {
   override readonly name = 'JsonRpcNoAnswer';
   constructor(
     readonly reason: 'connection' | 'timeout' | 'not-json',
-    message: string,
+    readonly method: string,
+    /** What happened, without the method (the message is `<method>: <detail>`). */
+    readonly detail: string,
     readonly status?: number,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(`${method}: ${detail}`, options);
   }
 }
 
@@ -36,8 +38,8 @@ export interface JsonRpcHttp {
 /**
  * JSON-RPC over node's http client with keep-alive sockets. `fetch` (undici, web streams, a `Request` per call)
  * costs 2–3 times the CPU per call of a plain `http.request` (0.39–0.67 against 0.12–0.20 ms per `eth_getBalance`
- * to a local anvil), and both the service's settlement engine and the reference solvers make several calls per
- * order. The service and the solvers each turn the outcome into the errors their callers expect.
+ * to a local anvil). The devnet's client, the settlement engine and the reference solvers are built on it, each
+ * turning the outcome into the errors its callers expect.
  */
 export function jsonRpcHttp(url: string, options: { timeoutMs?: number; sockets?: number } = {}): JsonRpcHttp {
   const target = new URL(url);
@@ -75,17 +77,13 @@ export function jsonRpcHttp(url: string, options: { timeoutMs?: number; sockets?
                 parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
               } catch {
                 reject(
-                  new JsonRpcNoAnswer('not-json', `${method}: HTTP ${res.statusCode ?? '?'} with a body that is not JSON`, res.statusCode),
+                  new JsonRpcNoAnswer('not-json', method, `HTTP ${res.statusCode ?? '?'} with a body that is not JSON`, res.statusCode),
                 );
                 return;
               }
               if (parsed === null || typeof parsed !== 'object') {
                 reject(
-                  new JsonRpcNoAnswer(
-                    'not-json',
-                    `${method}: HTTP ${res.statusCode ?? '?'} with a body that is not JSON-RPC`,
-                    res.statusCode,
-                  ),
+                  new JsonRpcNoAnswer('not-json', method, `HTTP ${res.statusCode ?? '?'} with a body that is not JSON-RPC`, res.statusCode),
                 );
               } else if (parsed.error) {
                 resolve({
@@ -97,17 +95,15 @@ export function jsonRpcHttp(url: string, options: { timeoutMs?: number; sockets?
                 });
               } else resolve({ result: parsed.result ?? null });
             });
-            res.on('error', (error) =>
-              reject(new JsonRpcNoAnswer('connection', `${method}: ${error.message}`, res.statusCode, { cause: error })),
-            );
+            res.on('error', (error) => reject(new JsonRpcNoAnswer('connection', method, error.message, res.statusCode, { cause: error })));
           },
         );
-        req.on('timeout', () => req.destroy(new JsonRpcNoAnswer('timeout', `${method}: timed out`)));
+        req.on('timeout', () => req.destroy(new JsonRpcNoAnswer('timeout', method, 'timed out')));
         req.on('error', (error) =>
           reject(
             error instanceof JsonRpcNoAnswer
               ? error
-              : new JsonRpcNoAnswer('connection', `${method}: ${error.message}`, undefined, { cause: error }),
+              : new JsonRpcNoAnswer('connection', method, error.message, undefined, { cause: error }),
           ),
         );
         req.end(body);

@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { trimHistory } from './chain-state.js';
+import { ANVIL_MNEMONIC } from './accounts.js';
+import { startAnvilProcess } from './anvil.js';
+import { KEPT_BLOCKS, trimHistory } from './chain-state.js';
+import { createRpcClient } from './rpc.js';
 import { startDevnet } from './devnet.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-trim-'));
@@ -47,9 +50,6 @@ describe('saved chain state', () => {
 
 describe('a running chain', () => {
   it('answers the receipts of its last KEPT_BLOCKS blocks and forgets older ones, as a saved state does', async () => {
-    const { startAnvilProcess } = await import('./anvil.js');
-    const { ANVIL_MNEMONIC } = await import('./accounts.js');
-    const { KEPT_BLOCKS } = await import('./chain-state.js');
     const anvil = await startAnvilProcess({
       name: 'keeper',
       chainId: 31_998,
@@ -59,32 +59,26 @@ describe('a running chain', () => {
       mnemonic: ANVIL_MNEMONIC,
       accounts: 1,
     });
+    const rpc = createRpcClient(anvil.rpcUrl);
     try {
-      const call = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-        const response = await fetch(anvil.rpcUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-        });
-        return ((await response.json()) as { result: T }).result;
-      };
-      const [from] = await call<string[]>('eth_accounts');
+      const [from] = await rpc.call<string[]>('eth_accounts');
       const send = () =>
-        call<{ transactionHash: string; blockNumber: string }>('eth_sendTransactionSync', [
+        rpc.call<{ transactionHash: string; blockNumber: string }>('eth_sendTransactionSync', [
           { from, to: '0x000000000000000000000000000000000000dEaD', value: '0x1', gas: '0x5208' },
         ]);
       const old = await send();
       const kept = await send();
       // Blocks after `old`'s: KEPT_BLOCKS - 1 more keep it (it is within the last KEPT_BLOCKS), one more drops it.
-      await call('anvil_mine', [`0x${(KEPT_BLOCKS - 2).toString(16)}`]);
-      expect(await call('eth_getTransactionReceipt', [old.transactionHash])).not.toBeNull();
-      await call('anvil_mine', ['0x1']);
-      expect(await call('eth_getTransactionReceipt', [old.transactionHash])).toBeNull();
-      const receipt = await call<{ blockNumber: string } | null>('eth_getTransactionReceipt', [kept.transactionHash]);
+      await rpc.call('anvil_mine', [`0x${(KEPT_BLOCKS - 2).toString(16)}`]);
+      expect(await rpc.call('eth_getTransactionReceipt', [old.transactionHash])).not.toBeNull();
+      await rpc.call('anvil_mine', ['0x1']);
+      expect(await rpc.call('eth_getTransactionReceipt', [old.transactionHash])).toBeNull();
+      const receipt = await rpc.call<{ blockNumber: string } | null>('eth_getTransactionReceipt', [kept.transactionHash]);
       expect(receipt?.blockNumber).toBe(kept.blockNumber);
       // The block itself stays (its header answers), only its transactions and receipts go.
-      expect(await call('eth_getBlockByNumber', [old.blockNumber, false])).not.toBeNull();
+      expect(await rpc.call('eth_getBlockByNumber', [old.blockNumber, false])).not.toBeNull();
     } finally {
+      rpc.close();
       await anvil.stop();
     }
   }, 60_000);

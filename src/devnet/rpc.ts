@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
 import { BaseError } from '../contracts/errors/base-error.js';
+import { type JsonRpcAnswer, JsonRpcNoAnswer, jsonRpcHttp } from '../contracts/json-rpc-http.js';
 
 /**
  * A minimal JSON-RPC client for talking to our own anvils. Start-up is on the hot path of `sandbox up`, and
@@ -23,53 +23,21 @@ export interface RpcClient {
   close(): void;
 }
 
-interface JsonRpcResponse {
-  result?: unknown;
-  error?: { code?: number; message?: string };
-}
-
 export function createRpcClient(url: string): RpcClient {
-  const agent = new Agent({ keepAlive: true, maxSockets: 4 });
-  const target = new URL(url);
-  let nextId = 1;
+  const rpc = jsonRpcHttp(url, { sockets: 4, timeoutMs: 30_000 });
 
-  function call<T>(method: string, params: readonly unknown[] = [], options: { timeoutMs?: number } = {}): Promise<T> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params });
-    return new Promise<T>((resolve, reject) => {
-      const req = request(
-        {
-          agent,
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-          timeout: options.timeoutMs ?? 30_000,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => {
-            let parsed: JsonRpcResponse;
-            try {
-              parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonRpcResponse;
-            } catch {
-              reject(new RpcError(method, `HTTP ${res.statusCode ?? '?'} with a body that is not JSON`));
-              return;
-            }
-            if (parsed.error) reject(new RpcError(method, parsed.error.message ?? 'error', parsed.error.code));
-            else resolve(parsed.result as T);
-          });
-          res.on('error', (error) => reject(new RpcError(method, error.message)));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (error) => reject(new RpcError(method, error.message)));
-      req.end(body);
-    });
+  async function call<T>(method: string, params: readonly unknown[] = [], options: { timeoutMs?: number } = {}): Promise<T> {
+    let answer: JsonRpcAnswer;
+    try {
+      answer = await rpc.call(method, params, options);
+    } catch (error) {
+      throw error instanceof JsonRpcNoAnswer ? new RpcError(method, error.detail) : error;
+    }
+    if (answer.error !== undefined) throw new RpcError(method, answer.error.message, answer.error.code);
+    return answer.result as T;
   }
 
-  return { url, call, close: () => agent.destroy() };
+  return { url, call, close: () => rpc.close() };
 }
 
 export const toQuantity = (value: bigint | number): `0x${string}` => `0x${value.toString(16)}`;
