@@ -22,7 +22,7 @@ export const description = 'settled lifecycles/s, quote → claim, 3 solvers, vs
 
 const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 150);
 const IN_FLIGHT = Number(process.env.BENCH_SETTLEMENT_IN_FLIGHT ?? 12);
-const WARM_UP = 10;
+const WARM_UP = Number(process.env.BENCH_SETTLEMENT_WARM_UP ?? 10);
 /** Which rows to run (comma-separated: reference, minimal, postgres, cluster); all by default. */
 const ROWS = new Set((process.env.BENCH_SETTLEMENT_ROWS ?? 'reference,minimal,postgres,cluster').split(','));
 const GOAL_RATIO = 0.8;
@@ -267,7 +267,10 @@ export async function run() {
     load === undefined
       ? ''
       : `; service thread busy ${(load.serviceThreadBusy * 100).toFixed(0)} %; relayer send lanes busy: ${load.lanes
-          .map((l) => `${l.lane} ${(l.busy * 100).toFixed(0)} % (${l.msPerTask.toFixed(1)} ms per send)`)
+          .map(
+            (l) =>
+              `${l.lane} ${(l.busy * 100).toFixed(0)} % (${l.msPerTask.toFixed(1)} ms per send, ${(l.tasks / ORDERS).toFixed(2)} sends per order)`,
+          )
           .join(', ')}`;
 
   /**

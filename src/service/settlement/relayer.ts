@@ -6,6 +6,7 @@ import { signEip1559Transaction } from '../../contracts/secp256k1.js';
 import type { Clock } from '../../clock/index.js';
 import type { SettlementChain } from './chains.js';
 import type { RelayRecord, RelayRepository, RelayRequest, SignedRelay } from './relay-repository.js';
+import { type OracleLeg, oracleBatchCalldata, oracleLegOf } from './transactions.js';
 
 /** What became of a relayed transaction. */
 export interface RelayOutcome {
@@ -106,6 +107,8 @@ export class AccountRelayer implements Relayer {
   private retryTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private readonly lane: RelayLaneStats = { tasks: 0, busyMs: 0 };
+  /** Oracle legs whose shared transaction reverted: each is sent on its own until it is recorded. */
+  private readonly alone = new Set<number>();
 
   constructor(private readonly deps: RelayerDeps) {
     this.address = privateKeyToAddress(deps.privateKey);
@@ -184,6 +187,8 @@ export class AccountRelayer implements Relayer {
       try {
         do {
           this.drainAgain = false;
+          // Oracle legs that may share a transaction wait here until the run of them ends (see OracleBatch).
+          let batch: OracleBatch | undefined;
           for (const relay of this.deps.relays.queued(this.chainId, this.address)) {
             if (this.stopped) return;
             const gate = this.deps.gate?.(relay) ?? { action: 'send' };
@@ -195,13 +200,13 @@ export class AccountRelayer implements Relayer {
               else this.deps.commit(() => this.deps.relays.markOutcome(relay.id, 'dropped', this.deps.clock.now(), { error }));
               continue;
             }
-            await this.exclusive(async () => {
-              const signed = await this.sign(relay, this.next);
-              if (DURABLE_KINDS.has(relay.kind)) this.deps.commit(() => this.deps.relays.markSent(relay.id, signed, this.deps.clock.now()));
-              this.next += 1;
-              await this.broadcast({ ...relay, ...signed });
-            });
+            const leg = this.legOf(relay);
+            if (leg !== undefined && batch !== undefined && batch.add(relay, leg)) continue;
+            if (batch !== undefined) await this.sendBatch(batch);
+            batch = leg === undefined ? undefined : new OracleBatch(relay, leg);
+            if (batch === undefined) await this.sendOne(relay);
           }
+          if (batch !== undefined && !this.stopped) await this.sendBatch(batch);
         } while (this.drainAgain && !this.stopped);
       } catch (error) {
         this.deps.logger.error({ err: error, chainId: this.chainId, account: this.address }, 'relay queue failed; retrying');
@@ -210,6 +215,78 @@ export class AccountRelayer implements Relayer {
         this.draining = undefined;
       }
     })();
+  }
+
+  private sendOne(relay: RelayRecord): Promise<void> {
+    return this.exclusive(async () => {
+      const signed = await this.sign(relay, this.next);
+      if (DURABLE_KINDS.has(relay.kind)) this.deps.commit(() => this.deps.relays.markSent(relay.id, signed, this.deps.clock.now()));
+      this.next += 1;
+      await this.broadcast({ ...relay, ...signed });
+    });
+  }
+
+  /** An oracle leg that may share a transaction with the legs queued beside it, or undefined. */
+  private legOf(relay: RelayRecord): OracleLeg | undefined {
+    if ((relay.kind !== 'oracle.submit' && relay.kind !== 'oracle.receive') || this.alone.has(relay.id)) return undefined;
+    return oracleLegOf(relay.kind, relay.to, relay.data);
+  }
+
+  /**
+   * Sends a run of oracle legs as one transaction carrying all their payloads (one alone goes as it is). Mined, each
+   * leg is recorded with it in one commit, as if it had been sent alone. Reverted (`submit` refuses all when the
+   * settler did not record one of the fills), none is recorded: each goes again on its own, where a refusal is that
+   * leg's own outcome and counts as its attempt. Not decided (the chain did not answer), they stay queued and go
+   * again after recovery, as a single leg would (the oracle's legs are harmless to repeat).
+   */
+  private async sendBatch(batch: OracleBatch): Promise<void> {
+    if (batch.relays.length === 1) return this.sendOne(batch.relays[0]!);
+    const [first] = batch.relays as [RelayRecord, ...RelayRecord[]];
+    const request = {
+      to: first.to,
+      data: oracleBatchCalldata(first.kind as 'oracle.submit' | 'oracle.receive', first.data, batch.legs),
+      gas: batch.relays.reduce((sum, relay) => sum + relay.gas, 0n),
+    };
+    await this.exclusive(async () => {
+      let signed = await this.sign(request, this.next);
+      this.next += 1;
+      for (let attempt = 0; ; attempt++) {
+        let receipt: RawReceipt | undefined;
+        try {
+          receipt = (await this.deps.chain.client.request({
+            method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction',
+            params: [signed.rawTx],
+          })) as unknown as RawReceipt;
+        } catch (error) {
+          const message = errorText(error);
+          if (/base fee|fee cap|underpriced/i.test(message) && attempt < 2) {
+            await this.feeCaps(true);
+            signed = await this.sign(request, signed.nonce);
+            continue;
+          }
+          receipt = await this.receipt(signed.txHash).catch(() => undefined);
+          if (receipt === undefined) {
+            this.deps.logger.warn(
+              { err: error, relays: batch.relays.map((r) => r.id), kind: first.kind },
+              'oracle batch broadcast failed; retrying',
+            );
+            this.scheduleRetry();
+            return;
+          }
+        }
+        if (receipt.status !== '0x1') {
+          this.deps.logger.warn(
+            { relays: batch.relays.map((r) => r.id), kind: first.kind, txHash: signed.txHash },
+            'oracle batch reverted; its legs go again one by one',
+          );
+          for (const relay of batch.relays) this.alone.add(relay.id);
+          this.drainAgain = true;
+          return;
+        }
+        this.recordMined(batch.relays, { status: 'mined', blockNumber: Number(receipt.blockNumber) }, receipt.logs ?? [], signed);
+        return;
+      }
+    });
   }
 
   /** The lane's counters so far (a copy). */
@@ -302,23 +379,49 @@ export class AccountRelayer implements Relayer {
 
   private record(relay: RelayRecord, outcome: RelayOutcome, logs: RawReceipt['logs'] = [], signed?: SignedRelay): void {
     const effects = this.deps.commit(() => {
-      const current = this.deps.relays.get(relay.id);
-      // Already settled (a watcher or an earlier attempt got there first): report once only.
-      if (current === undefined || (current.status !== 'sent' && current.status !== 'queued')) return [];
-      this.deps.relays.markOutcome(relay.id, outcome.status, this.deps.clock.now(), {
-        ...(outcome.blockNumber === undefined ? {} : { blockNumber: outcome.blockNumber }),
-        ...(outcome.error === undefined ? {} : { error: outcome.error }),
-        ...(signed === undefined ? {} : { signed: { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash } }),
-      });
-      const settled = {
-        ...current,
-        status: outcome.status,
-        ...(signed === undefined ? {} : { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash }),
-      };
-      return this.deps.onOutcome(settled, outcome, logs);
+      const current = this.unsettled(relay);
+      return current === undefined ? [] : this.settleRecord(current, outcome, logs, signed);
     });
     if (outcome.status === 'reverted')
       this.deps.logger.warn({ relay: relay.id, kind: relay.kind, key: relay.key }, 'relayed transaction reverted');
+    this.runEffects(effects);
+  }
+
+  /**
+   * The legs one mined transaction carried, recorded in one commit. The receipt's logs go with the last leg
+   * recorded: every leg's listeners have run when its facts are processed, as with one leg alone.
+   */
+  private recordMined(relays: readonly RelayRecord[], outcome: RelayOutcome, logs: RawReceipt['logs'], signed: SignedRelay): void {
+    const effects = this.deps.commit(() => {
+      const live = relays.map((relay) => this.unsettled(relay)).filter((relay) => relay !== undefined);
+      return live.flatMap((current, i) => this.settleRecord(current, outcome, i === live.length - 1 ? logs : [], signed));
+    });
+    for (const relay of relays) this.alone.delete(relay.id);
+    this.runEffects(effects);
+  }
+
+  /** The relay as stored now, unless it is settled already (a watcher or an earlier attempt got there first). */
+  private unsettled(relay: RelayRecord): RelayRecord | undefined {
+    const current = this.deps.relays.get(relay.id);
+    return current === undefined || (current.status !== 'sent' && current.status !== 'queued') ? undefined : current;
+  }
+
+  private settleRecord(current: RelayRecord, outcome: RelayOutcome, logs: RawReceipt['logs'], signed?: SignedRelay): AfterCommit[] {
+    this.deps.relays.markOutcome(current.id, outcome.status, this.deps.clock.now(), {
+      ...(outcome.blockNumber === undefined ? {} : { blockNumber: outcome.blockNumber }),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...(signed === undefined ? {} : { signed: { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash } }),
+    });
+    this.alone.delete(current.id);
+    const settled = {
+      ...current,
+      status: outcome.status,
+      ...(signed === undefined ? {} : { nonce: signed.nonce, rawTx: signed.rawTx, txHash: signed.txHash }),
+    };
+    return this.deps.onOutcome(settled, outcome, logs);
+  }
+
+  private runEffects(effects: readonly AfterCommit[]): void {
     for (const effect of effects) {
       void Promise.resolve()
         .then(effect)
@@ -389,4 +492,29 @@ function errorText(error: unknown): string {
     return `${error.message} ${details}`;
   }
   return String(error);
+}
+
+/** Most oracle legs one transaction carries: a block's gas limit is far above it, and a revert wastes one send. */
+export const ORACLE_BATCH_LIMIT = 16;
+
+/**
+ * A run of queued oracle legs of one account that can go in one transaction: the same function of the same
+ * contract with the same arguments but the payloads, one after the other in the queue (relays a fault switch holds
+ * are skipped, as they are when sent one by one).
+ */
+class OracleBatch {
+  readonly relays: RelayRecord[];
+  readonly legs: OracleLeg[];
+
+  constructor(relay: RelayRecord, leg: OracleLeg) {
+    this.relays = [relay];
+    this.legs = [leg];
+  }
+
+  add(relay: RelayRecord, leg: OracleLeg): boolean {
+    if (leg.batchKey !== this.legs[0]!.batchKey || this.relays.length >= ORACLE_BATCH_LIMIT) return false;
+    this.relays.push(relay);
+    this.legs.push(leg);
+    return true;
+  }
 }

@@ -2,7 +2,7 @@
  * Calldata of every transaction the engine sends: the taker's deposit, the two legs of the oracle relay and the
  * keeper's refund. Pure functions: which account sends them and when is the engine's business.
  */
-import { type Address, type Hex, encodeFunctionData } from 'viem';
+import { type Address, type Hex, decodeFunctionData, encodeFunctionData } from 'viem';
 import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
@@ -51,4 +51,51 @@ export function oracleReceiveCalldata(inputOracle: Address, output: MandateOutpu
       args: [output.chainId, output.oracle, output.settler, [payload]],
     }),
   };
+}
+
+/**
+ * One oracle leg as the relayer can carry it with others: the payload, and what must be equal for two legs to share
+ * one transaction (the contract, and every argument but the payloads). Undefined for calldata that is not one of the
+ * two legs.
+ */
+export interface OracleLeg {
+  batchKey: string;
+  payloads: readonly Hex[];
+}
+
+export function oracleLegOf(kind: 'oracle.submit' | 'oracle.receive', to: Address, data: Hex): OracleLeg | undefined {
+  try {
+    if (kind === 'oracle.submit') {
+      const { functionName, args } = decodeFunctionData({ abi: OutputOracleArtifact.abi, data });
+      if (functionName !== 'submit') return undefined;
+      const [settler, payloads] = args as readonly [Address, readonly Hex[]];
+      return { batchKey: `submit:${to.toLowerCase()}:${settler.toLowerCase()}`, payloads };
+    }
+    const { functionName, args } = decodeFunctionData({ abi: InputOracleArtifact.abi, data });
+    if (functionName !== 'receiveAttestation') return undefined;
+    const [chainId, oracle, settler, payloads] = args as readonly [bigint, Hex, Hex, readonly Hex[]];
+    return { batchKey: `receive:${to.toLowerCase()}:${chainId}:${oracle.toLowerCase()}:${settler.toLowerCase()}`, payloads };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The calldata of several legs with one batch key in one call: both oracle functions take a list of payloads, and
+ * the first leg's calldata names the other arguments. `submit` reverts unless the settler recorded every fill;
+ * `receiveAttestation` records each payload once.
+ */
+export function oracleBatchCalldata(kind: 'oracle.submit' | 'oracle.receive', first: Hex, legs: readonly OracleLeg[]): Hex {
+  const payloads = legs.flatMap((leg) => leg.payloads);
+  if (kind === 'oracle.submit') {
+    const { args } = decodeFunctionData({ abi: OutputOracleArtifact.abi, data: first });
+    return encodeFunctionData({ abi: OutputOracleArtifact.abi, functionName: 'submit', args: [args[0] as Address, payloads] });
+  }
+  const { args } = decodeFunctionData({ abi: InputOracleArtifact.abi, data: first });
+  const [chainId, oracle, settler] = args as readonly [bigint, Hex, Hex, readonly Hex[]];
+  return encodeFunctionData({
+    abi: InputOracleArtifact.abi,
+    functionName: 'receiveAttestation',
+    args: [chainId, oracle, settler, payloads],
+  });
 }

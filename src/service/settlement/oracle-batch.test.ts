@@ -1,0 +1,168 @@
+import { type Address, type Hex, createPublicClient, decodeFunctionData, http } from 'viem';
+import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
+import { TestTaker } from '../../../test/support/settlement/taker.js';
+import { waitForStatus } from '../../../test/support/settlement/wait.js';
+import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
+import type { EvidenceModule } from '../evidence/module.js';
+import type { RelayRecord } from './relay-repository.js';
+import { fillPayload, oracleSubmitCalldata } from './transactions.js';
+
+/**
+ * Oracle legs queued together on one account go in one transaction (`submit` and `receiveAttestation` take a list
+ * of payloads), and each leg is recorded as if it had gone alone. A fault switch holds the legs of several orders so
+ * that they are queued together when it releases them.
+ */
+let h: SettlementHarness;
+let solvers: ReferenceSolvers;
+
+beforeAll(async () => {
+  h = await startSettlementHarness();
+  solvers = await startReferenceSolvers({
+    manifest: { ...h.manifest, api: { url: h.service.url, wsUrl: h.service.wsUrl, workspaceId: h.workspaceId, apiKeys: [h.apiKey] } },
+    count: 1,
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await solvers?.stop();
+  await h?.stop();
+});
+
+beforeEach(async () => {
+  await call('DELETE', '/api/v1/sandbox/faults');
+  await call('POST', '/api/v1/sandbox/relays/release', {});
+});
+
+const AMOUNT = 11_000_000_000n;
+const alpha = () => h.manifest.chains[0]!;
+const beta = () => h.manifest.chains[1]!;
+const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
+  chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
+
+async function call(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${h.service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
+}
+
+async function order(takerIndex: number): Promise<string> {
+  const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
+  const response = await taker.quote({
+    originChainId: alpha().chainId,
+    destinationChainId: beta().chainId,
+    inputToken: usdcOf(alpha()),
+    outputToken: usdcOf(beta()),
+    inputAmount: AMOUNT.toString(),
+    lockType: 'Permit2Escrow',
+    settlementPath: 'direct',
+  });
+  const quote = response.quotes[0]!;
+  const created = await h.rest.createOrder({
+    quoteId: quote.quoteId,
+    signature: await taker.sign(quote.typedData),
+    nonce: quote.nonce!,
+    user: taker.address,
+  });
+  return created.orderId;
+}
+
+/** Places `count` orders whose oracle legs a fault switch holds, and waits until each is Filled and held. */
+async function heldOrders(count: number): Promise<string[]> {
+  const set = await call('POST', '/api/v1/sandbox/faults', { kind: 'relay.hold', relay: 'attestation', count });
+  expect(set.status, JSON.stringify(set.body)).toBe(201);
+  const orderIds: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const orderId = await order(i);
+    await waitForStatus(h.rest, orderId, 'Filled');
+    orderIds.push(orderId);
+  }
+  await h.settlement().engine!.idle();
+  for (const orderId of orderIds) expect(legs(orderId, 'oracle.submit').map((r) => r.status)).toEqual(['queued']);
+  return orderIds;
+}
+
+const legs = (orderId: string, kind: RelayRecord['kind']) =>
+  h
+    .settlement()
+    .engine!.relays.forOrder(orderId)
+    .filter((relay) => relay.kind === kind);
+
+const receiptOf = (chain: { rpcUrl: string }, hash: Hex) =>
+  createPublicClient({ transport: http(chain.rpcUrl) }).getTransactionReceipt({ hash });
+
+function assertSettledOnce(orderId: string): void {
+  const evidence = h.service.module<EvidenceModule>('evidence');
+  expect(evidence.outbox.forOrder(orderId).map((e) => e.envelope.type)).toEqual(['order.created', 'order.settled', 'compliance.event']);
+}
+
+describe('oracle legs share a transaction', () => {
+  it('three legs released together go as one submit and one receiveAttestation; each order settles once', async () => {
+    const orderIds = await heldOrders(3);
+    const released = await call('POST', '/api/v1/sandbox/relays/release', {});
+    expect(released.body.released).toHaveLength(3);
+    for (const orderId of orderIds) await waitForStatus(h.rest, orderId, 'Claimed');
+    await h.settlement().engine!.idle();
+
+    for (const kind of ['oracle.submit', 'oracle.receive'] as const) {
+      const relays = orderIds.map((orderId) => legs(orderId, kind));
+      for (const relay of relays) expect(relay.map((r) => r.status)).toEqual(['mined']);
+      const hashes = new Set(relays.map(([relay]) => relay!.txHash));
+      expect(hashes.size, `${kind}: one transaction for the three legs`).toBe(1);
+      const chain = kind === 'oracle.submit' ? beta() : alpha();
+      const receipt = await receiptOf(chain, [...hashes][0]!);
+      expect(receipt.status).toBe('success');
+      // One event per payload: OutputAttested on the destination; OutputProven and AttestationRecorded on the origin.
+      expect(receipt.logs).toHaveLength(kind === 'oracle.submit' ? 3 : 6);
+      expect(new Set(relays.map(([relay]) => relay!.nonce)).size).toBe(1);
+    }
+    for (const orderId of orderIds) assertSettledOnce(orderId);
+    expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
+  }, 90_000);
+
+  it('a batch the oracle refuses (one leg proves a fill that never happened) is sent again leg by leg: the honest leg lands, the false one reverts alone and is asked for again', async () => {
+    const [honest, tampered] = await heldOrders(2);
+    const engine = h.settlement().engine!;
+    const record = h.orders().orders.get(tampered!)!;
+    const output = record.standardOrder.outputs[0]!;
+    const fake = fillPayload({ solver: `0x${'ab'.repeat(32)}`, timestamp: 1 }, record.onchainOrderId, output);
+    const [queued] = legs(tampered!, 'oracle.submit');
+    h.service.store.transaction(() => engine.relays.replaceData(queued!.id, oracleSubmitCalldata(output, fake).data, Date.now()));
+
+    await call('POST', '/api/v1/sandbox/relays/release', {});
+    await waitForStatus(h.rest, honest!, 'Claimed');
+    await waitForStatus(h.rest, tampered!, 'Claimed');
+    await engine.idle();
+
+    const [honestSubmit] = legs(honest!, 'oracle.submit');
+    const tamperedSubmits = legs(tampered!, 'oracle.submit');
+    expect(honestSubmit!.status).toBe('mined');
+    // The false leg reverted on its own (its own transaction, not the honest one's), and its second attempt carried
+    // the fill the settler recorded.
+    expect(tamperedSubmits.map((r) => [r.key.includes('#'), r.status])).toEqual([
+      [false, 'reverted'],
+      [true, 'mined'],
+    ]);
+    expect(tamperedSubmits[0]!.txHash).not.toBe(honestSubmit!.txHash);
+    // The transaction that carried both legs was mined and reverted, from the nonce just before the first single one.
+    const client = createPublicClient({ transport: http(beta().rpcUrl) });
+    const batchNonce = Math.min(honestSubmit!.nonce!, tamperedSubmits[0]!.nonce!) - 1;
+    const from = Number(honestSubmit!.blockNumber) - 4;
+    let batch: { hash: Hex; input: Hex } | undefined;
+    for (let n = Math.max(0, from); n <= Number(honestSubmit!.blockNumber); n++) {
+      const block = await client.getBlock({ blockNumber: BigInt(n), includeTransactions: true });
+      batch ??= block.transactions.find((tx) => tx.from.toLowerCase() === honestSubmit!.account.toLowerCase() && tx.nonce === batchNonce);
+    }
+    expect(batch, 'the shared transaction').toBeDefined();
+    expect((await receiptOf(beta(), batch!.hash)).status).toBe('reverted');
+    const { args } = decodeFunctionData({ abi: OutputOracleArtifact.abi, data: batch!.input });
+    expect(args[1]).toHaveLength(2);
+    for (const orderId of [honest!, tampered!]) assertSettledOnce(orderId);
+    expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
+  }, 90_000);
+});
