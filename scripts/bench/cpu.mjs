@@ -152,6 +152,8 @@ const COMPONENTS = [
       'service/settlement/engine',
       'service/settlement/keeper',
       'service/settlement/revert-reason',
+      // The engine's JSON-RPC clients to the chains (HTTP or IPC).
+      'contracts/json-rpc-',
     ],
   ],
   [

@@ -22,6 +22,11 @@ export interface ChainInfo {
   chainId: number;
   rpcUrl: string;
   wsUrl: string;
+  /**
+   * The chain's IPC socket on the machine that started it (a sandbox's own anvil), when it has one: the same
+   * JSON-RPC as `rpcUrl`, cheaper per call. Clients on other machines or in containers use `rpcUrl`.
+   */
+  ipcPath?: string;
   /** Contract name → address; the same on every chain (CREATE2), Permit2 at its canonical address. */
   contracts: Record<string, Address>;
   tokens: TokenInfo[];

@@ -29,6 +29,7 @@ export class JsonRpcNoAnswer extends Error {
   }
 }
 
+/** A JSON-RPC client of one node; over HTTP here, over an IPC socket in json-rpc-ipc.ts. */
 export interface JsonRpcHttp {
   /** One JSON-RPC call; rejects with JsonRpcNoAnswer only (an error answer resolves). */
   call(method: string, params: unknown, options?: { timeoutMs?: number }): Promise<JsonRpcAnswer>;

@@ -1,5 +1,7 @@
 import { createAnvil, type Anvil, type CreateAnvilOptions } from '@viem/anvil';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ipcPathFits } from '../contracts/json-rpc-ipc.js';
 import { resolveAnvilBinary } from './anvil-binary.js';
 import { KEPT_BLOCKS } from './chain-state.js';
 import { ChainStartError, PortInUseError } from './errors.js';
@@ -40,6 +42,11 @@ export interface AnvilProcess {
   readonly port: number;
   readonly rpcUrl: string;
   readonly wsUrl: string;
+  /**
+   * anvil's IPC socket (JSON-RPC without HTTP, for clients on this machine), in the chain's cache folder; undefined
+   * when that folder's path is too long for a socket address.
+   */
+  readonly ipcPath: string | undefined;
   /** pid of the anvil process itself. */
   readonly pid: number | undefined;
   /** pid of the watchdog wrapper that owns anvil. */
@@ -62,6 +69,14 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
   let exited = false;
   const exitListeners: Array<(code: number | undefined) => void> = [];
 
+  // The socket lives in the cache folder, which is removed when the chain stops (by the watchdog too).
+  const socketPath = join(options.cachePath, 'anvil.ipc');
+  const ipcPath = ipcPathFits(socketPath) ? socketPath : undefined;
+  if (ipcPath !== undefined) {
+    mkdirSync(options.cachePath, { recursive: true });
+    // A socket left by a chain that was killed would stop this one from listening.
+    rmSync(ipcPath, { force: true });
+  }
   const anvilOptions = {
     host: options.host ?? HOST,
     port: options.port,
@@ -71,6 +86,7 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
     loadState: options.loadStatePath,
     cachePath: options.cachePath,
     color: 'never',
+    ...(ipcPath === undefined ? {} : { ipc: ipcPath }),
     ...PERFORMANCE_FLAGS,
   };
   const createOptions: CreateAnvilOptions = {
@@ -129,6 +145,7 @@ export async function startAnvilProcess(options: AnvilProcessOptions): Promise<A
     get wsUrl() {
       return `ws://${HOST}:${port}`;
     },
+    ipcPath,
     get pid() {
       return pids?.anvil;
     },

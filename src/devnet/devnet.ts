@@ -261,6 +261,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
         chainId: process.chainId,
         rpcUrl: process.rpcUrl,
         wsUrl: process.wsUrl,
+        ...(process.ipcPath === undefined ? {} : { ipcPath: process.ipcPath }),
         contracts: { ...description.contracts },
         tokens: description.tokens.map((t) => ({ ...t })),
       },

@@ -13,7 +13,7 @@ export interface SettlementContracts {
   allocator: Address;
 }
 
-/** One chain as the engine sees it: an HTTP client for calls and sends, the WebSocket URL for watching. */
+/** One chain as the engine sees it: a client for calls and sends (IPC or HTTP), the WebSocket URL for watching. */
 export interface SettlementChain {
   chainId: number;
   name: string;
@@ -46,10 +46,10 @@ export function settlementChains(
     if (entries.some(([, address]) => address === undefined)) continue;
     const contracts = Object.fromEntries(entries.map(([key, address]) => [key, getAddress(address!)])) as unknown as SettlementContracts;
     const beforeCall = options.beforeCall;
-    const { transport, close } = keepAliveTransport(
-      info.rpcUrl,
-      beforeCall === undefined ? {} : { beforeCall: (method) => beforeCall(info.chainId, method) },
-    );
+    const { transport, close } = keepAliveTransport(info.rpcUrl, {
+      ipcPath: info.ipcPath,
+      ...(beforeCall === undefined ? {} : { beforeCall: (method: string) => beforeCall(info.chainId, method) }),
+    });
     chains.push({
       chainId: info.chainId,
       name: info.name,

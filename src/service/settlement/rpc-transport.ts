@@ -1,6 +1,7 @@
 import { type Transport, custom } from 'viem';
 import { BaseError } from '../../contracts/errors/base-error.js';
-import { type JsonRpcAnswer, JsonRpcNoAnswer, jsonRpcHttp } from '../../contracts/json-rpc-http.js';
+import { type JsonRpcAnswer, JsonRpcNoAnswer } from '../../contracts/json-rpc-http.js';
+import { jsonRpcLocal } from '../../contracts/json-rpc-ipc.js';
 
 /** A JSON-RPC error as EIP-1193 providers throw it, so that viem maps it (reverts keep their `data`). */
 class ProviderRpcError extends BaseError<number> {
@@ -32,19 +33,22 @@ export function isChainUnreachable(error: unknown): boolean {
 }
 
 /**
- * viem transport over node's http client with keep-alive sockets (`jsonRpcHttp`): the settlement engine makes a few
- * JSON-RPC calls per order on its hot path, and the service shares one core with everything else in a sandbox.
+ * viem transport over node's http client with keep-alive sockets (`jsonRpcHttp`), or over the node's IPC socket
+ * when it has one on this machine (`jsonRpcLocal`): the settlement engine makes a few JSON-RPC calls per order on
+ * its hot path, and the service shares one core with everything else in a sandbox.
  */
 export function keepAliveTransport(
   url: string,
   options: {
     timeoutMs?: number;
     sockets?: number;
+    /** The node's IPC socket (a sandbox's own chain): used while it answers, `url` otherwise. */
+    ipcPath?: string | undefined;
     /** Runs before every call; may delay it or throw instead of sending it (the sandbox's RPC fault switches). */
     beforeCall?: (method: string) => Promise<void> | void;
   } = {},
 ): { transport: Transport; close(): void } {
-  const rpc = jsonRpcHttp(url, options);
+  const rpc = jsonRpcLocal(options.ipcPath, url, options);
   const call = async (method: string, params: unknown): Promise<unknown> => {
     let answer: JsonRpcAnswer;
     try {
