@@ -61,7 +61,15 @@ export function parseRpcOverride(value: string): [number, string] {
   return [chainId, url];
 }
 
-/** The chains with the caller's RPC URLs in place of the target's own. */
+/**
+ * The chains with the caller's RPC URLs in place of the target's own. A chain's IPC socket (`ipcPath`) is another
+ * way to the node the target named, so an overridden chain drops it: nothing may reach the chain around the URL.
+ */
 export function withRpcOverrides(chains: readonly SandboxFileChain[], overrides: ReadonlyMap<number, string>): SandboxFileChain[] {
-  return chains.map((chain) => (overrides.has(chain.chainId) ? { ...chain, rpcUrl: overrides.get(chain.chainId)! } : chain));
+  return chains.map((chain) => {
+    const url = overrides.get(chain.chainId);
+    if (url === undefined) return chain;
+    const { ipcPath: _socket, ...rest } = chain as SandboxFileChain & { ipcPath?: string };
+    return { ...rest, rpcUrl: url };
+  });
 }

@@ -1,5 +1,6 @@
 import { HttpRequestError, RpcRequestError, TimeoutError, type Transport, custom } from 'viem';
-import { jsonRpcHttp, JsonRpcNoAnswer } from '../contracts/json-rpc-http.js';
+import { JsonRpcNoAnswer } from '../contracts/json-rpc-http.js';
+import { jsonRpcLocal } from '../contracts/json-rpc-ipc.js';
 
 /** A solver's JSON-RPC transport to one chain, and the sockets it keeps. */
 export interface SolverTransport {
@@ -12,10 +13,14 @@ export interface SolverTransport {
  * (`jsonRpcHttp`, a third of `fetch`'s CPU per call), failing with the errors viem's `http` transport raises, which
  * the wallet's outage and refusal handling reads: no answer is an `HttpRequestError` (a `TimeoutError` after the
  * timeout), an error answer an `RpcRequestError` with the node's code, message and data. Retries are viem's, as
- * over `http` (`retryCount`, 3 by default).
+ * over `http` (`retryCount`, 3 by default). With `ipcPath` (a sandbox's own chain, on this machine) the calls go
+ * over the chain's IPC socket while it answers (`jsonRpcLocal`), failing the same way.
  */
-export function solverTransport(url: string, options: { timeoutMs?: number; retryCount?: number } = {}): SolverTransport {
-  const rpc = jsonRpcHttp(url, { timeoutMs: options.timeoutMs ?? 10_000 });
+export function solverTransport(
+  url: string,
+  options: { timeoutMs?: number; retryCount?: number; ipcPath?: string | undefined } = {},
+): SolverTransport {
+  const rpc = jsonRpcLocal(options.ipcPath, url, { timeoutMs: options.timeoutMs ?? 10_000 });
   const transport = custom(
     {
       async request({ method, params }) {

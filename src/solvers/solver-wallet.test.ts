@@ -29,6 +29,14 @@ afterAll(async () => {
 });
 
 const usdc = (chain: ChainInfo): Address => chain.tokens.find((t) => t.symbol === 'USDC')!.address;
+/**
+ * The chain reached through `url` (a proxy in front of it). Its IPC socket is another way to the same node, as its
+ * WebSocket URL is, so it goes too: the wallet would take it around the proxy.
+ */
+function through(chain: ChainInfo, url: string): ChainInfo {
+  const { ipcPath: _socket, ...rest } = chain;
+  return { ...rest, rpcUrl: url };
+}
 
 /** An order that was never opened: claiming it reverts on chain, after the transaction was mined. */
 function unopenedOrder(user: Address): StandardOrder {
@@ -124,9 +132,7 @@ describe('SolverWallet across a chain outage', () => {
   it('sends once the chain is back, and a send lost on its way or on its way back lands exactly once', async () => {
     const relay = new FlakyRpc(destination.rpcUrl);
     await relay.up();
-    const chains = sandbox.manifest.chains.map((chain) =>
-      chain.chainId === destination.chainId ? { ...chain, rpcUrl: relay.url } : chain,
-    );
+    const chains = sandbox.manifest.chains.map((chain) => (chain.chainId === destination.chainId ? through(chain, relay.url) : chain));
     const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
     const recipient = sandbox.manifest.accounts.takers[4]!.address;
     const direct = createPublicClient({ transport: http(destination.rpcUrl) });
@@ -202,7 +208,7 @@ describe('SolverWallet after a send the chain never took', () => {
   it('takes an internal error (-32603) for a lost answer: the same transaction is sent again and lands once', async () => {
     const hop = await losingFirstSend(origin.rpcUrl, 'internal error');
     try {
-      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? { ...c, rpcUrl: hop.url } : c));
+      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? through(c, hop.url) : c));
       const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
       const chain = createPublicClient({ transport: http(origin.rpcUrl) });
       const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
@@ -220,7 +226,7 @@ describe('SolverWallet after a send the chain never took', () => {
   it('sends the same transaction again and reports its outcome, within seconds instead of waiting minutes', async () => {
     const hop = await losingFirstSend(origin.rpcUrl);
     try {
-      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? { ...c, rpcUrl: hop.url } : c));
+      const chains = sandbox.manifest.chains.map((c) => (c.chainId === origin.chainId ? through(c, hop.url) : c));
       const wallet = new SolverWallet(chains, sandbox.manifest.accounts.solvers[2]!.privateKey);
       const chain = createPublicClient({ transport: http(origin.rpcUrl) });
       const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });

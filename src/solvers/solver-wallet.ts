@@ -124,8 +124,9 @@ export class SolverWallet {
     this.identifier = addressToBytes32(account.address);
     for (const info of chains) {
       const chain = viemChain(info);
-      const reads = solverTransport(info.rpcUrl);
-      const sends = solverTransport(info.rpcUrl, { retryCount: 0, timeoutMs: SEND_TIMEOUT_MS });
+      // The sandbox's own chains have an IPC socket on this machine; a chain elsewhere only its URL.
+      const reads = solverTransport(info.rpcUrl, { ipcPath: info.ipcPath });
+      const sends = solverTransport(info.rpcUrl, { retryCount: 0, timeoutMs: SEND_TIMEOUT_MS, ipcPath: info.ipcPath });
       this.chains.set(info.chainId, {
         info,
         public: createPublicClient({ chain, transport: reads.transport, pollingInterval: SANDBOX_POLLING_INTERVAL }) as PublicClient<
