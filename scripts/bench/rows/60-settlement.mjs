@@ -304,6 +304,9 @@ export async function run() {
 
   /** The floor's CPU-ms per order: its sender (this thread), this process's other threads, and the anvils. */
   async function measuredFloor(winners) {
+    // The floor warms up as the service did: the same number of orders first, out of the measurement (the JIT
+    // compiles the floor's code while it runs, as it compiled the service's during its warm-up).
+    await floor(winners.slice(0, WARM_UP), Math.min(WARM_UP, winners.length));
     const from = cpuSnapshot();
     const floorMs = await floor(winners);
     const cpu = cpuSince(from);
@@ -333,7 +336,7 @@ export async function run() {
   };
 
   /** The same transactions from the same accounts, sent straight to the chains. */
-  async function floor(winners) {
+  async function floor(winners, count = ORDERS) {
     const senders = new Map();
     const sender = (key, chain) => {
       const id = `${key}:${chain.chainId}`;
@@ -348,7 +351,7 @@ export async function run() {
       if (receipt.status !== 'success') throw new Error(`floor: ${what} reverted`);
       return receipt;
     };
-    return pool(ORDERS, IN_FLIGHT, async (i, slot) => {
+    return pool(count, IN_FLIGHT, async (i, slot) => {
       const { solver, outputAmount } = winners[i];
       const taker = takers[slot];
       const terms = {

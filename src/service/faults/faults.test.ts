@@ -352,7 +352,10 @@ describe('fault switches: chains', () => {
   }, 60_000);
 
   it('a dropped pre-flight answers 503 chain_unavailable with nothing recorded; the same Idempotency-Key then runs again', async () => {
-    await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.rpc-drop', chain: alpha().chainId, method: 'eth_estimateGas', count: 1 });
+    // A deposit of this shape first, so that the next one's pre-flight is the simulation at the shape's gas limit
+    // (`eth_call`; the first deposit of a shape is estimated, `eth_estimateGas`).
+    await waitForStatus(h.rest, (await order(3)).orderId, 'Claimed');
+    await call('POST', '/api/v1/sandbox/faults', { kind: 'chain.rpc-drop', chain: alpha().chainId, method: 'eth_call', count: 1 });
     const { body } = await signedOrder(4);
     const post = () =>
       fetch(`${h.service.url}/api/v1/orders`, {

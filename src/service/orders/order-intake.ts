@@ -34,6 +34,7 @@ import { newId } from '../store/ids.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import type { OrderRecord, OrderRepository, ScreeningSummary } from './order-repository.js';
 import { checkOrderSignature } from './signature-check.js';
+import { DepositGasLimits, depositShape } from './deposit-gas.js';
 import { type OrderTerms, buildStandardOrder, compactLockTag, onchainOrderId, typedDataFor } from '../../contracts/standard-order.js';
 
 export interface CreateOrderInput {
@@ -81,6 +82,9 @@ interface Prepared {
  * comes once the deposit is mined. Resource-lock orders send nothing: the taker's deposit is verified.
  */
 export class OrderIntake {
+  /** Deposits are simulated once each and estimated once per shape (see DepositGasLimits). */
+  private readonly depositGas = new DepositGasLimits((estimate) => (estimate * 5n) / 4n + (this.deps.engine()?.gas.openHeadroom ?? 0n));
+
   constructor(private readonly deps: IntakeDeps) {}
 
   async create(input: CreateOrderInput, context: IntakeContext): Promise<OrderRecord> {
@@ -275,7 +279,12 @@ export class OrderIntake {
     const relayer = engine.relayer(origin.chainId, 'service');
     let gas: bigint;
     try {
-      gas = await origin.client.estimateGas({ account: relayer.address, to: origin.contracts.inputSettlerEscrow, data });
+      const to = origin.contracts.inputSettlerEscrow;
+      gas = await this.depositGas.limitFor(
+        origin.client,
+        { account: relayer.address, to, data },
+        depositShape(origin.chainId, to, lockType, [quote.inputToken]),
+      );
     } catch (error) {
       throw this.depositError(error, input.nonce);
     }
@@ -283,7 +292,7 @@ export class OrderIntake {
       kind: 'open',
       to: origin.contracts.inputSettlerEscrow,
       data,
-      gas: (gas * 5n) / 4n + engine.gas.openHeadroom,
+      gas,
       unconfirmed: (orderId) =>
         `The deposit of order ${orderId} is signed and recorded, but chain ${origin.chainId} did not confirm it yet; it is retried. Read the order again shortly.`,
       rejected: { param: 'user', message: (reason) => `The deposit reverted on chain: ${reason}.` },
