@@ -173,8 +173,18 @@ export async function run() {
   let transactions;
   await startService(undefined);
 
+  /**
+   * The chains' state now (`evm_snapshot` on each), and going back to it: the floor runs from the state the service's
+   * run started from. A chain costs more CPU per block the more state it holds (docs/devnet.md), so a floor sent
+   * after the service's orders, on chains grown by them, would be charged for them.
+   */
+  const snapshotChains = () => Promise.all(sandbox.chains.map((chain) => chain.rpc.call('evm_snapshot', [])));
+  const revertChains = async (ids) =>
+    (await Promise.all(sandbox.chains.map((chain, i) => chain.rpc.call('evm_revert', [ids[i]])))).every((done) => done === true);
+
   /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
   async function throughService(solverKind) {
+    const chainsAtStart = await snapshotChains();
     const since = await serviceNow();
     const worker = new Worker(join(ROOT, 'scripts/bench/settlement-clients.mjs'), {
       workerData: {
@@ -222,6 +232,7 @@ export async function run() {
       const components = await profile?.stop();
       if (result.error) throw new Error(result.error);
       return {
+        chainsAtStart,
         cpu: cpu === undefined ? undefined : serviceCpu(cpu, clientsThread, components, cpuFrom.load),
         load: measuredFrom === undefined ? undefined : loadSince(measuredFrom),
         breakdown: breakdown(since),
@@ -302,10 +313,28 @@ export async function run() {
     };
   }
 
-  /** The floor's CPU-ms per order: its sender (this thread), this process's other threads, and the anvils. */
-  async function measuredFloor(winners) {
-    // The floor warms up as the service did: the same number of orders first, out of the measurement (the JIT
-    // compiles the floor's code while it runs, as it compiled the service's during its warm-up).
+  /**
+   * The floor's CPU-ms per order: its sender (this thread), this process's other threads, and the anvils. It starts
+   * from the chains' state the service's run started from, and warms up as the service did: the same number of
+   * orders first, out of the measurement (the JIT compiles the floor's code while it runs, as it compiled the
+   * service's during its warm-up). A snapshot is gone once the chains went back to an earlier one: run the floors
+   * in the reverse order of the service runs.
+   */
+  async function measuredFloor(through) {
+    const { winners } = through;
+    const sameState = await revertChains(through.chainsAtStart).catch(() => false);
+    if (sameState) {
+      // The solvers' allowance to the output settler came with their first fill in the service's run: gone with it.
+      const approve = encodeFunctionData({
+        abi: TOKEN_ABI,
+        functionName: 'approve',
+        args: [beta.contracts.OutputSettler, 2n ** 256n - 1n],
+      });
+      for (const key of new Set(winners.map((w) => w.solver.privateKey))) {
+        const approved = await new SerialSender(key, beta.chainId, beta.rpcUrl).send(usdc(beta), approve, 100_000n);
+        if (approved.status !== 'success') throw new Error('floor: solver approve reverted');
+      }
+    }
     await floor(winners.slice(0, WARM_UP), Math.min(WARM_UP, winners.length));
     const from = cpuSnapshot();
     const floorMs = await floor(winners);
@@ -315,6 +344,7 @@ export async function run() {
     const children = sum(cpu.children.values());
     return {
       floorMs,
+      sameState,
       cpu: {
         senderMsPerOrder: sender / ORDERS,
         otherThreadsMsPerOrder: (sum(cpu.threads.values()) - sender) / ORDERS,
@@ -443,7 +473,7 @@ export async function run() {
 
   const rows = [];
   const report = (benchmark, through, measured, solversUsed) => {
-    const { floorMs, cpu: floorCpu } = measured;
+    const { floorMs, cpu: floorCpu, sameState } = measured;
     const serviceRate = (ORDERS * 1_000) / through.ms;
     const floorRate = (ORDERS * 1_000) / floorMs;
     const ratio = serviceRate / floorRate;
@@ -452,7 +482,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
+      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}; the floor ran ${sameState ? "from the chains' state the service's run started from" : "after the service's run, on the chains it grew (their snapshot was gone)"}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
       values: {
         serviceRate,
         floorRate,
@@ -544,15 +574,12 @@ export async function run() {
     const lean = ROWS.has('minimal') ? await throughService('minimal') : undefined;
     // The floor sends from the service's own relayer accounts: the service must be gone.
     await service.stop();
+    // The later run's floor first: going back to the earlier run's snapshot drops the later one.
+    const leanFloor = lean === undefined ? undefined : await measuredFloor(lean);
+    const referenceFloor = reference === undefined ? undefined : await measuredFloor(reference);
     if (reference !== undefined)
-      report(
-        'settled lifecycles/s, reference solvers (quote → claim)',
-        reference,
-        await measuredFloor(reference.winners),
-        '3 reference solvers',
-      );
-    if (lean !== undefined)
-      report('settled lifecycles/s, minimal solvers (service share)', lean, await measuredFloor(lean.winners), '3 minimal solvers');
+      report('settled lifecycles/s, reference solvers (quote → claim)', reference, referenceFloor, '3 reference solvers');
+    if (lean !== undefined) report('settled lifecycles/s, minimal solvers (service share)', lean, leanFloor, '3 minimal solvers');
     if (!ROWS.has('postgres') && !ROWS.has('cluster')) return rows;
     // The same lifecycles with the store on Postgres (one instance, a local server over loopback).
     const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
@@ -565,7 +592,7 @@ export async function run() {
       report(
         'settled lifecycles/s, store on Postgres, reference solvers',
         onPostgres,
-        await measuredFloor(onPostgres.winners),
+        await measuredFloor(onPostgres),
         '3 reference solvers, store on a local Postgres (one instance)',
       );
     }
@@ -595,7 +622,7 @@ export async function run() {
       report(
         `settled lifecycles/s, ${instances} service instance${instances === 1 ? '' : 's'} on Postgres (cluster), reference solvers`,
         through,
-        await measuredFloor(through.winners),
+        await measuredFloor(through),
         `3 reference solvers, ${instances} instance${instances === 1 ? '' : 's'} behind one port (sandbox up --instances ${instances}), local Postgres`,
       );
     }
