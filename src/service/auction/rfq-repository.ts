@@ -193,7 +193,7 @@ export interface SolverTotals {
 export class RfqRepository {
   private readonly statements;
 
-  constructor(store: Store) {
+  constructor(private readonly store: Store) {
     const db = store.db;
     this.statements = {
       insertRfq: db.prepare(
@@ -442,6 +442,10 @@ export class RfqRepository {
     solverId: string,
     delta: Partial<Pick<SolverTotals, 'quotes' | 'bestQuotes' | 'wins' | 'filled' | 'failed' | 'invited' | 'responded'>>,
   ): void {
+    // The totals are one row per solver that every instance's auctions and orders update: touched only under the
+    // store's write lock, so that a transaction holding the lock never waits for a row lock held by one waiting for
+    // the lock (a deadlock on Postgres; SQLite's transactions hold it from the start).
+    this.store.holdWriteLock();
     this.statements.bumpStats.run(
       solverId,
       delta.quotes ?? 0,
@@ -455,6 +459,7 @@ export class RfqRepository {
   }
 
   private addWonVolume(solverId: string, amount: bigint): void {
+    this.store.holdWriteLock();
     // Another instance on the same Postgres store may add at the same moment: read, add, write if unchanged.
     for (;;) {
       const { won_volume } = this.statements.wonVolumeOf.get(solverId) as { won_volume: string };

@@ -269,8 +269,9 @@ export class RfqRounds {
         // One commit less per quote request than allocating it afterwards: nothing happens in between.
         return stored.length === 0 || rfq.user === null ? undefined : this.allocateNonce(rfq, rfq.user);
         // The quotes, invitations and the RFQ's close are this auction's own rows (nobody decides on them before this
-        // commits): they are written before the store's write lock, which the ledger append then takes. On Postgres
-        // that lets another instance's transactions run meanwhile; the nonce allocation reads and decides, under it.
+        // commits), but the solvers' running totals that each of them adds to are rows every instance updates: the
+        // first quote's totals take the store's write lock (RfqRepository.bumpStats), and the rest is written under
+        // it, as the nonce allocation, which reads and decides, must be.
       },
       { writeLock: 'deferred' },
     );

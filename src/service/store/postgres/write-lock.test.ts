@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auctionMigrations } from '../../auction/migrations.js';
+import { RfqRepository } from '../../auction/rfq-repository.js';
 import { OutboxRepository, outboxMigrations } from '../../events/outbox.js';
 import { LedgerRepository, ledgerMigrations } from '../../ledger/repository.js';
 import type { MigrationSet } from '../migrations.js';
@@ -22,6 +24,7 @@ let server: LocalPostgres;
 let store: Store;
 let ledger: LedgerRepository;
 let outbox: OutboxRepository;
+let rfqs: RfqRepository;
 let rows = 0;
 
 beforeAll(async () => {
@@ -30,10 +33,11 @@ beforeAll(async () => {
     path: ':memory:',
     databaseUrl: server.url,
     databaseSchema: 'wl',
-    migrations: [ledgerMigrations, outboxMigrations, ownRows],
+    migrations: [ledgerMigrations, outboxMigrations, ownRows, auctionMigrations],
   });
   ledger = new LedgerRepository(store);
   outbox = new OutboxRepository(store);
+  rfqs = new RfqRepository(store);
 }, 60_000);
 
 afterAll(async () => {
@@ -77,6 +81,50 @@ describe('the store write lock on Postgres', () => {
         appendEntry('deferred-ledger');
         expect(holdsWriteLock()).toBe(true);
         insertOwnRow();
+        expect(holdsWriteLock()).toBe(true);
+      },
+      { writeLock: 'deferred' },
+    );
+    expect(holdsWriteLock()).toBe(false);
+  });
+
+  it("deferred: an auction's own rows are written without it; a solver's running totals (a row every instance updates) take it", () => {
+    // Before the fix, a deferred auction close updated the totals without the lock while another instance, holding
+    // it, waited to update the same row: a deadlock, and a 500 on POST /orders (the bench's two-instance row).
+    const id = `rfq_lock_${++rows}`;
+    store.transaction(
+      () => {
+        rfqs.insertRfq({
+          id,
+          workspaceId: null,
+          requestId: null,
+          corridor: 'alpha:USDC-beta:USDC',
+          originChainId: 1,
+          destinationChainId: 2,
+          inputToken: '0x0000000000000000000000000000000000000001',
+          outputToken: '0x0000000000000000000000000000000000000002',
+          inputDecimals: 6,
+          outputDecimals: 6,
+          pair: 'USDC/USDC',
+          side: 'sell',
+          swapType: 'exactInput',
+          amount: 1n,
+          preference: 'price',
+          lockType: 'Permit2Escrow',
+          settlementPath: 'direct',
+          user: null,
+          attestation: null,
+          fillDeadline: 1,
+          expires: 2,
+          status: 'collecting',
+          respondBy: 0,
+          quoteExpiresAt: 0,
+          eventId: `evt_${id}`,
+          createdAt: 0,
+          closedAt: null,
+        });
+        expect(holdsWriteLock()).toBe(false);
+        rfqs.insertInvitation({ rfqId: id, solverId: 'sol_lock', outcome: 'silent', reason: null, latencyMs: null });
         expect(holdsWriteLock()).toBe(true);
       },
       { writeLock: 'deferred' },
