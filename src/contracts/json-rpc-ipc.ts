@@ -29,20 +29,77 @@ interface Pending {
  * written, so a caller may take another way to the node only for a request the node never saw.
  */
 export function jsonRpcIpc(path: string, options: { timeoutMs?: number } = {}): JsonRpcHttp {
-  let socket: Socket | undefined;
-  let buffered = '';
+  let current: Connection | undefined;
   let nextId = 1;
-  const pending = new Map<number, Pending>();
 
-  const failAll = (detail: string, cause?: unknown) => {
+  /** The open connection, connecting first when there is none (after a failure or a restart of the node). */
+  const connection = (): Promise<Connection> => {
+    if (current === undefined || current.socket.destroyed) current = openConnection(path);
+    return current.ready;
+  };
+
+  return {
+    async call(method, params, callOptions = {}) {
+      let open: Connection;
+      try {
+        open = await connection();
+      } catch (error) {
+        throw new NoAnswer('connection', method, (error as Error).message, false, error);
+      }
+      if (open.socket.destroyed) throw new NoAnswer('connection', method, 'the connection to the node closed', false);
+      const id = nextId++;
+      return new Promise<JsonRpcAnswer>((resolve, reject) => {
+        const timer = setTimeout(
+          () => {
+            open.pending.delete(id);
+            reject(new NoAnswer('timeout', method, 'timed out', true));
+          },
+          callOptions.timeoutMs ?? options.timeoutMs ?? 15_000,
+        );
+        open.pending.set(id, { method, resolve, reject, timer });
+        open.socket.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? [] })}\n`);
+      });
+    },
+    close() {
+      current?.socket.destroy();
+      current = undefined;
+    },
+  };
+}
+
+/** One connection to the socket: the calls waiting for an answer on it, and what it has read of the next line. */
+interface Connection {
+  socket: Socket;
+  pending: Map<number, Pending>;
+  /** Settles once: connected, or the error that kept it from connecting (every caller waiting shares it). */
+  ready: Promise<Connection>;
+}
+
+function openConnection(path: string): Connection {
+  const socket = connect(path);
+  const pending = new Map<number, Pending>();
+  let buffered = '';
+  const failAll = (detail: string) => {
     for (const [id, call] of pending) {
       pending.delete(id);
       clearTimeout(call.timer);
-      call.reject(new NoAnswer('connection', call.method, detail, true, cause));
+      call.reject(new NoAnswer('connection', call.method, detail, true));
     }
   };
-
-  const onData = (chunk: string) => {
+  const connection: Connection = {
+    socket,
+    pending,
+    ready: new Promise<Connection>((resolve, reject) => {
+      socket.once('connect', () => resolve(connection));
+      socket.once('error', reject);
+    }),
+  };
+  // A failed connect rejects `ready`; later errors end in 'close', which fails what waits.
+  connection.ready.catch(() => undefined);
+  socket.setEncoding('utf8');
+  socket.on('error', () => undefined);
+  socket.on('close', () => failAll('the connection to the node closed'));
+  socket.on('data', (chunk: string) => {
     buffered += chunk;
     for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
       const line = buffered.slice(0, end);
@@ -53,7 +110,7 @@ export function jsonRpcIpc(path: string, options: { timeoutMs?: number } = {}): 
         message = JSON.parse(line);
       } catch {
         // Nothing after a line that is not JSON can be trusted to line up with our ids.
-        socket?.destroy();
+        socket.destroy();
         failAll('the node answered a line that is not JSON');
         return;
       }
@@ -72,67 +129,10 @@ export function jsonRpcIpc(path: string, options: { timeoutMs?: number } = {}): 
         });
       } else call.resolve({ result: message.result ?? null });
     }
-  };
-
-  /** The open connection, connecting first when there is none (after a failure or a restart of the node). */
-  const connection = (): Promise<Socket> => {
-    if (socket !== undefined && !socket.destroyed) {
-      return socket.connecting ? new Promise((resolve, reject) => wait(socket!, resolve, reject)) : Promise.resolve(socket);
-    }
-    const opened = connect(path);
-    opened.setEncoding('utf8');
-    opened.on('data', onData);
-    opened.on('error', () => undefined);
-    opened.on('close', () => {
-      if (socket === opened) socket = undefined;
-      buffered = '';
-      failAll('the connection to the node closed');
-    });
-    // Waiting calls keep the process alive through their timers; an idle connection does not.
-    opened.unref();
-    socket = opened;
-    return new Promise((resolve, reject) => wait(opened, resolve, reject));
-  };
-  const wait = (s: Socket, resolve: (s: Socket) => void, reject: (error: Error) => void) => {
-    const onConnect = () => {
-      s.off('error', onError);
-      resolve(s);
-    };
-    const onError = (error: Error) => {
-      s.off('connect', onConnect);
-      reject(error);
-    };
-    s.once('connect', onConnect);
-    s.once('error', onError);
-  };
-
-  return {
-    async call(method, params, callOptions = {}) {
-      let open: Socket;
-      try {
-        open = await connection();
-      } catch (error) {
-        throw new NoAnswer('connection', method, (error as Error).message, false, error);
-      }
-      if (open.destroyed) throw new NoAnswer('connection', method, 'the connection to the node closed', false);
-      const id = nextId++;
-      return new Promise<JsonRpcAnswer>((resolve, reject) => {
-        const timer = setTimeout(
-          () => {
-            pending.delete(id);
-            reject(new NoAnswer('timeout', method, 'timed out', true));
-          },
-          callOptions.timeoutMs ?? options.timeoutMs ?? 15_000,
-        );
-        pending.set(id, { method, resolve, reject, timer });
-        open.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params: params ?? [] })}\n`);
-      });
-    },
-    close() {
-      socket?.destroy();
-      socket = undefined;
-    },
-  };
+  });
+  // Waiting calls keep the process alive through their timers; an idle connection does not.
+  socket.unref();
+  return connection;
 }
 
 /** JsonRpcNoAnswer with whether the request was written. */

@@ -83,6 +83,20 @@ describe("a sandbox chain's IPC socket", () => {
         http.call(i % 2 === 0 ? 'eth_getBalance' : 'eth_getTransactionCount', [address, 'latest']),
       );
       expect(await Promise.all(calls)).toEqual(await Promise.all(viaHttp));
+      // Calls made while the connection is still opening share it (no listener piles up per call).
+      const fresh = jsonRpcIpc(anvil.ipcPath!);
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      try {
+        const answers = await Promise.all(Array.from({ length: 30 }, () => fresh.call('eth_chainId', [])));
+        expect(answers.every((answer) => answer.result === '0x7cfd')).toBe(true);
+        await new Promise((resolve) => setImmediate(resolve));
+        expect(warnings).toEqual([]);
+      } finally {
+        process.off('warning', onWarning);
+        fresh.close();
+      }
       // A refusal is an answer, as over HTTP: the node's error object, not a JsonRpcNoAnswer.
       const refused = await ipc.call('eth_sendRawTransaction', ['0x01']);
       expect(refused.error).toMatchObject({ code: expect.any(Number), message: expect.any(String) });
@@ -150,6 +164,7 @@ describe('a node that misbehaves on its socket', () => {
     const path = join(dir, 'garbage.ipc');
     const node = await scriptedNode(path, (socket, request) => {
       if (request.method === 'eth_blockNumber') socket.write('<html>oops</html>\n');
+      if (request.method === 'eth_gasPrice') socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: request.id, result: '0x1' })}\n`);
     });
     const ipc = jsonRpcIpc(path, { timeoutMs: 5_000 });
     try {
@@ -157,6 +172,8 @@ describe('a node that misbehaves on its socket', () => {
       const garbage = ipc.call('eth_blockNumber', []).catch((e: unknown) => e);
       expect(await garbage).toMatchObject({ reason: 'connection', detail: 'the node answered a line that is not JSON' });
       expect(await waiting).toMatchObject({ reason: 'connection' });
+      // The next call opens a new connection; the old one's end does not touch it.
+      expect(await ipc.call('eth_gasPrice', [])).toEqual({ result: '0x1' });
     } finally {
       ipc.close();
       await node.close();
