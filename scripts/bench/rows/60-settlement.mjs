@@ -23,11 +23,13 @@ export const description = 'settled lifecycles/s, quote → claim, 3 solvers, vs
 const ORDERS = Number(process.env.BENCH_SETTLEMENT_ORDERS ?? 150);
 const IN_FLIGHT = Number(process.env.BENCH_SETTLEMENT_IN_FLIGHT ?? 12);
 /**
- * Orders run before measuring, by the service and then by the floor. V8 compiles hot code in threads of its own
- * while a run warms up: after 10 orders the service's compiler threads still cost about 5 CPU-ms per order (2 after
- * 100), which a service that runs for hours does not pay per order.
+ * Orders run before measuring, by the service and then by the floor (from the same chain state). V8 compiles hot
+ * code in threads of its own while a run warms up: after 10 orders the service's compiler threads still cost about
+ * 5 CPU-ms per order, and the floor, which does less, warms up more slowly (its other threads cost 3.5 ms per order
+ * after 50, 2.2 after 300, 1.4 when the whole bench ran before it). Neither pays that per order when it runs for
+ * hours: at 50 orders the ratio read ×1.4–×1.7, at 300 ×1.7–×1.9 (docs/settlement-throughput.md).
  */
-const WARM_UP = Number(process.env.BENCH_SETTLEMENT_WARM_UP ?? 50);
+const WARM_UP = Number(process.env.BENCH_SETTLEMENT_WARM_UP ?? 300);
 /** Which rows to run (comma-separated: reference, minimal, postgres, cluster); all by default. */
 const ROWS = new Set((process.env.BENCH_SETTLEMENT_ROWS ?? 'reference,minimal,postgres,cluster').split(','));
 const GOAL_RATIO = 0.8;
