@@ -190,8 +190,13 @@ export interface SolverTotals {
 }
 
 /** RFQs, their invitations and quotes, and the nonces handed out with quotes. Statements are prepared once. */
+/** What one change adds to a solver's running totals. */
+type TotalsDelta = Partial<Pick<SolverTotals, 'quotes' | 'bestQuotes' | 'wins' | 'filled' | 'failed' | 'invited' | 'responded'>>;
+
 export class RfqRepository {
   private readonly statements;
+  /** Totals being added up by `addingUpTotals`, written at its end. */
+  private pendingTotals: Map<string, TotalsDelta> | undefined;
 
   constructor(private readonly store: Store) {
     const db = store.db;
@@ -438,10 +443,37 @@ export class RfqRepository {
     );
   }
 
-  private bumpStats(
-    solverId: string,
-    delta: Partial<Pick<SolverTotals, 'quotes' | 'bestQuotes' | 'wins' | 'filled' | 'failed' | 'invited' | 'responded'>>,
-  ): void {
+  /**
+   * Runs `fn` with the solver totals it changes added up, and writes them at its end, once per solver: an auction's
+   * close adds to each invited solver's totals twice (its invitation, its quote) while it writes rows of its own, which
+   * need no write lock; the totals do (see writeTotals), and this takes it once, after those rows.
+   */
+  addingUpTotals<T>(fn: () => T): T {
+    if (this.pendingTotals !== undefined) return fn();
+    const pending = new Map<string, TotalsDelta>();
+    this.pendingTotals = pending;
+    let result: T;
+    try {
+      result = fn();
+    } finally {
+      this.pendingTotals = undefined;
+    }
+    for (const [solverId, delta] of pending) this.writeTotals(solverId, delta);
+    return result;
+  }
+
+  private bumpStats(solverId: string, delta: TotalsDelta): void {
+    const pending = this.pendingTotals;
+    if (pending === undefined) {
+      this.writeTotals(solverId, delta);
+      return;
+    }
+    const sum = pending.get(solverId) ?? {};
+    for (const key of Object.keys(delta) as (keyof TotalsDelta)[]) sum[key] = (sum[key] ?? 0) + (delta[key] ?? 0);
+    pending.set(solverId, sum);
+  }
+
+  private writeTotals(solverId: string, delta: TotalsDelta): void {
     // The totals are one row per solver that every instance's auctions and orders update: touched only under the
     // store's write lock, so that a transaction holding the lock never waits for a row lock held by one waiting for
     // the lock (a deadlock on Postgres; SQLite's transactions hold it from the start).

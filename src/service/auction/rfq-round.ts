@@ -206,20 +206,24 @@ export class RfqRounds {
     const received = new Map(outcome.quotes.map((quote) => [quote.solverId, quote] as const));
     const nonce = evidence.outbox.commit(
       () => {
-        for (const quote of stored) rfqs.insertQuote(quote);
-        for (const solverId of new Set([...received.keys(), ...outcome.declined.keys(), ...outcome.rejected.keys(), ...outcome.silent])) {
-          const quote = received.get(solverId);
-          const declined = outcome.declined.get(solverId);
-          const rejected = outcome.rejected.get(solverId);
-          rfqs.insertInvitation({
-            rfqId: rfq.id,
-            solverId,
-            outcome: quote ? 'quoted' : declined ? 'declined' : rejected ? 'rejected' : 'silent',
-            reason: quote ? null : (declined?.reason ?? (rejected ? `${rejected.code}: ${rejected.reason}` : null)),
-            latencyMs: quote?.latencyMs ?? declined?.latencyMs ?? null,
-          });
-        }
-        rfqs.closeRfq(rfq.id, stored.length > 0 ? 'quoted' : 'no_quotes', now);
+        // Own rows first, without the store's write lock; the solvers' totals, rows every instance updates, once per
+        // solver at the end, under it (RfqRepository.addingUpTotals).
+        rfqs.addingUpTotals(() => {
+          for (const quote of stored) rfqs.insertQuote(quote);
+          for (const solverId of new Set([...received.keys(), ...outcome.declined.keys(), ...outcome.rejected.keys(), ...outcome.silent])) {
+            const quote = received.get(solverId);
+            const declined = outcome.declined.get(solverId);
+            const rejected = outcome.rejected.get(solverId);
+            rfqs.insertInvitation({
+              rfqId: rfq.id,
+              solverId,
+              outcome: quote ? 'quoted' : declined ? 'declined' : rejected ? 'rejected' : 'silent',
+              reason: quote ? null : (declined?.reason ?? (rejected ? `${rejected.code}: ${rejected.reason}` : null)),
+              latencyMs: quote?.latencyMs ?? declined?.latencyMs ?? null,
+            });
+          }
+          rfqs.closeRfq(rfq.id, stored.length > 0 ? 'quoted' : 'no_quotes', now);
+        });
         evidence.ledger.append({
           type: 'quotes.collected',
           tradeId: rfq.id,
@@ -269,9 +273,8 @@ export class RfqRounds {
         // One commit less per quote request than allocating it afterwards: nothing happens in between.
         return stored.length === 0 || rfq.user === null ? undefined : this.allocateNonce(rfq, rfq.user);
         // The quotes, invitations and the RFQ's close are this auction's own rows (nobody decides on them before this
-        // commits), but the solvers' running totals that each of them adds to are rows every instance updates: the
-        // first quote's totals take the store's write lock (RfqRepository.bumpStats), and the rest is written under
-        // it, as the nonce allocation, which reads and decides, must be.
+        // commits): they are written before the store's write lock. The solvers' totals they add to are written at
+        // the end of them, under the lock, as the nonce allocation, which reads and decides, must be.
       },
       { writeLock: 'deferred' },
     );

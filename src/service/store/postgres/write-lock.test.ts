@@ -124,12 +124,28 @@ describe('the store write lock on Postgres', () => {
           closedAt: null,
         });
         expect(holdsWriteLock()).toBe(false);
-        rfqs.insertInvitation({ rfqId: id, solverId: 'sol_lock', outcome: 'silent', reason: null, latencyMs: null });
+        // An auction's close: its rows without the lock, the totals they add up written at the end, under it.
+        rfqs.addingUpTotals(() => {
+          rfqs.insertInvitation({ rfqId: id, solverId: 'sol_lock', outcome: 'silent', reason: null, latencyMs: null });
+          rfqs.insertInvitation({ rfqId: id, solverId: 'sol_lock_2', outcome: 'declined', reason: 'no', latencyMs: 1 });
+          expect(holdsWriteLock()).toBe(false);
+        });
         expect(holdsWriteLock()).toBe(true);
+        // Outside an auction's close, a change to the totals takes the lock at once.
+        store.transaction(
+          () => {
+            rfqs.insertInvitation({ rfqId: id, solverId: 'sol_lock_3', outcome: 'silent', reason: null, latencyMs: null });
+            expect(holdsWriteLock()).toBe(true);
+          },
+          { writeLock: 'deferred' },
+        );
       },
       { writeLock: 'deferred' },
     );
     expect(holdsWriteLock()).toBe(false);
+    const totals = rfqs.totals();
+    expect(totals.get('sol_lock')).toMatchObject({ invited: 1, responded: 0 });
+    expect(totals.get('sol_lock_2')).toMatchObject({ invited: 1, responded: 1 });
   });
 
   it('deferred: taken by an outbox append', () => {
