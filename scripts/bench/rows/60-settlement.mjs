@@ -489,7 +489,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders, ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}; the floor ran ${sameState ? "from the chains' state the service's run started from" : "after the service's run, on the chains it grew (their snapshot was gone)"}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
+      detail: `${ORDERS} Permit2Escrow orders after ${WARM_UP} of warm-up (each side), ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}; the floor ran ${sameState ? "from the chains' state the service's run started from" : "after the service's run, on the chains it grew (their snapshot was gone)"}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
       values: {
         serviceRate,
         floorRate,
@@ -591,6 +591,8 @@ export async function run() {
       await service.stop();
       report('settled lifecycles/s, minimal solvers (service share)', lean, await measuredFloor(lean), '3 minimal solvers');
     }
+    // The service started for the rows above, when none of them ran: the floor and the rows below need it gone.
+    if (!ROWS.has('reference') && !ROWS.has('minimal')) await service.stop();
     if (!ROWS.has('postgres') && !ROWS.has('cluster')) return rows;
     // The same lifecycles with the store on Postgres (one instance, a local server over loopback).
     const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
