@@ -187,9 +187,15 @@ export class AccountRelayer implements Relayer {
       try {
         do {
           this.drainAgain = false;
+          const queued = this.deps.relays.queued(this.chainId, this.address);
+          // A leg to send alone that is no longer queued (recorded, or dropped by a fault switch) is forgotten.
+          if (this.alone.size > 0) {
+            const stillQueued = new Set(queued.map((relay) => relay.id));
+            for (const id of this.alone) if (!stillQueued.has(id)) this.alone.delete(id);
+          }
           // Oracle legs that may share a transaction wait here until the run of them ends (see OracleBatch).
           let batch: OracleBatch | undefined;
-          for (const relay of this.deps.relays.queued(this.chainId, this.address)) {
+          for (const relay of queued) {
             if (this.stopped) return;
             const gate = this.deps.gate?.(relay) ?? { action: 'send' };
             if (gate.action === 'hold' || gate.action === 'wait') continue;
