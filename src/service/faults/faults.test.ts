@@ -4,7 +4,7 @@ import { bytes32ToAddress, toAbiOrder } from '../../contracts/order.js';
 import type { OrdersModule } from '../orders/module.js';
 import { fillPayload } from '../settlement/transactions.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
+import { callApi, startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { waitForStatus } from '../../../test/support/settlement/wait.js';
 import { type ReferenceSolver, type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
@@ -45,15 +45,7 @@ const beta = () => h.manifest.chains[1]!;
 const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
   chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${h.service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
-}
+const call = (method: string, path: string, body?: unknown) => callApi(h, method, path, body);
 
 /** A quote for a Permit2 escrow order from alpha to beta, and the order body the taker signed for it. */
 async function signedOrder(takerIndex: number) {

@@ -1,7 +1,7 @@
 import { type Address, type Hex, createPublicClient, decodeFunctionData, http } from 'viem';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
+import { callApi, startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { waitForStatus } from '../../../test/support/settlement/wait.js';
 import { type ReferenceSolvers, startReferenceSolvers } from '../../solvers/index.js';
@@ -41,19 +41,11 @@ const beta = () => h.manifest.chains[1]!;
 const usdcOf = (chain: { tokens: { symbol: string; address: string }[] }) =>
   chain.tokens.find((t) => t.symbol === 'USDC')!.address as Address;
 
-async function call(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${h.service.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
-}
+const call = (method: string, path: string, body?: unknown) => callApi(h, method, path, body);
 
 async function order(takerIndex: number): Promise<string> {
   const taker = new TestTaker(h.manifest.accounts.takers[takerIndex]!.privateKey, h.rest, h.manifest.chains);
-  const response = await taker.quote({
+  const { created } = await taker.placeOrder({
     originChainId: alpha().chainId,
     destinationChainId: beta().chainId,
     inputToken: usdcOf(alpha()),
@@ -61,13 +53,6 @@ async function order(takerIndex: number): Promise<string> {
     inputAmount: AMOUNT.toString(),
     lockType: 'Permit2Escrow',
     settlementPath: 'direct',
-  });
-  const quote = response.quotes[0]!;
-  const created = await h.rest.createOrder({
-    quoteId: quote.quoteId,
-    signature: await taker.sign(quote.typedData),
-    nonce: quote.nonce!,
-    user: taker.address,
   });
   return created.orderId;
 }

@@ -110,3 +110,22 @@ export async function startSettlementHarness(options: HarnessOptions = {}): Prom
   };
   return harness;
 }
+
+/**
+ * One request to the harness's service with its API key, over plain fetch: the answer's status and parsed body (an
+ * empty body as `{}`). For routes the REST client does not wrap (the sandbox's fault switches, relay release).
+ */
+export async function callApi(
+  h: Pick<SettlementHarness, 'service' | 'apiKey'>,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Record<string, any> }> {
+  const response = await fetch(`${h.service.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${h.apiKey}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text === '' ? {} : JSON.parse(text)) as Record<string, any> };
+}

@@ -46,6 +46,21 @@ export class TestTaker {
     return this.account.signTypedData(payload as Parameters<typeof this.account.signTypedData>[0]);
   }
 
+  /** Asks for quotes, signs the best one and places the order (POST /orders): the order as created, and the quotes. */
+  async placeOrder(
+    request: Omit<TokenQuoteRequest, 'user'>,
+  ): Promise<{ created: Awaited<ReturnType<RestClient['createOrder']>>; response: QuoteResponse }> {
+    const response = await this.quote(request);
+    const quote = response.quotes[0]!;
+    const created = await this.rest.createOrder({
+      quoteId: quote.quoteId,
+      signature: await this.sign(quote.typedData),
+      nonce: quote.nonce!,
+      user: this.address,
+    });
+    return { created, response };
+  }
+
   /** Approves the resource lock and deposits `amount` of `token` under the sandbox lock tag. */
   async depositToLock(chainId: number, token: Address, amount: bigint): Promise<void> {
     const chain = this.chains.find((c) => c.chainId === chainId)!;
