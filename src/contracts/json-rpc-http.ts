@@ -11,6 +11,18 @@ export interface JsonRpcErrorObject {
 /** What a node answered: a result, or a JSON-RPC error (a refusal, a revert). */
 export type JsonRpcAnswer = { result: unknown; error?: undefined } | { result?: undefined; error: JsonRpcErrorObject };
 
+/** A node's JSON-RPC response as an answer: its result, or its error object with the fields a caller reads. */
+export function answerOf(response: { result?: unknown; error?: Partial<JsonRpcErrorObject> }): JsonRpcAnswer {
+  if (!response.error) return { result: response.result ?? null };
+  return {
+    error: {
+      code: typeof response.error.code === 'number' ? response.error.code : -32603,
+      message: response.error.message ?? 'error',
+      ...(response.error.data === undefined ? {} : { data: response.error.data }),
+    },
+  };
+}
+
 /**
  * No JSON-RPC answer came back: the connection failed (`connection`), nothing came within the timeout (`timeout`),
  * or the body was not JSON (`not-json`, with the HTTP status). Callers map it to their own "the chain is down".
@@ -86,15 +98,7 @@ export function jsonRpcHttp(url: string, options: { timeoutMs?: number; sockets?
                 reject(
                   new JsonRpcNoAnswer('not-json', method, `HTTP ${res.statusCode ?? '?'} with a body that is not JSON-RPC`, res.statusCode),
                 );
-              } else if (parsed.error) {
-                resolve({
-                  error: {
-                    code: typeof parsed.error.code === 'number' ? parsed.error.code : -32603,
-                    message: parsed.error.message ?? 'error',
-                    ...(parsed.error.data === undefined ? {} : { data: parsed.error.data }),
-                  },
-                });
-              } else resolve({ result: parsed.result ?? null });
+              } else resolve(answerOf(parsed));
             });
             res.on('error', (error) => reject(new JsonRpcNoAnswer('connection', method, error.message, res.statusCode, { cause: error })));
           },

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { type Socket, connect } from 'node:net';
-import { type JsonRpcAnswer, type JsonRpcErrorObject, type JsonRpcHttp, JsonRpcNoAnswer, jsonRpcHttp } from './json-rpc-http.js';
+import { answerOf, type JsonRpcAnswer, type JsonRpcErrorObject, type JsonRpcHttp, JsonRpcNoAnswer, jsonRpcHttp } from './json-rpc-http.js';
 
 /**
  * The longest socket path this client uses: a Unix socket's address holds 108 bytes with its terminating zero on
@@ -119,15 +119,7 @@ function openConnection(path: string): Connection {
       if (call === undefined) continue;
       pending.delete(message.id as number);
       clearTimeout(call.timer);
-      if (message.error) {
-        call.resolve({
-          error: {
-            code: typeof message.error.code === 'number' ? message.error.code : -32603,
-            message: message.error.message ?? 'error',
-            ...(message.error.data === undefined ? {} : { data: message.error.data }),
-          },
-        });
-      } else call.resolve({ result: message.result ?? null });
+      call.resolve(answerOf(message));
     }
   });
   // Waiting calls keep the process alive through their timers; an idle connection does not.
