@@ -1,6 +1,8 @@
 import { type Address, type Hex, createPublicClient, decodeFunctionData, http } from 'viem';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
+import { Contract, Interface, JsonRpcProvider, keccak256 as ethersKeccak, zeroPadValue } from 'ethers';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { INPUT_ORACLE_ABI } from '../../../test/interop/upstream-oif.js';
 import { callApi, startSettlementHarness, type SettlementHarness } from '../../../test/support/settlement/harness.js';
 import { TestTaker } from '../../../test/support/settlement/taker.js';
 import { waitForStatus } from '../../../test/support/settlement/wait.js';
@@ -105,6 +107,30 @@ describe('oracle legs share a transaction', () => {
       // One event per payload: OutputAttested on the destination; OutputProven and AttestationRecorded on the origin.
       expect(receipt.logs).toHaveLength(kind === 'oracle.submit' ? 3 : 6);
       expect(new Set(relays.map(([relay]) => relay!.nonce)).size).toBe(1);
+    }
+    // Read as an outside OIF client would (ethers, upstream's human-readable ABI): the shared submit carried the three
+    // fill descriptions, and the origin's input oracle holds each of them as proven.
+    const [submit] = legs(orderIds[0]!, 'oracle.submit');
+    const destination = new JsonRpcProvider(beta().rpcUrl);
+    const origin = new JsonRpcProvider(alpha().rpcUrl);
+    try {
+      const sent = await destination.getTransaction(submit!.txHash!);
+      const parsed = new Interface(['function submit(address proofSource, bytes[] payloads)']).parseTransaction({ data: sent!.data });
+      const payloads = parsed!.args[1] as string[];
+      expect(payloads).toHaveLength(3);
+      const inputOracle = new Contract(alpha().contracts.InputOracle!, INPUT_ORACLE_ABI, origin);
+      for (const payload of payloads) {
+        const proven = await inputOracle.isProven!(
+          beta().chainId,
+          zeroPadValue(beta().contracts.OutputOracle!, 32),
+          zeroPadValue(beta().contracts.OutputSettler!, 32),
+          ethersKeccak(payload),
+        );
+        expect(proven).toBe(true);
+      }
+    } finally {
+      destination.destroy();
+      origin.destroy();
     }
     for (const orderId of orderIds) assertSettledOnce(orderId);
     expect(h.service.module<EvidenceModule>('evidence').ledger.verify()).toMatchObject({ ok: true });
