@@ -4,6 +4,14 @@ import Database from 'better-sqlite3';
 import { assertSynchronous, type SqlStatement, type TransactionalDatabase, type TransactionOptions } from './sql.js';
 
 const STATEMENT_CACHE_SIZE = 1_000;
+/**
+ * WAL pages after which a commit copies the WAL back into the database file (SQLite's default is 1,000). A
+ * checkpoint runs inside the commit that crosses the mark, on the service's thread, and costs mostly per run (two
+ * fsyncs, and each page as often as it changed since the last run): at 1,000 pages a settled order (7 commits of
+ * about 20 pages) paid 0.57–0.65 CPU-ms for checkpoints, at 4,000 pages 0.30–0.34 (the bench's settlement row),
+ * and the stalls went from 6–7 ms every 50 commits to about 25 ms every 130. The price is a WAL file of up to about 16 MiB beside the database.
+ */
+export const WAL_CHECKPOINT_PAGES = 4_000;
 
 /** The embedded store: one SQLite file (WAL) in the state folder, or `:memory:`. */
 export class SqliteDatabase implements TransactionalDatabase {
@@ -39,6 +47,7 @@ export class SqliteDatabase implements TransactionalDatabase {
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
+    raw.pragma(`wal_autocheckpoint = ${WAL_CHECKPOINT_PAGES}`);
     return new SqliteDatabase(raw);
   }
 

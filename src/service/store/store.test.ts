@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MigrationError, type MigrationSet } from './migrations.js';
 import { platformMigrations } from './platform-migrations.js';
 import { Store } from './store.js';
-import type { SqliteDatabase } from './sqlite.js';
+import { type SqliteDatabase, WAL_CHECKPOINT_PAGES } from './sqlite.js';
 
 const notes: MigrationSet = {
   module: 'notes',
@@ -48,6 +48,23 @@ describe('Store', () => {
     const second = Store.open({ path, migrations: [platformMigrations, extended] });
     expect(second.db.prepare('SELECT text, tag FROM notes').all()).toEqual([{ text: 'kept', tag: null }]);
     second.close();
+  });
+
+  it.runIf(onSqlite)('copies the WAL back into the database as it grows, so the WAL file stays bounded', () => {
+    const path = join(tempDir(), 'service.sqlite');
+    const store = Store.open({ path, migrations: [platformMigrations, notes] });
+    const pageBytes = Number((store.db as SqliteDatabase).raw.pragma('page_size', { simple: true }));
+    // Each commit writes about 5 pages: 1,600 commits are twice the checkpoint mark.
+    const text = 'x'.repeat(4 * pageBytes);
+    for (let i = 0; i < 2 * Math.ceil(WAL_CHECKPOINT_PAGES / 5); i++) {
+      store.transaction(() => store.db.prepare('INSERT INTO notes (text) VALUES (?)').run(`${i}${text}`));
+    }
+    // A frame is the page and a 24-byte header; the file keeps the size of its longest run, one commit past the mark.
+    const frame = pageBytes + 24;
+    expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(32 + (WAL_CHECKPOINT_PAGES + 10) * frame);
+    expect(statSync(path).size).toBeGreaterThan(WAL_CHECKPOINT_PAGES * pageBytes);
+    expect(store.db.prepare('SELECT COUNT(*) AS n FROM notes').get()).toEqual({ n: 2 * Math.ceil(WAL_CHECKPOINT_PAGES / 5) });
+    store.close();
   });
 
   it.runIf(onSqlite)('keeps the database and its WAL files owner-only: it holds signing secrets (security review, hardening/)', () => {
