@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import type * as Auction from '../contracts/wire/auction.js';
 import type * as Corridors from '../contracts/wire/corridors.js';
 import type * as Orders from '../contracts/wire/orders.js';
+import { fetchTransport, type HttpTransport, nodeHttpTransport } from './http-transport.js';
 
 // The wire types are the service's own zod schemas (src/contracts/wire), read as types: requests as the service
 // accepts them (`z.input`), answers as it sends them (`z.output`). Nothing of zod runs in the client.
@@ -83,6 +84,7 @@ export interface RestClientOptions {
   apiKey?: string;
   /** Abort a request after this long (default 30 s). */
   timeoutMs?: number;
+  /** Sends every request through this `fetch` instead of node's http client (a recording wrapper, another runtime). */
   fetch?: typeof fetch;
 }
 
@@ -90,13 +92,13 @@ export class RestClient {
   readonly baseUrl: string;
   private readonly apiKey: string | undefined;
   private readonly timeoutMs: number;
-  private readonly fetch: typeof fetch;
+  private readonly transport: HttpTransport;
 
   constructor(options: RestClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '');
     this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.fetch = options.fetch ?? fetch;
+    this.transport = options.fetch === undefined ? nodeHttpTransport : fetchTransport(options.fetch);
   }
 
   /** Any route: `path` below the host, e.g. `/api/v1/corridors`. Throws ApiRequestError on non-2xx. */
@@ -107,7 +109,7 @@ export class RestClient {
     if (options.idempotencyKey !== undefined) headers['Idempotency-Key'] = options.idempotencyKey;
     if (options.attestation !== undefined) headers['X-Service-Attestation'] = options.attestation;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const response = await this.fetch(`${this.baseUrl}${path}`, {
+    const response = await this.transport(`${this.baseUrl}${path}`, {
       method,
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
