@@ -10,6 +10,7 @@ import {
   serializeTransaction,
   type TransactionSerializableEIP1559,
 } from 'viem';
+import { encodeEip1559 } from './eip1559-encoding.js';
 import { keccak256 } from './keccak.js';
 import { signTransaction as viemSignTransaction } from 'viem/accounts';
 
@@ -34,9 +35,23 @@ export async function recoverSigner(hash: Hex, signature: Hex): Promise<Address>
 
 /** An EIP-1559 transaction signed with `privateKey`, serialised for `eth_sendRawTransaction` (viem's bytes). */
 export async function signEip1559Transaction(privateKey: Hex, transaction: TransactionSerializableEIP1559): Promise<Hex> {
+  const unsigned = encodeEip1559(transaction);
+  if (unsigned === undefined) return signThroughViemSerializer(privateKey, transaction);
+  const signed = libsecp256k1.signRecoverable(keccak256(unsigned, 'bytes'), hexToBytes(privateKey));
+  // Recovery ids 2 and 3 (r ≥ n) occur with probability about 2^-127; the transaction format cannot carry them.
+  if (signed.recoveryId > 1) return viemSignTransaction({ privateKey, transaction });
+  const raw = encodeEip1559(transaction, {
+    yParity: signed.recoveryId as 0 | 1,
+    r: signed.signature.subarray(0, 32),
+    s: signed.signature.subarray(32, 64),
+  })!;
+  return `0x${Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex')}`;
+}
+
+/** The same signature over viem's serialiser: for what `encodeEip1559` leaves to viem (an access list, bad fields). */
+async function signThroughViemSerializer(privateKey: Hex, transaction: TransactionSerializableEIP1559): Promise<Hex> {
   const hash = keccak256(serializeTransaction(transaction));
   const signed = libsecp256k1.signRecoverable(hexToBytes(hash), hexToBytes(privateKey));
-  // Recovery ids 2 and 3 (r ≥ n) occur with probability about 2^-127; the transaction format cannot carry them.
   if (signed.recoveryId > 1) return viemSignTransaction({ privateKey, transaction });
   const signature: Signature = {
     r: bytesToHex(signed.signature.subarray(0, 32)),
