@@ -98,6 +98,21 @@ describe('the REST client over node http', () => {
     expect((lateFetch as Error).name).toBe('TimeoutError');
   });
 
+  it('fails at once, as fetch does, when the connection drops in the middle of an answer', async () => {
+    const url = await listen(
+      createHttpServer((req, res) => {
+        res.writeHead(200, { 'content-length': '100' });
+        res.write('0123456789');
+        setTimeout(() => req.socket.destroy(), 20);
+      }),
+    );
+    // A request left waiting would end at its timeout, as a TimeoutError.
+    const cut = await nodeHttpTransport(`${url}/`, call('GET', undefined, 10_000)).catch((error: unknown) => error);
+    expect(cut).toBeInstanceOf(TypeError);
+    expect((cut as Error).message).toBe('fetch failed');
+    expect(((cut as Error).cause as NodeJS.ErrnoException).code).toBe('ECONNRESET');
+  });
+
   it('sends a request again, once, when the kept-alive connection it went out on was closed under it', async () => {
     // A raw server: answers the first request on a connection with keep-alive, resets the connection on the second
     // (a server whose idle timeout closed it as the request arrived), and answers on a new connection.
