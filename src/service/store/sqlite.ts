@@ -9,7 +9,7 @@ const STATEMENT_CACHE_SIZE = 1_000;
  * checkpoint runs inside the commit that crosses the mark, on the service's thread, and costs mostly per run (two
  * fsyncs, and each page as often as it changed since the last run): at 1,000 pages a settled order (7 commits of
  * about 20 pages) paid 0.57–0.65 CPU-ms for checkpoints, at 4,000 pages 0.30–0.34 (the bench's settlement row),
- * and the stalls went from 6–7 ms every 50 commits to about 25 ms every 130. The price is a WAL file of up to about 16 MiB beside the database.
+ * and the stalls went from 6–7 ms every 40 commits or so to about 25 ms every 130. The price is a WAL file of up to about 16 MiB beside the database.
  */
 export const WAL_CHECKPOINT_PAGES = 4_000;
 
