@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,28 @@ import { runCli } from '../test/support/devnet/processes.js';
  */
 
 let stateDir: string | undefined;
+
+/**
+ * What the sandbox said while the scenarios ran, for a failed run: the reference solvers' lines of `sandbox.log`
+ * (what they could not do, inventory they moved, errors) and the service's warnings and errors (`service.log`).
+ * The runner's own output names only the step that waited in vain.
+ */
+function sandboxLogTail(state: string): string {
+  const lines = (path: string, keep: (line: string) => boolean) =>
+    existsSync(path)
+      ? readFileSync(path, 'utf8')
+          .split('\n')
+          .filter(keep)
+          .slice(-40)
+          .map((line) => line.slice(0, 400))
+      : [`(no ${path})`];
+  return [
+    '--- reference solvers (sandbox.log):',
+    ...lines(join(state, 'sandbox.log'), (line) => line.includes(' solver ')),
+    '--- service warnings and errors (service/service.log):',
+    ...lines(join(state, 'service', 'service.log'), (line) => /"level":(40|50|60)\b/.test(line)),
+  ].join('\n');
+}
 
 beforeAll(async () => {
   await ensureBuiltWith(['scenarios', 'src/service', 'src/solvers', 'src/sandbox', 'src/clients']);
@@ -39,7 +61,7 @@ describe('the scenario catalogue against a detached sandbox', () => {
     const trouble = report.scenarios
       .filter((s) => s.status !== 'passed')
       .map((s) => `${s.name} ${s.status}: ${s.reason ?? `${s.failure?.step}: ${s.failure?.message}`}`);
-    expect(trouble, run.stderr.slice(-4_000)).toEqual([]);
+    expect(trouble, trouble.length === 0 ? '' : `${sandboxLogTail(state)}\n${run.stderr.slice(-2_000)}`).toEqual([]);
     expect(report.summary).toMatchObject({ failed: 0, skipped: 0 });
     expect(report.summary.passed).toBe(report.summary.total);
     expect(run.code).toBe(0);
