@@ -38,7 +38,7 @@ describe('open assignments on a solver connection', () => {
   it('are sent again when the solver connects again', async () => {
     const [alpha, beta] = h.manifest.chains;
     const taker = new TestTaker(h.manifest.accounts.takers[0]!.privateKey, h.rest, h.manifest.chains);
-    const response = await taker.quote({
+    const { created, response } = await taker.placeOrder({
       originChainId: alpha!.chainId,
       destinationChainId: beta!.chainId,
       inputToken: alpha!.tokens.find((t) => t.symbol === 'USDC')!.address as Address,
@@ -47,12 +47,6 @@ describe('open assignments on a solver connection', () => {
       lockType: 'Permit2Escrow',
     });
     const quote = response.quotes[0]!;
-    const created = await h.rest.createOrder({
-      quoteId: quote.quoteId,
-      signature: await taker.sign(quote.typedData),
-      nonce: quote.nonce!,
-      user: taker.address,
-    });
     expect(created.status).toBe('Deposited');
     await eventually(() => solver.assigned.get(created.orderId), 10_000, 'the first order.assigned');
 

@@ -60,7 +60,7 @@ async function inputBalance(owner: Address): Promise<bigint> {
 
 async function order(taker: TestTaker, lockType: LockType) {
   if (lockType === 'ResourceLock') await taker.depositToLock(alpha().chainId, usdcOf(alpha()), AMOUNT);
-  const response = await taker.quote({
+  const { created, response } = await taker.placeOrder({
     originChainId: alpha().chainId,
     destinationChainId: beta().chainId,
     inputToken: usdcOf(alpha()),
@@ -68,13 +68,6 @@ async function order(taker: TestTaker, lockType: LockType) {
     inputAmount: AMOUNT.toString(),
     lockType,
     settlementPath: 'direct',
-  });
-  const quote = response.quotes[0]!;
-  const created = await h.rest.createOrder({
-    quoteId: quote.quoteId,
-    signature: await taker.sign(quote.typedData),
-    nonce: quote.nonce!,
-    user: taker.address,
   });
   await eventually(saw('assigned', created.orderId), 5_000, 'assignment');
   return { created, fillDeadline: response.fillDeadline, expires: response.expires };
