@@ -1,80 +1,120 @@
 /**
- * The relayers' and the reference solvers' signed transactions (`signEip1559Transaction`, written with the project's
- * own encoder) read by ethers, an EIP-1559 implementation the code does not use: ethers parses each one back to its
- * fields and its sender, and ethers' own wallet signs the same fields to the same bytes (both sign with RFC 6979
- * nonces and low s).
+ * The sandbox's signed transactions read from outside, with ethers v6 (an EIP-1559 implementation the code does not
+ * use). The service's relayers and the reference solvers sign with the project's own encoder; here one order settles
+ * through `fetch` alone (the taker signs its EIP-712 payload with ethers), and then every transaction the order caused
+ * is fetched raw from the chains (`eth_getRawTransactionByHash`) and:
+ * - ethers parses it back to the sender and the fields the node reports, and its hash is the node's;
+ * - ethers' own wallet, given the sender's key from sandbox.json, signs those fields to the same bytes (both sign
+ *   with RFC 6979 nonces and low s).
  */
-import { Transaction, Wallet } from 'ethers';
-import fc from 'fast-check';
-import { bytesToHex, getAddress, type Hex } from 'viem';
-import { describe, expect, it } from 'vitest';
-import { signEip1559Transaction } from '../../src/contracts/secp256k1.js';
-import { keccakReady } from '../../src/contracts/keccak.js';
+import { JsonRpcProvider, Transaction, Wallet, keccak256 } from 'ethers';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type OwnSandbox, startOwnSandbox } from '../support/conformance/own-sandbox.js';
+import { until } from './upstream-oif.js';
 
-const amount = fc.oneof(fc.constantFrom(0n, 1n, 0x7fn, 0x80n, 0x100n), fc.bigInt({ min: 0n, max: (1n << 128n) - 1n }));
+let own: OwnSandbox;
 
-describe('EIP-1559 transactions as ethers reads them', () => {
-  it('parse back to their fields and sender, and ethers signs the same fields to the same bytes', async () => {
-    await keccakReady;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.uint8Array({ minLength: 32, maxLength: 32 }).filter((b) => b.some((x) => x !== 0)),
-        fc.record({
-          chainId: fc.integer({ min: 1, max: 2 ** 32 }),
-          nonce: fc.integer({ min: 0, max: 2 ** 40 }),
-          tip: amount,
-          extra: amount,
-          gas: fc.bigInt({ min: 21_000n, max: 30_000_000n }),
-          to: fc.uint8Array({ minLength: 20, maxLength: 20 }),
-          value: amount,
-          data: fc.oneof(fc.constantFrom(0, 1, 55, 56, 300), fc.nat(2_000)).chain((n) => fc.uint8Array({ minLength: n, maxLength: n })),
-        }),
-        async (key, f) => {
-          const privateKey = bytesToHex(key) as Hex;
-          // Keys at or above the curve order are not keys; viem and ethers both refuse them.
-          let wallet: Wallet;
-          try {
-            wallet = new Wallet(privateKey);
-          } catch {
-            return;
-          }
-          const fields = {
-            chainId: f.chainId,
-            nonce: f.nonce,
-            maxPriorityFeePerGas: f.tip,
-            maxFeePerGas: f.tip + f.extra,
-            gas: f.gas,
-            to: getAddress(bytesToHex(f.to)),
-            value: f.value,
-            data: bytesToHex(f.data) as Hex,
-          };
-          const ours = await signEip1559Transaction(privateKey, { type: 'eip1559', ...fields });
-          const parsed = Transaction.from(ours);
-          expect(parsed.type).toBe(2);
-          expect(parsed.from).toBe(wallet.address);
-          expect([parsed.chainId, BigInt(parsed.nonce), parsed.gasLimit, parsed.maxFeePerGas, parsed.maxPriorityFeePerGas]).toEqual([
-            BigInt(fields.chainId),
-            BigInt(fields.nonce),
-            fields.gas,
-            fields.maxFeePerGas,
-            fields.maxPriorityFeePerGas,
-          ]);
-          expect([parsed.to, parsed.value, parsed.data]).toEqual([fields.to, fields.value, fields.data]);
-          const theirs = await wallet.signTransaction({
-            type: 2,
-            chainId: fields.chainId,
-            nonce: fields.nonce,
-            maxPriorityFeePerGas: fields.maxPriorityFeePerGas,
-            maxFeePerGas: fields.maxFeePerGas,
-            gasLimit: fields.gas,
-            to: fields.to,
-            value: fields.value,
-            data: fields.data,
-          });
-          expect(ours).toBe(theirs);
-        },
-      ),
-      { numRuns: 60 },
-    );
+beforeAll(async () => {
+  own = await startOwnSandbox();
+}, 120_000);
+afterAll(async () => {
+  await own?.stop();
+});
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${own.url}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${own.apiKey}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
   });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+interface TypedDataJson {
+  domain: Record<string, unknown>;
+  types: Record<string, { name: string; type: string }[]>;
+  primaryType: string;
+  message: Record<string, unknown>;
+}
+
+describe('signed transactions as ethers reads them', () => {
+  it('every transaction of a settled order parses back to its sender and fields, and ethers signs them to the same bytes', async () => {
+    const chains = own.file.chains!;
+    const accounts = own.file.accounts!;
+    const [alpha, beta] = chains;
+    const usdc = (chain: typeof alpha) => chain!.tokens.find((token) => token.symbol === 'USDC')!.address;
+    const providers = chains.map((chain) => new JsonRpcProvider(chain.rpcUrl, chain.chainId, { staticNetwork: true }));
+    const before = await Promise.all(providers.map((provider) => provider.getBlockNumber()));
+
+    // One order, by hand: quote, the taker's EIP-712 signature with ethers, POST /orders, until Claimed.
+    const taker = new Wallet(accounts.takers![0]!.privateKey);
+    const quotes = await api<{ quotes: { quoteId: string; nonce: string; typedData: TypedDataJson }[] }>('POST', '/quotes', {
+      originChainId: alpha!.chainId,
+      destinationChainId: beta!.chainId,
+      inputToken: usdc(alpha),
+      outputToken: usdc(beta),
+      inputAmount: '25000000000',
+      user: taker.address,
+      lockType: 'Permit2Escrow',
+    });
+    const quote = quotes.quotes[0]!;
+    const { EIP712Domain: _domainType, ...types } = quote.typedData.types;
+    const signature = await taker.signTypedData(quote.typedData.domain, types, quote.typedData.message);
+    const created = await api<{ orderId: string }>('POST', '/orders', {
+      quoteId: quote.quoteId,
+      signature,
+      nonce: quote.nonce,
+      user: taker.address,
+    });
+    await until(async () => {
+      const order = await api<{ status: string }>('GET', `/orders/${created.orderId}`);
+      return order.status === 'Claimed' ? order : undefined;
+    }, 'the order to be Claimed');
+
+    // The keys of everyone who sends for an order: the service's relayers and the reference solvers.
+    const keys = new Map<string, string>();
+    for (const account of [...(accounts.serviceRelayer ?? []), ...(accounts.oracleRelayer ?? []), ...(accounts.solvers ?? [])]) {
+      keys.set(new Wallet(account.privateKey).address.toLowerCase(), account.privateKey);
+    }
+    const senders = new Set<string>();
+    let read = 0;
+    for (const [index, provider] of providers.entries()) {
+      const head = await provider.getBlockNumber();
+      for (let number = before[index]! + 1; number <= head; number++) {
+        const block = await provider.getBlock(number);
+        for (const hash of block?.transactions ?? []) {
+          const raw = (await provider.send('eth_getRawTransactionByHash', [hash])) as string;
+          const node = await provider.getTransaction(hash);
+          const parsed = Transaction.from(raw);
+          expect(parsed.type).toBe(2);
+          expect(parsed.hash).toBe(hash);
+          expect(keccak256(raw)).toBe(hash);
+          expect(parsed.from).toBe(node!.from);
+          expect([parsed.to, parsed.nonce, parsed.gasLimit, parsed.value, parsed.data]).toEqual([
+            node!.to,
+            node!.nonce,
+            node!.gasLimit,
+            node!.value,
+            node!.data,
+          ]);
+          expect([parsed.chainId, parsed.maxFeePerGas, parsed.maxPriorityFeePerGas]).toEqual([
+            node!.chainId,
+            node!.maxFeePerGas,
+            node!.maxPriorityFeePerGas,
+          ]);
+          const key = keys.get(parsed.from!.toLowerCase());
+          if (key === undefined) continue;
+          senders.add(parsed.from!.toLowerCase());
+          const unsigned = Transaction.from({ ...parsed.toJSON(), signature: null, hash: null, from: null });
+          expect(await new Wallet(key).signTransaction(unsigned)).toBe(raw);
+          read += 1;
+        }
+      }
+    }
+    // The deposit and the oracle legs (the service's relayers), the fill and the claim (a reference solver).
+    expect(read).toBeGreaterThanOrEqual(5);
+    expect(senders.size).toBeGreaterThanOrEqual(3);
+  }, 120_000);
 });
