@@ -13,6 +13,7 @@ import { startSandbox, type Sandbox } from '../sandbox/sandbox.js';
 import type { ChainInfo } from '../contracts/deployment.js';
 import { buildStandardOrder } from '../contracts/standard-order.js';
 import type { StandardOrder } from '../contracts/order.js';
+import { TransactionDroppedError } from '../contracts/sync-send.js';
 import { SolverWallet, TransactionRevertedError } from './solver-wallet.js';
 
 let sandbox: Sandbox;
@@ -243,5 +244,48 @@ describe('SolverWallet after a send the chain never took', () => {
       hop.server.closeAllConnections();
       await new Promise((resolve) => hop.server.close(resolve));
     }
+  }, 60_000);
+});
+
+describe('SolverWallet when a transaction vanishes while its send waits', () => {
+  it('fails with TransactionDroppedError within seconds, does not send it again, and its next send takes the freed nonce', async () => {
+    const wallet = new SolverWallet(sandbox.manifest.chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+    const chain = createPublicClient({ transport: http(origin.rpcUrl) });
+    const params = [{ timestamp: 1, solver: wallet.identifier }];
+    const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
+    // A halted chain keeps the send waiting; the pool then forgets the transaction, as a reorganisation makes the
+    // chain forget a mined one (anvil would answer the waiting send only at its 30 s timeout).
+    await chain.request({ method: 'evm_setAutomine', params: [false] } as never);
+    try {
+      const began = Date.now();
+      const outcome = wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', params).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      let hash: `0x${string}` | undefined;
+      while (hash === undefined && Date.now() - began < 10_000) {
+        const pool = (await chain.request({ method: 'txpool_content', params: [] } as never)) as {
+          pending: Record<string, Record<string, { hash: `0x${string}` }>>;
+        };
+        const mine = Object.entries(pool.pending).find(([from]) => from.toLowerCase() === wallet.address.toLowerCase());
+        hash = mine === undefined ? undefined : Object.values(mine[1])[0]?.hash;
+        if (hash === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(hash).toBeDefined();
+      await chain.request({ method: 'anvil_dropTransaction', params: [hash] } as never);
+      const error = await outcome;
+      expect(error).toBeInstanceOf(TransactionDroppedError);
+      expect((error as TransactionDroppedError).hash).toBe(hash);
+      expect(Date.now() - began).toBeLessThan(10_000);
+      // Not sent again: the pool stays empty and the nonce unspent.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await chain.request({ method: 'txpool_status', params: [] } as never)).toMatchObject({ pending: '0x0', queued: '0x0' });
+    } finally {
+      await chain.request({ method: 'evm_setAutomine', params: [true] } as never);
+    }
+    expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'latest' })).toBe(start);
+    // The next send reads the nonce again and lands (a revert, mined: the unopened order).
+    await expect(wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', params)).rejects.toBeInstanceOf(TransactionRevertedError);
+    expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'latest' })).toBe(start + 1);
   }, 60_000);
 });

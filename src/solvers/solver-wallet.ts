@@ -34,6 +34,7 @@ import type { ChainInfo } from '../contracts/deployment.js';
 import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js';
 import { BaseError as ProjectError } from '../contracts/errors/base-error.js';
 import { signEip1559Transaction } from '../contracts/secp256k1.js';
+import { sendRawTransactionSync, TransactionDroppedError } from '../contracts/sync-send.js';
 import { solverTransport } from './rpc-transport.js';
 
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
@@ -325,16 +326,25 @@ export class SolverWallet {
    * timeout) may or may not have reached the chain: its receipt decides, and while there is none the same signed
    * transaction is sent again (one hash: it lands at most once). Waiting for a receipt alone would wait in vain for
    * a transaction the node never got (a chain container restarting), and hold every later send of this account on
-   * the chain behind it: the orders this solver won there stayed Deposited, and it said nothing.
+   * the chain behind it: the orders this solver won there stayed Deposited, and it said nothing. A transaction that
+   * vanished while the send waited (a reorganisation took its block) fails at once with TransactionDroppedError:
+   * anvil would answer only at its 30 s timeout, and sending it again would land it again.
    */
   private async deliver(chain: ChainHandle, raw: Hex, hash: Hex): Promise<TransactionReceipt> {
     const until = Date.now() + DELIVERY_MS;
     for (let attempt = 0; ; attempt++) {
       let lost: unknown;
       try {
-        const rpc = await chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] });
+        const rpc = await sendRawTransactionSync(
+          () => chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] }),
+          () => chain.public.request({ method: 'eth_getTransactionByHash', params: [hash] }),
+          hash,
+        );
         return formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
       } catch (error) {
+        // Gone from the chain and the pool (a reorganisation): sending it again would land it again, so the caller
+        // decides (a solver whose fill was taken away does not fill again).
+        if (error instanceof TransactionDroppedError) throw error;
         // An internal error (-32603, as a node answers while it restarts) is no refusal of the transaction: like a
         // lost answer, the node may or may not have it.
         const refused = internalError(error) ? undefined : refusal(error);
