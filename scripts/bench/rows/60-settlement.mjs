@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { COMPONENT_NAMES, cpuSince, cpuSnapshot, loadAverage, startComponentProfile } from '../cpu.mjs';
+import { COMPONENT_NAMES, cpuSince, cpuSnapshot, loadAverage, monotonicMicros, startComponentProfile } from '../cpu.mjs';
 import { ROOT, tempDir } from '../lib.mjs';
 import { serialShare, serialShareText, writeLockWindow } from './25-store.mjs';
 
@@ -193,6 +193,9 @@ export async function run() {
   async function throughService(solverKind) {
     const chainsAtStart = await snapshotChains();
     const since = await serviceNow();
+    // The profile of an in-process service's thread starts before the warm-up, out of the measured CPU (see
+    // startComponentProfile); its shares count from the measurement's start. A cluster's service runs elsewhere.
+    const profile = service.module?.('settlement')?.engine === undefined ? undefined : await startComponentProfile().catch(() => undefined);
     const worker = new Worker(join(ROOT, 'scripts/bench/settlement-clients.mjs'), {
       workerData: {
         root: ROOT,
@@ -211,7 +214,7 @@ export async function run() {
       let measuredFrom;
       let clientsThread;
       let cpuFrom;
-      let profile;
+      let profileFrom;
       // An in-process service on Postgres: how long its transactions held the store's write lock per lifecycle.
       const lock = writeLockWindow(service.store?.db ?? {});
       const result = await new Promise((resolve, reject) => {
@@ -220,14 +223,9 @@ export async function run() {
           else if (message.measuring) {
             measuredFrom = serviceLoad();
             cpuFrom = { snapshot: cpuSnapshot(), load: loadAverage() };
+            profileFrom = monotonicMicros();
             lock.start();
             transactions?.start();
-            // Only an in-process service runs on this thread: a cluster's is in other processes.
-            if (measuredFrom !== undefined)
-              startComponentProfile().then(
-                (started) => (profile = started),
-                () => undefined,
-              );
           } else resolve(message);
         });
         worker.once('error', reject);
@@ -236,7 +234,8 @@ export async function run() {
       lock.stop();
       const stores = transactions?.stop();
       const cpu = cpuFrom === undefined ? undefined : cpuSince(cpuFrom.snapshot);
-      const components = await profile?.stop();
+      // Only an in-process service runs on this thread: a cluster's is in other processes.
+      const components = await profile?.stop(profileFrom);
       if (result.error) throw new Error(result.error);
       return {
         chainsAtStart,
@@ -250,6 +249,7 @@ export async function run() {
       };
     } finally {
       forward = () => undefined;
+      await profile?.stop().catch(() => undefined);
       await worker.terminate();
     }
   }
