@@ -2,26 +2,29 @@
  * Calldata of every transaction the engine sends: the taker's deposit, the two legs of the oracle relay and the
  * keeper's refund. Pure functions: which account sends them and when is the engine's business.
  */
-import { type Address, type Hex, decodeFunctionData, encodeFunctionData } from 'viem';
+import type { Address, Hex } from 'viem';
 import { InputOracleArtifact } from '../../contracts/artifacts/InputOracle.js';
 import { InputSettlerEscrowArtifact } from '../../contracts/artifacts/InputSettlerEscrow.js';
 import { OutputOracleArtifact } from '../../contracts/artifacts/OutputOracle.js';
 import { eip3009OpenSignature, permit2OpenSignature } from '../../contracts/encoders.js';
 import { encodeFillDescription } from '../../contracts/fill.js';
+import { functionCall } from '../../contracts/function-call.js';
 import { type LockType, type MandateOutput, type StandardOrder, bytes32ToAddress, toAbiOrder } from '../../contracts/order.js';
+
+/** The functions the engine calls, each with its selector worked out once (see FunctionCall). */
+const OPEN_FOR = functionCall(InputSettlerEscrowArtifact.abi, 'openFor');
+const REFUND = functionCall(InputSettlerEscrowArtifact.abi, 'refund');
+const SUBMIT = functionCall(OutputOracleArtifact.abi, 'submit');
+const RECEIVE_ATTESTATION = functionCall(InputOracleArtifact.abi, 'receiveAttestation');
 
 /** `openFor(order, sponsor = user, signature)` with the lock type's signature prefix. */
 export function openForCalldata(lockType: Exclude<LockType, 'ResourceLock'>, order: StandardOrder, signature: Hex): Hex {
   const prefixed = lockType === 'Permit2Escrow' ? permit2OpenSignature(signature) : eip3009OpenSignature([signature]);
-  return encodeFunctionData({
-    abi: InputSettlerEscrowArtifact.abi,
-    functionName: 'openFor',
-    args: [toAbiOrder(order), order.user, prefixed],
-  });
+  return OPEN_FOR.encode([toAbiOrder(order), order.user, prefixed]);
 }
 
 export function refundCalldata(order: StandardOrder): Hex {
-  return encodeFunctionData({ abi: InputSettlerEscrowArtifact.abi, functionName: 'refund', args: [toAbiOrder(order)] });
+  return REFUND.encode([toAbiOrder(order)]);
 }
 
 /** The fill description the oracle pair carries: exactly what the output settler recorded. */
@@ -33,11 +36,7 @@ export function fillPayload(fill: { solver: Hex; timestamp: number }, onchainOrd
 export function oracleSubmitCalldata(output: MandateOutput, payload: Hex): { to: Address; data: Hex } {
   return {
     to: bytes32ToAddress(output.oracle),
-    data: encodeFunctionData({
-      abi: OutputOracleArtifact.abi,
-      functionName: 'submit',
-      args: [bytes32ToAddress(output.settler), [payload]],
-    }),
+    data: SUBMIT.encode([bytes32ToAddress(output.settler), [payload]]),
   };
 }
 
@@ -45,11 +44,7 @@ export function oracleSubmitCalldata(output: MandateOutput, payload: Hex): { to:
 export function oracleReceiveCalldata(inputOracle: Address, output: MandateOutput, payload: Hex): { to: Address; data: Hex } {
   return {
     to: inputOracle,
-    data: encodeFunctionData({
-      abi: InputOracleArtifact.abi,
-      functionName: 'receiveAttestation',
-      args: [output.chainId, output.oracle, output.settler, [payload]],
-    }),
+    data: RECEIVE_ATTESTATION.encode([output.chainId, output.oracle, output.settler, [payload]]),
   };
 }
 
@@ -66,13 +61,13 @@ export interface OracleLeg {
 export function oracleLegOf(kind: 'oracle.submit' | 'oracle.receive', to: Address, data: Hex): OracleLeg | undefined {
   try {
     if (kind === 'oracle.submit') {
-      const { functionName, args } = decodeFunctionData({ abi: OutputOracleArtifact.abi, data });
-      if (functionName !== 'submit') return undefined;
+      const args = SUBMIT.decode(data);
+      if (args === undefined) return undefined;
       const [settler, payloads] = args as readonly [Address, readonly Hex[]];
       return { batchKey: `submit:${to.toLowerCase()}:${settler.toLowerCase()}`, payloads };
     }
-    const { functionName, args } = decodeFunctionData({ abi: InputOracleArtifact.abi, data });
-    if (functionName !== 'receiveAttestation') return undefined;
+    const args = RECEIVE_ATTESTATION.decode(data);
+    if (args === undefined) return undefined;
     const [chainId, oracle, settler, payloads] = args as readonly [bigint, Hex, Hex, readonly Hex[]];
     return { batchKey: `receive:${to.toLowerCase()}:${chainId}:${oracle.toLowerCase()}:${settler.toLowerCase()}`, payloads };
   } catch {
@@ -87,15 +82,10 @@ export function oracleLegOf(kind: 'oracle.submit' | 'oracle.receive', to: Addres
  */
 export function oracleBatchCalldata(kind: 'oracle.submit' | 'oracle.receive', first: Hex, legs: readonly OracleLeg[]): Hex {
   const payloads = legs.flatMap((leg) => leg.payloads);
-  if (kind === 'oracle.submit') {
-    const { args } = decodeFunctionData({ abi: OutputOracleArtifact.abi, data: first });
-    return encodeFunctionData({ abi: OutputOracleArtifact.abi, functionName: 'submit', args: [args[0] as Address, payloads] });
-  }
-  const { args } = decodeFunctionData({ abi: InputOracleArtifact.abi, data: first });
+  const call = kind === 'oracle.submit' ? SUBMIT : RECEIVE_ATTESTATION;
+  const args = call.decode(first);
+  if (args === undefined) throw new Error(`the first leg of a batch is not a call of ${call.name}`);
+  if (kind === 'oracle.submit') return SUBMIT.encode([args[0], payloads]);
   const [chainId, oracle, settler] = args as readonly [bigint, Hex, Hex, readonly Hex[]];
-  return encodeFunctionData({
-    abi: InputOracleArtifact.abi,
-    functionName: 'receiveAttestation',
-    args: [chainId, oracle, settler, payloads],
-  });
+  return RECEIVE_ATTESTATION.encode([chainId, oracle, settler, payloads]);
 }
