@@ -155,4 +155,41 @@ describe('sendRawTransactionSync', () => {
       await setAutomine(true);
     }
   });
+
+  it('gives the wait up at once when its signal is aborted, and sends nothing when it was aborted before', async () => {
+    await setAutomine(false);
+    try {
+      const tx = await signedTransfer();
+      const abandoned = new AbortController();
+      const sent = sendRawTransactionSync(
+        () => client.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [tx.raw] }) as Promise<unknown>,
+        () => client.request({ method: 'eth_getTransactionByHash', params: [tx.hash] }) as Promise<unknown>,
+        tx.hash,
+        { signal: abandoned.signal },
+      );
+      const outcome = sent.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      abandoned.abort();
+      expect(await outcome).toBeInstanceOf(TransactionDroppedError);
+      await client.request({ method: 'anvil_dropTransaction', params: [tx.hash] } as never);
+
+      let sends = 0;
+      await expect(
+        sendRawTransactionSync(
+          async () => {
+            sends += 1;
+          },
+          async () => null,
+          tx.hash,
+          { signal: AbortSignal.abort() },
+        ),
+      ).rejects.toBeInstanceOf(TransactionDroppedError);
+      expect(sends).toBe(0);
+    } finally {
+      await setAutomine(true);
+    }
+  });
 });

@@ -20,6 +20,8 @@ export interface SyncSendOptions {
   pollMs?: number;
   /** Answers in a row that the transaction is unknown before it counts as dropped. */
   misses?: number;
+  /** Aborted when the caller learns otherwise that the transaction is gone (a solver told its fill was reorganised away). */
+  signal?: AbortSignal;
 }
 
 /** A plain send's answer comes in milliseconds; only a wait for a block (a halted chain) lasts past the grace. */
@@ -50,10 +52,14 @@ export function sendRawTransactionSync<T>(
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
     let unknown = 0;
+    function abandon() {
+      finish(() => reject(new TransactionDroppedError(hash)));
+    }
     const finish = (outcome: () => void) => {
       if (settled) return;
       settled = true;
       if (timer !== undefined) clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abandon);
       outcome();
     };
     const watch = async () => {
@@ -68,6 +74,8 @@ export function sendRawTransactionSync<T>(
       if (unknown >= misses) return finish(() => reject(new TransactionDroppedError(hash)));
       timer = setTimeout(() => void watch(), pollMs);
     };
+    if (options.signal?.aborted) return abandon();
+    options.signal?.addEventListener('abort', abandon, { once: true });
     timer = setTimeout(() => void watch(), graceMs);
     send().then(
       (answer) => finish(() => resolve(answer)),

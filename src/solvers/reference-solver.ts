@@ -306,7 +306,9 @@ export class ReferenceSolver {
       case 'order.reorged':
         // Its fill is gone, and with it this account's nonce on that chain: the next send asks the chain again.
         // The reference solver does not fill again; the order refunds at expiry.
+        // A fill whose send still waits for its block (anvil missed the block the reorg replaced) is given up now.
         this.wallet.forgetNonce(message.chainId);
+        this.wallet.abandon(message.txHash);
         this.emit({ type: 'reorged', orderId: message.orderId, txHash: message.txHash });
         return;
     }

@@ -248,21 +248,26 @@ describe('SolverWallet after a send the chain never took', () => {
 });
 
 describe('SolverWallet when a transaction vanishes while its send waits', () => {
-  it('fails with TransactionDroppedError within seconds, does not send it again, and its next send takes the freed nonce', async () => {
-    const wallet = new SolverWallet(sandbox.manifest.chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+  /**
+   * A halted chain keeps the send waiting; the pool then forgets the transaction, as a reorganisation makes the chain
+   * forget a mined one (anvil would answer the waiting send only at its 30 s timeout). `abandon` says so at once, as
+   * the reference solver does when the service's `order.reorged` names its fill; without it the wallet finds out by
+   * asking the node.
+   */
+  async function vanishing(wallet: SolverWallet, tell: (hash: `0x${string}`) => void) {
     const chain = createPublicClient({ transport: http(origin.rpcUrl) });
     const params = [{ timestamp: 1, solver: wallet.identifier }];
     const start = await chain.getTransactionCount({ address: wallet.address, blockTag: 'pending' });
-    // A halted chain keeps the send waiting; the pool then forgets the transaction, as a reorganisation makes the
-    // chain forget a mined one (anvil would answer the waiting send only at its 30 s timeout).
     await chain.request({ method: 'evm_setAutomine', params: [false] } as never);
+    let elapsed: number;
+    let error: unknown;
+    let hash: `0x${string}` | undefined;
     try {
-      const began = Date.now();
       const outcome = wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', params).then(
         () => undefined,
-        (error: unknown) => error,
+        (failure: unknown) => failure,
       );
-      let hash: `0x${string}` | undefined;
+      const began = Date.now();
       while (hash === undefined && Date.now() - began < 10_000) {
         const pool = (await chain.request({ method: 'txpool_content', params: [] } as never)) as {
           pending: Record<string, Record<string, { hash: `0x${string}` }>>;
@@ -273,19 +278,34 @@ describe('SolverWallet when a transaction vanishes while its send waits', () => 
       }
       expect(hash).toBeDefined();
       await chain.request({ method: 'anvil_dropTransaction', params: [hash] } as never);
-      const error = await outcome;
-      expect(error).toBeInstanceOf(TransactionDroppedError);
-      expect((error as TransactionDroppedError).hash).toBe(hash);
-      expect(Date.now() - began).toBeLessThan(10_000);
+      const dropped = Date.now();
+      tell(hash!);
+      error = await outcome;
+      elapsed = Date.now() - dropped;
       // Not sent again: the pool stays empty and the nonce unspent.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await chain.request({ method: 'txpool_status', params: [] } as never)).toMatchObject({ pending: '0x0', queued: '0x0' });
     } finally {
       await chain.request({ method: 'evm_setAutomine', params: [true] } as never);
     }
+    expect(error).toBeInstanceOf(TransactionDroppedError);
+    expect((error as TransactionDroppedError).hash).toBe(hash);
     expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'latest' })).toBe(start);
     // The next send reads the nonce again and lands (a revert, mined: the unopened order).
     await expect(wallet.finalise(unopenedOrder(wallet.address), 'Permit2Escrow', params)).rejects.toBeInstanceOf(TransactionRevertedError);
     expect(await chain.getTransactionCount({ address: wallet.address, blockTag: 'latest' })).toBe(start + 1);
+    return elapsed;
+  }
+
+  it('gives the send up at once when told the transaction is gone, sends nothing again, and its next send takes the freed nonce', async () => {
+    const wallet = new SolverWallet(sandbox.manifest.chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+    const elapsed = await vanishing(wallet, (hash) => wallet.abandon(hash));
+    expect(elapsed).toBeLessThan(1_000);
+  }, 60_000);
+
+  it('finds out by asking the node when nobody tells it: well before anvil’s 30 s', async () => {
+    const wallet = new SolverWallet(sandbox.manifest.chains, sandbox.manifest.accounts.solvers[1]!.privateKey);
+    const elapsed = await vanishing(wallet, () => undefined);
+    expect(elapsed).toBeLessThan(15_000);
   }, 60_000);
 });

@@ -10,7 +10,6 @@ import {
   type Chain,
   createPublicClient,
   encodeAbiParameters,
-  encodeFunctionData,
   erc20Abi,
   type Hex,
   maxUint256,
@@ -35,6 +34,7 @@ import { SANDBOX_POLLING_INTERVAL, viemChain } from '../contracts/viem-chain.js'
 import { BaseError as ProjectError } from '../contracts/errors/base-error.js';
 import { signEip1559Transaction } from '../contracts/secp256k1.js';
 import { sendRawTransactionSync, TransactionDroppedError } from '../contracts/sync-send.js';
+import { encodeCall } from '../contracts/function-call.js';
 import { solverTransport } from './rpc-transport.js';
 
 /** Headroom over what a fill or claim costs (a few hundred thousand gas); estimates fall short under concurrency. */
@@ -48,6 +48,12 @@ const SEND_TIMEOUT_MS = 60_000;
  * for until then (the sync send's timeout plus the three minutes a receipt wait used to allow a paused chain).
  */
 const DELIVERY_MS = SEND_TIMEOUT_MS + 180_000;
+/**
+ * When a waiting send asks whether its transaction still exists (sync-send.ts): later than the service's relayers,
+ * because a solver that wrongly gives up on a fill that lands after all would not claim it. A fill a reorg took away
+ * is abandoned at once when the service says so (`order.reorged`); this catches the rest.
+ */
+const DROPPED_WATCH = { graceMs: 5_000, pollMs: 1_000, misses: 3 } as const;
 /** How long the reads before a send (nonce, fees, allowance) wait for a chain that does not answer (a node restarting). */
 const OUTAGE_MS = 60_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -116,6 +122,8 @@ export class SolverWallet {
   /** bytes32 solver identifier (left-padded address): what fills record and finalise checks against the caller. */
   readonly identifier: Hex;
   private readonly chains = new Map<number, ChainHandle>();
+  /** Sends waiting for their transaction, by hash: `abandon` ends the wait for one a reorg took away. */
+  private readonly delivering = new Map<Hex, AbortController>();
   constructor(
     chains: readonly ChainInfo[],
     private readonly privateKey: Hex,
@@ -249,6 +257,14 @@ export class SolverWallet {
     return run;
   }
 
+  /**
+   * A reorg took this transaction away (the service's `order.reorged` names it): a send still waiting for it fails
+   * now with TransactionDroppedError instead of at anvil's 30 s timeout (see deliver). Nothing when none waits.
+   */
+  abandon(hash: Hex): void {
+    this.delivering.get(hash.toLowerCase() as Hex)?.abort();
+  }
+
   /** A reorg took transactions of this account away on `chainId`: the next send reads its nonce from the chain. */
   forgetNonce(chainId: number): void {
     const chain = this.chains.get(chainId);
@@ -278,7 +294,7 @@ export class SolverWallet {
     request: { address: Address; abi: unknown; functionName: string; args: readonly unknown[] },
     gas = GAS_LIMIT,
   ): Promise<TransactionReceipt> {
-    const data = encodeFunctionData(request as Parameters<typeof encodeFunctionData>[0]);
+    const data = encodeCall(request as Parameters<typeof encodeCall>[0]);
     const outage = Date.now() + OUTAGE_MS;
     for (let attempt = 0; ; attempt++) {
       chain.nonce ??= await whileUnreachable(outage, () =>
@@ -332,6 +348,16 @@ export class SolverWallet {
    */
   private async deliver(chain: ChainHandle, raw: Hex, hash: Hex): Promise<TransactionReceipt> {
     const until = Date.now() + DELIVERY_MS;
+    const abandoned = new AbortController();
+    this.delivering.set(hash, abandoned);
+    try {
+      return await this.deliverUntil(chain, raw, hash, until, abandoned.signal);
+    } finally {
+      this.delivering.delete(hash);
+    }
+  }
+
+  private async deliverUntil(chain: ChainHandle, raw: Hex, hash: Hex, until: number, abandoned: AbortSignal): Promise<TransactionReceipt> {
     for (let attempt = 0; ; attempt++) {
       let lost: unknown;
       try {
@@ -339,6 +365,7 @@ export class SolverWallet {
           () => chain.sender.request({ method: 'eth_sendRawTransactionSync' as 'eth_sendRawTransaction', params: [raw] }),
           () => chain.public.request({ method: 'eth_getTransactionByHash', params: [hash] }),
           hash,
+          { ...DROPPED_WATCH, signal: abandoned },
         );
         return formatTransactionReceipt(rpc as unknown as RpcTransactionReceipt);
       } catch (error) {
