@@ -147,13 +147,16 @@ export class SettlementEngine {
   /** Wakes every relayer: queued relays that may go now are sent. */
   /**
    * The sandbox's chain.reorg fault: anvil replaces the chain's blocks from `fromBlock` up to the head (or only the
-   * last `depth`) with as many empty ones; the watcher then finds the fork and forgets what is gone.
+   * last `depth`) with as many empty ones; the watcher then finds the fork (it is told to look, not left to the head
+   * notifications alone) and forgets what is gone.
    */
   async reorg(chainId: number, fromBlock: number, depth?: number): Promise<number> {
     const chain = this.settledChain(chainId);
     const head = Number(await chain.client.request({ method: 'eth_blockNumber' }));
     const blocks = Math.max(1, depth ?? head - fromBlock + 1);
     await chain.client.request({ method: 'anvil_reorg', params: [blocks, []] } as never);
+    // The watcher learns of reorgs from head notifications, and anvil may not send the ones that would show this one.
+    await this.watchers.get(chainId)?.recheck(head - blocks + 1);
     return blocks;
   }
 

@@ -42,8 +42,14 @@ afterAll(async () => {
   if (cacheDir !== undefined) rmSync(cacheDir, { recursive: true, force: true });
 });
 
-/** A WebSocket relay to anvil that leaves out the first head notification of each block number in `dropHeads`. */
-async function lossyRelay(dropHeads: Set<number>): Promise<{ url: string; close(): Promise<void> }> {
+/**
+ * A WebSocket relay to anvil that leaves out the first head notification of each block number in `dropHeads`, and
+ * every one from `dropAllFrom` on.
+ */
+async function lossyRelay(
+  dropHeads: Set<number>,
+  dropAllFrom = Number.POSITIVE_INFINITY,
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   server.on('connection', (downstream) => {
@@ -60,7 +66,9 @@ async function lossyRelay(dropHeads: Set<number>): Promise<{ url: string; close(
       const text = raw.toString();
       const message = JSON.parse(text) as { params?: { result?: { number?: Hex; parentHash?: Hex } } };
       const head = message.params?.result;
-      if (head?.parentHash !== undefined && head.number !== undefined && dropHeads.delete(Number(head.number))) return;
+      if (head?.parentHash !== undefined && head.number !== undefined) {
+        if (Number(head.number) >= dropAllFrom || dropHeads.delete(Number(head.number))) return;
+      }
       downstream.send(text);
     });
     downstream.on('close', () => upstream.close());
@@ -161,6 +169,36 @@ describe('LogStream reorg detection', () => {
       await expectReorgReported(mined, forks);
     } finally {
       await stream.stop();
+    }
+  }, 30_000);
+
+  it('finds a reorg it heard nothing of when told to look again from the first replaced block', async () => {
+    const head = Number(await client.request({ method: 'eth_blockNumber' }));
+    // No head notification from the log's block on, the replacing blocks' included: only the log's block hash is kept.
+    const relay = await lossyRelay(new Set(), head + 1);
+    const { stream, delivered, forks } = watch(relay.url, head + 1);
+    try {
+      await stream.start();
+      const mined = await emit();
+      expect(mined.block).toBe(head + 1);
+      await until(() => delivered.length === 1, 5_000, 'the log to be delivered');
+      await client.request({ method: 'anvil_mine', params: ['0x2'] } as never);
+      await stream.idle();
+      // Replace the log's block and the two after it.
+      await client.request({ method: 'anvil_reorg', params: [3, []] } as never);
+      expect(await blockHash(mined.block)).not.toBe(mined.hash);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await stream.idle();
+      expect(forks).toEqual([]);
+      // The head alone does not show it (neither it nor its parent was kept); the replaced block does.
+      await stream.recheck(mined.block);
+      expect(forks).toEqual([mined.block - 1]);
+      // Looking again finds nothing more.
+      await stream.recheck(mined.block);
+      expect(forks).toEqual([mined.block - 1]);
+    } finally {
+      await stream.stop();
+      await relay.close();
     }
   }, 30_000);
 

@@ -199,6 +199,33 @@ export class LogStream {
     });
   }
 
+  /**
+   * Looks at the chain's head, and at `block` when its hash was kept, as if their head notifications had just come.
+   * A caller that changed the chain itself (the sandbox's chain.reorg fault) makes sure the reorg is seen whether or
+   * not anvil announced the blocks that replaced the old ones: anvil drops a notification whose block was replaced
+   * before it went out, and a head missed at the right heights leaves a reorg unseen. Runs in turn with deliveries;
+   * resolves when done (a read that fails leaves it to the notifications, as before).
+   */
+  recheck(block?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.stopped || this.options.reorged === undefined) return resolve();
+      this.enqueue(async () => {
+        try {
+          const read = (tag: Hex | 'latest') =>
+            this.options.client.request({ method: 'eth_getBlockByNumber', params: [tag, false] }) as Promise<RpcHead | null>;
+          const head = await read('latest');
+          if (head !== null) await this.checkHead(head);
+          const kept = block === undefined ? undefined : this.heads.get(block);
+          if (block === undefined || kept === undefined) return;
+          const now = await read(toHex(block));
+          if (now !== null && now.hash !== kept) await this.checkHead(now);
+        } finally {
+          resolve();
+        }
+      });
+    });
+  }
+
   private enqueue(task: () => Promise<void>): void {
     this.chain = this.chain.then(task).catch((error: unknown) => {
       this.options.logger.error({ err: error, chainId: this.options.chainId }, 'log delivery failed; reconnecting to re-read');

@@ -77,6 +77,11 @@ export class ChainWatcher {
     return this.stream?.idle() ?? Promise.resolve();
   }
 
+  /** The chain was changed from here (a reorg fault from `fromBlock`): make sure the stream has seen it. */
+  recheck(fromBlock?: number): Promise<void> {
+    return this.stream?.recheck(fromBlock) ?? Promise.resolve();
+  }
+
   /**
    * Logs of a receipt the engine holds already (its own transactions), inside the caller's transaction: recorded
    * as facts now; returns the follow-ups of the new ones.
