@@ -20,6 +20,8 @@ export interface Verdict {
   /** Checks that reported the fault: `id STATUS`. */
   reported: string[];
   reasons: string[];
+  /** Conformance runs it took: a fault no check reported is run once more before it counts as a survivor. */
+  runs: number;
 }
 
 export interface CatalogueFigures {
@@ -73,11 +75,22 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
       proxy.fault = entry?.fault;
       const at = Date.now();
       // A run the suite refuses to finish (the target stops answering, exit 2) has noticed the fault too.
-      const outcome = await runConformance({ profile, sandbox, seed: 11, selection: { only: area } }).catch((error: Error) => error);
-      const reported =
-        outcome instanceof Error
+      const judge = async () => {
+        const outcome = await runConformance({ profile, sandbox, seed: 11, selection: { only: area } }).catch((error: Error) => error);
+        return outcome instanceof Error
           ? [{ id: 'run', status: 'ERROR', message: outcome.message }]
           : outcome.report.results.filter((r) => r.status === 'FAILED' || r.status === 'WARNING');
+      };
+      let reported = await judge();
+      let runs = 1;
+      // A fault must survive two runs to count as a survivor: one of the realtime part's faults (an rfq.created
+      // naming another RFQ) once went unreported in a fresh-clone CI run (its run as quick as the others), where every
+      // earlier CI run had reported it. The summary names the faults only a second run reported.
+      // A benign run is judged once: a false alarm is one whenever it happens.
+      if (reported.length === 0 && entry !== undefined && entry.benign !== true) {
+        reported = await judge();
+        runs = 2;
+      }
       verdicts.push({
         name: entry?.fault.name ?? `no fault (${area.join(', ')}, profile ${profile})`,
         channel: entry?.channel ?? 'none',
@@ -87,6 +100,7 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
         ms: Date.now() - at,
         reported: reported.map((r) => `${r.id} ${r.status}`),
         reasons: reported.map((r) => `${r.id}: ${r.message}`.slice(0, 300)),
+        runs,
       });
     }
   } finally {
@@ -147,7 +161,13 @@ function figuresOf(part: string, verdicts: Verdict[], started: number): Catalogu
   console.log(
     `fault catalogue (${part}): ${figures.killed}/${figures.faults} killed (${(figures.killRate * 100).toFixed(1)} %), ` +
       `${figures.falseAlarms.length} false alarms in ${figures.benignRuns} faultless and benign runs, ${(figures.ms / 1000).toFixed(0)} s; ` +
-      `survivors: ${figures.survivors.join(', ') || 'none'}`,
+      `survivors: ${figures.survivors.join(', ') || 'none'}; reported only by a second run: ` +
+      `${
+        killed
+          .filter((v) => v.runs > 1)
+          .map((v) => v.name)
+          .join(', ') || 'none'
+      }`,
   );
   return figures;
 }
