@@ -71,6 +71,29 @@ async function until(condition: () => boolean, what: string, ms = 10_000): Promi
 
 const setAutomine = (on: boolean) => client.request({ method: 'evm_setAutomine', params: [on] } as never);
 
+/**
+ * On a halted chain, a send whose questions get `answer` is still waiting after `questions` of them, and answers
+ * with the receipt once a block carries the transaction.
+ */
+async function keepsWaiting(answer: (tx: { hash: Hex }) => Promise<unknown>, questions: number): Promise<void> {
+  await setAutomine(false);
+  try {
+    const tx = await signedTransfer();
+    const { sent, asked } = send(tx, { lookup: () => answer(tx) });
+    let settled = false;
+    void sent.then(
+      () => (settled = true),
+      () => (settled = true),
+    );
+    await until(() => asked.count >= questions, `${questions} questions`);
+    expect(settled).toBe(false);
+    await client.request({ method: 'evm_mine', params: [] } as never);
+    expect(((await sent) as { transactionHash: Hex }).transactionHash).toBe(tx.hash);
+  } finally {
+    await setAutomine(true);
+  }
+}
+
 describe('sendRawTransactionSync', () => {
   it('answers an ordinary send with its receipt, asking nothing else', async () => {
     const tx = await signedTransfer();
@@ -123,43 +146,13 @@ describe('sendRawTransactionSync', () => {
   });
 
   it('does not count a question the node could not answer as the transaction being gone', async () => {
-    await setAutomine(false);
-    try {
-      const tx = await signedTransfer();
-      const { sent, asked } = send(tx, { lookup: () => Promise.reject(new Error('connect ECONNREFUSED')) });
-      let settled = false;
-      void sent.then(
-        () => (settled = true),
-        () => (settled = true),
-      );
-      await until(() => asked.count >= 3, 'three questions');
-      expect(settled).toBe(false);
-      await client.request({ method: 'evm_mine', params: [] } as never);
-      expect(((await sent) as { transactionHash: Hex }).transactionHash).toBe(tx.hash);
-    } finally {
-      await setAutomine(true);
-    }
+    await keepsWaiting(() => Promise.reject(new Error('connect ECONNREFUSED')), 3);
   });
 
   it('counts only unknown answers in a row: one known answer between them starts the count again', async () => {
-    await setAutomine(false);
-    try {
-      const tx = await signedTransfer();
-      // Unknown, known, unknown, known…: never two unknowns in a row.
-      let question = 0;
-      const { sent } = send(tx, { lookup: async () => (question++ % 2 === 0 ? null : { hash: tx.hash }) });
-      let settled = false;
-      void sent.then(
-        () => (settled = true),
-        () => (settled = true),
-      );
-      await until(() => question >= 4, 'four questions');
-      expect(settled).toBe(false);
-      await client.request({ method: 'evm_mine', params: [] } as never);
-      expect(((await sent) as { transactionHash: Hex }).transactionHash).toBe(tx.hash);
-    } finally {
-      await setAutomine(true);
-    }
+    // Unknown, known, unknown, known…: never two unknowns in a row.
+    let question = 0;
+    await keepsWaiting(async (tx) => (question++ % 2 === 0 ? null : { hash: tx.hash }), 4);
   });
 
   it('gives the wait up at once when its signal is aborted, and sends nothing when it was aborted before', async () => {
