@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ANVIL_MNEMONIC } from './accounts.js';
 import { startAnvilProcess } from './anvil.js';
-import { KEPT_BLOCKS, trimHistory } from './chain-state.js';
-import { createRpcClient } from './rpc.js';
+import { KEPT_BLOCKS, saveChainState, stopBlockProduction, trimHistory } from './chain-state.js';
+import { stateLayout } from './state-dir.js';
+import { createRpcClient, type RpcClient } from './rpc.js';
 import { startDevnet } from './devnet.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sandbox-trim-'));
@@ -80,6 +81,77 @@ describe('a running chain', () => {
     } finally {
       rpc.close();
       await anvil.stop();
+    }
+  }, 60_000);
+});
+
+describe('a last save', () => {
+  /** A real anvil, and a client of it that mines one block (`evm_mine`) right after the first call of `method`. */
+  async function chainWithLateBlock(method: string, delayMs: number) {
+    const anvil = await startAnvilProcess({
+      name: 'last',
+      chainId: 31_997,
+      port: 0,
+      portFlag: '--port',
+      cachePath: join(dir, 'last-cache'),
+      mnemonic: ANVIL_MNEMONIC,
+      accounts: 1,
+    });
+    const rpc = createRpcClient(anvil.rpcUrl);
+    let late: Promise<unknown> | undefined;
+    const client: RpcClient = {
+      url: rpc.url,
+      close: () => rpc.close(),
+      call: async <T>(name: string, params?: readonly unknown[], options?: { timeoutMs?: number }) => {
+        const answer = await rpc.call<T>(name, params, options);
+        if (name === method && late === undefined) {
+          late = new Promise((resolve) => setTimeout(resolve, delayMs)).then(() => rpc.call('evm_mine'));
+          if (delayMs === 0) await late;
+        }
+        return answer;
+      },
+    };
+    const head = async () => Number(await rpc.call<string>('eth_blockNumber'));
+    return { anvil, rpc, client, head, late: () => late };
+  }
+
+  it('waits, once automine is off, until a block anvil had begun has ended', async () => {
+    const chain = await chainWithLateBlock('evm_setAutomine', 20);
+    try {
+      const before = await chain.head();
+      await stopBlockProduction(chain.client, 400);
+      expect(await chain.head()).toBe(before + 1);
+      // And nothing else ends a block: automine is off.
+      await chain.rpc.call('eth_sendTransaction', [
+        {
+          from: (await chain.rpc.call<string[]>('eth_accounts'))[0],
+          to: '0x000000000000000000000000000000000000dEaD',
+          value: '0x1',
+          gas: '0x5208',
+        },
+      ]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await chain.head()).toBe(before + 1);
+    } finally {
+      chain.rpc.close();
+      await chain.anvil.stop();
+    }
+  }, 60_000);
+
+  it('dumps again when a block ended during the dump, so the saved head is the one the chain stops at', async () => {
+    const chain = await chainWithLateBlock('anvil_dumpState', 0);
+    try {
+      await chain.rpc.call('evm_setAutomine', [false]);
+      const layout = stateLayout(join(dir, 'last-save'));
+      const meta = await saveChainState(chain.client, layout, { name: 'last', chainId: 31_997 }, 'deployment', { last: true });
+      const head = await chain.head();
+      expect(chain.late()).toBeDefined();
+      expect(meta.headNumber).toBe(head);
+      const saved = JSON.parse(readFileSync(layout.chainState('last'), 'utf8')) as { best_block_number: number | string };
+      expect(Number(saved.best_block_number)).toBe(head);
+    } finally {
+      chain.rpc.close();
+      await chain.anvil.stop();
     }
   }, 60_000);
 });

@@ -19,8 +19,12 @@ export interface ChainStateMeta {
 
 interface Block {
   number: string;
+  hash: string;
   timestamp: string;
 }
+
+/** Dumps a last save takes at most while blocks still end under it (only a chain that never stops needs them all). */
+const LAST_SAVE_RETRIES = 5;
 
 /** Writes a file so that a crash mid-write leaves the previous version, never half a file. */
 export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o644): void {
@@ -49,6 +53,12 @@ interface DumpedState {
   transactions?: Array<{ block_number?: number | string }>;
 }
 
+/** The head block number a dump holds. */
+function dumpedHead(state: Buffer): number {
+  const parsed = JSON.parse(state.toString('utf8')) as DumpedState;
+  return Number(parsed.best_block_number ?? -1);
+}
+
 /** Drops history older than the last `keep` blocks from a dump (anvil loads it as long as the head is there). */
 export function trimHistory(state: Buffer, keep: number = KEPT_BLOCKS): Buffer {
   const parsed = JSON.parse(state.toString('utf8')) as DumpedState;
@@ -64,10 +74,24 @@ export function trimHistory(state: Buffer, keep: number = KEPT_BLOCKS): Buffer {
  * between the dump and the end of the process is lost with it, though its senders hold receipts and the services
  * attached to the chain recorded its logs. With automine off, a transaction sent now waits in the pool and dies
  * unmined with the process, which its sender sees as a lost answer and sends again to the chain that comes back.
+ *
+ * A block anvil began before automine went off still ends after this call answered, so it returns once the head
+ * has stood still for `stillMs` (read twice that far apart); a busy machine stretches that block, not the rule.
  */
-export async function stopBlockProduction(rpc: RpcClient): Promise<void> {
+export async function stopBlockProduction(rpc: RpcClient, stillMs = STILL_MS): Promise<void> {
   await rpc.call('evm_setAutomine', [false]);
+  let head = await rpc.call<string>('eth_blockNumber', []);
+  for (let look = 0; look < STILL_LOOKS; look++) {
+    await new Promise((resolve) => setTimeout(resolve, stillMs));
+    const now = await rpc.call<string>('eth_blockNumber', []);
+    if (now === head) return;
+    head = now;
+  }
 }
+
+/** How long the head must stand still after automine went off, and how often to look before saving anyway. */
+const STILL_MS = 25;
+const STILL_LOOKS = 40;
 
 /** Undoes `stopBlockProduction` when the process goes on after all (its save failed). */
 export async function resumeBlockProduction(rpc: RpcClient): Promise<void> {
@@ -80,12 +104,19 @@ export async function saveChainState(
   layout: StateLayout,
   chain: { name: string; chainId: number },
   deploymentId: string,
+  options: { last?: boolean } = {},
 ): Promise<ChainStateMeta> {
-  const [state, timeOffsetSeconds, head] = await Promise.all([
+  let [state, timeOffsetSeconds, head] = await Promise.all([
     dumpChainState(rpc),
     rpc.call<number>('evm_increaseTime', [0]),
     rpc.call<Block>('eth_getBlockByNumber', ['latest', false]),
   ]);
+  // A last save must hold the head the chain stops at: a block that ended during the dump is dumped again.
+  for (let retry = 0; options.last === true && retry < LAST_SAVE_RETRIES; retry++) {
+    const after = await rpc.call<Block>('eth_getBlockByNumber', ['latest', false]);
+    if (after.hash === head.hash && dumpedHead(state) === Number(after.number)) break;
+    [state, head] = [await dumpChainState(rpc), after];
+  }
   const meta: ChainStateMeta = {
     chainName: chain.name,
     chainId: chain.chainId,

@@ -151,7 +151,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
       let saved: ReturnType<typeof findSavedChainState>;
       let cause: unknown;
       try {
-        await saveChainState(chain.rpc, layout, chain, deploymentId);
+        await saveChainState(chain.rpc, layout, chain, deploymentId, { last: true });
         saved = findSavedChainState(layout, chain, deploymentId);
       } catch (error) {
         cause = error;
@@ -338,7 +338,7 @@ function createHandle(parts: {
         .filter((c) => !dead.has(c.name))
         .map(async (c) => {
           if (last) await stopBlockProduction(c.rpc);
-          return saveChainState(c.rpc, layout, c, deploymentId);
+          return saveChainState(c.rpc, layout, c, deploymentId, { last });
         }),
     );
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
