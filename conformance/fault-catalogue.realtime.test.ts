@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAULT_CATALOGUE } from '../test/support/conformance/fault-catalogue.js';
-import { runCatalogue } from '../test/support/conformance/catalogue-run.js';
+import { runCatalogue, survivorsText } from '../test/support/conformance/catalogue-run.js';
 
 /**
  * The suite must see what a deployment gets wrong and nothing else: the WebSocket and webhook faults and benign variants of the catalogue,
@@ -12,6 +12,6 @@ describe('fault catalogue: WebSocket and webhook faults and benign variants', ()
     const entries = FAULT_CATALOGUE.filter((e) => e.channel !== 'http');
     const figures = await runCatalogue('realtime', entries, 3);
     expect(figures.falseAlarms).toEqual([]);
-    expect(figures.survivors).toEqual([]);
+    expect(figures.survivors, survivorsText(figures)).toEqual([]);
   }, 600_000);
 });

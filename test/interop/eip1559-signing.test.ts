@@ -7,7 +7,12 @@
  * - ethers' own wallet, given the sender's key from sandbox.json, signs those fields to the same bytes (both sign
  *   with RFC 6979 nonces and low s).
  */
-import { JsonRpcProvider, Transaction, Wallet, keccak256 } from 'ethers';
+import { Interface, JsonRpcProvider, Transaction, Wallet, keccak256, type InterfaceAbi } from 'ethers';
+import { InputOracleArtifact } from '../../src/contracts/artifacts/InputOracle.js';
+import { InputSettlerEscrowArtifact } from '../../src/contracts/artifacts/InputSettlerEscrow.js';
+import { OutputOracleArtifact } from '../../src/contracts/artifacts/OutputOracle.js';
+import { OutputSettlerArtifact } from '../../src/contracts/artifacts/OutputSettler.js';
+import { TestStablecoinArtifact } from '../../src/contracts/artifacts/TestStablecoin.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OwnSandbox, startOwnSandbox } from '../support/conformance/own-sandbox.js';
 import { until } from './upstream-oif.js';
@@ -78,6 +83,15 @@ describe('signed transactions as ethers reads them', () => {
     for (const account of [...(accounts.serviceRelayer ?? []), ...(accounts.oracleRelayer ?? []), ...(accounts.solvers ?? [])]) {
       keys.set(new Wallet(account.privateKey).address.toLowerCase(), account.privateKey);
     }
+    // The contracts' ABIs as ethers reads them: every call's data must decode with one and encode back to the same bytes.
+    const interfaces = [
+      InputSettlerEscrowArtifact,
+      OutputOracleArtifact,
+      InputOracleArtifact,
+      OutputSettlerArtifact,
+      TestStablecoinArtifact,
+    ].map((artifact) => new Interface(artifact.abi as unknown as InterfaceAbi));
+    const called = new Set<string>();
     const senders = new Set<string>();
     let read = 0;
     for (const [index, provider] of providers.entries()) {
@@ -106,6 +120,12 @@ describe('signed transactions as ethers reads them', () => {
           ]);
           const key = keys.get(parsed.from!.toLowerCase());
           if (key === undefined) continue;
+          const decoded = interfaces
+            .map((contract) => ({ contract, call: contract.parseTransaction({ data: parsed.data }) }))
+            .find(({ call }) => call !== null);
+          expect(decoded, `calldata ${parsed.data.slice(0, 10)} of ${hash} decodes with none of the contracts' ABIs`).toBeDefined();
+          expect(decoded!.contract.encodeFunctionData(decoded!.call!.fragment, decoded!.call!.args)).toBe(parsed.data);
+          called.add(decoded!.call!.name);
           senders.add(parsed.from!.toLowerCase());
           const unsigned = Transaction.from({ ...parsed.toJSON(), signature: null, hash: null, from: null });
           expect(await new Wallet(key).signTransaction(unsigned)).toBe(raw);
@@ -116,5 +136,7 @@ describe('signed transactions as ethers reads them', () => {
     // The deposit and the oracle legs (the service's relayers), the fill and the claim (a reference solver).
     expect(read).toBeGreaterThanOrEqual(5);
     expect(senders.size).toBeGreaterThanOrEqual(3);
+    // The service's calls (the deposit and both oracle legs, encoded by src/contracts/function-call.ts) among them.
+    expect([...called]).toEqual(expect.arrayContaining(['openFor', 'submit', 'receiveAttestation']));
   }, 120_000);
 });

@@ -22,6 +22,11 @@ export interface Verdict {
   reasons: string[];
   /** Conformance runs it took: a fault no check reported is run once more before it counts as a survivor. */
   runs: number;
+  /**
+   * Checks of its area its last run skipped, `id: why`: a survivor whose checks were skipped was not looked at, which
+   * is a different finding from one the checks looked at and passed.
+   */
+  skipped: string[];
 }
 
 export interface CatalogueFigures {
@@ -75,11 +80,12 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
       proxy.fault = entry?.fault;
       const at = Date.now();
       // A run the suite refuses to finish (the target stops answering, exit 2) has noticed the fault too.
+      let skipped: string[] = [];
       const judge = async () => {
         const outcome = await runConformance({ profile, sandbox, seed: 11, selection: { only: area } }).catch((error: Error) => error);
-        return outcome instanceof Error
-          ? [{ id: 'run', status: 'ERROR', message: outcome.message }]
-          : outcome.report.results.filter((r) => r.status === 'FAILED' || r.status === 'WARNING');
+        if (outcome instanceof Error) return [{ id: 'run', status: 'ERROR', message: outcome.message }];
+        skipped = outcome.report.results.filter((r) => r.status === 'SKIPPED').map((r) => `${r.id}: ${r.message}`.slice(0, 300));
+        return outcome.report.results.filter((r) => r.status === 'FAILED' || r.status === 'WARNING');
       };
       let reported = await judge();
       let runs = 1;
@@ -101,6 +107,7 @@ async function runLane(queue: Job[], verdicts: Verdict[]): Promise<void> {
         reported: reported.map((r) => `${r.id} ${r.status}`),
         reasons: reported.map((r) => `${r.id}: ${r.message}`.slice(0, 300)),
         runs,
+        skipped,
       });
     }
   } finally {
@@ -139,6 +146,14 @@ async function solversAnswering(url: string, timeoutMs = 20_000): Promise<void> 
     if (response.status === 200) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** Each survivor with how long its runs took and what they skipped: the assertion's message when one is left. */
+export function survivorsText(figures: CatalogueFigures): string {
+  return figures.verdicts
+    .filter((v) => !v.benign && v.reported.length === 0)
+    .map((v) => `${v.name} (${v.runs} runs, ${v.ms} ms; skipped: ${v.skipped.join(' | ') || 'none'})`)
+    .join('\n');
 }
 
 function figuresOf(part: string, verdicts: Verdict[], started: number): CatalogueFigures {
