@@ -116,7 +116,7 @@ class OutsideSolver {
       const signer = this.signer(Number(chain.chainId));
       for (const token of chain.tokens) {
         await mined(
-          (new Contract(token.address, ERC20_ABI, signer).getFunction('approve') as (...a: unknown[]) => Promise<never>)(
+          (new Contract(token.address, ERC20_ABI, signer).getFunction('approve') as unknown as (...a: unknown[]) => Promise<never>)(
             chain.contracts.OutputSettler,
             2n ** 256n - 1n,
           ),
