@@ -92,7 +92,8 @@ export function mountWebhookRoutes(api: RouteTable, legacy: RouteTable, openapi:
       422: {
         description:
           'A well-formed URL whose destination the policy refuses (`url_not_allowed`): not https (the sandbox takes http ' +
-          'for loopback), a private or reserved address, or a host that does not resolve; or the workspace is at its webhook limit.',
+          'for loopback), a private or reserved address, a host that does not resolve or that is no valid domain name (an `xn--` ' +
+          'label that is not punycode); or the workspace is at its webhook limit.',
       },
     },
     handler: async ({ body, auth }) => {

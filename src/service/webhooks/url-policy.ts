@@ -75,9 +75,9 @@ export type Resolver = (hostname: string) => Promise<string[]>;
 export const systemResolver: Resolver = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /**
- * A URL the service will not deliver to. `malformed`: not an absolute URL (a 400, as any malformed field);
- * `destination`: a well-formed URL whose destination the policy refuses (scheme, private address, unresolvable host):
- * a business rule, answered 422.
+ * A URL the service will not deliver to. `malformed`: credentials or a fragment (a 400, as any malformed field);
+ * `destination`: a well-formed URL whose destination the policy refuses (scheme, private address, unresolvable host,
+ * a host WHATWG's URL parser refuses): a business rule, answered 422.
  */
 export class UrlRefused extends BaseError {
   override readonly name = 'UrlRefused';
@@ -107,7 +107,9 @@ export class WebhookUrlPolicy {
     try {
       url = new URL(text);
     } catch {
-      throw new UrlRefused('must be an absolute URL', 'malformed');
+      // The request schema already took it for an absolute URL (RFC 3986's syntax), so what WHATWG's parser, the one
+      // deliveries go through, still refuses is a host it cannot use, e.g. an `xn--` label that is not valid punycode.
+      throw new UrlRefused('is not a URL deliveries can reach: its host is not a valid domain name or IP address');
     }
     if (url.username !== '' || url.password !== '')
       throw new UrlRefused('must not carry credentials; authenticate with the signature', 'malformed');
