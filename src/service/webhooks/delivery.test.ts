@@ -379,7 +379,12 @@ describe('webhook delivery (schedule A)', () => {
   it('validates registrations: URL policy, event patterns, secret format, ownership', async () => {
     // Well-formed URLs whose destination the policy refuses are business-rule refusals (422).
     // `xn--a` matches the documented pattern but is not valid punycode, so no delivery could reach it.
-    for (const url of ['http://example.com/hook', 'https://10.0.0.1/hook', 'https://169.254.169.254/latest', 'https://xn--a.example/hook']) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://10.0.0.1/hook',
+      'https://169.254.169.254/latest',
+      'https://xn--a.example/hook',
+    ]) {
       const refused = await t.request('POST', '/api/v1/webhooks', { body: { url, events: ['order.*'] } });
       expect(refused.status, url).toBe(422);
       expect(refused.body.error).toMatchObject({ code: 'url_not_allowed', param: 'url' });
