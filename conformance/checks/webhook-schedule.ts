@@ -4,11 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { CheckContext } from '../core/context.js';
-import { eventCapture } from '../flows/capture.js';
 import type { ReceiverEndpoint } from '../wire/receiver.js';
-import { successFlow } from './orders.js';
+import { eventsAtHand, webhookEventsNeeded } from './events-at-hand.js';
 import type { SweepParticipant } from './support/clock-sweep.js';
-import { bFlow } from './reference-b.js';
 import { isArray, isObject, type Json } from './support/shape.js';
 
 /** Schedules as offsets (s) of each attempt from the first send: each delay counts from the previous attempt. */
@@ -59,18 +57,10 @@ export async function clockOffset(ctx: CheckContext): Promise<number> {
 
 /**
  * Provokes events for a webhook: replays stored events to it when the deployment offers replay (its documented
- * route), else runs the flow that emits them.
+ * route). The events come from the run's flows (eventsAtHand runs them when the selection did not).
  */
 export async function provokeEvents(ctx: CheckContext, webhookId: string, count: number): Promise<string[]> {
-  const capture = await eventCapture(ctx);
-  let ids = capture.events().map((e) => String(e.id));
-  if (ids.length < count) {
-    if (ctx.profile === 'A') await successFlow(ctx, 'Permit2Escrow');
-    else await bFlow(ctx);
-    await ctx.sleep(300);
-    ids = capture.events().map((e) => String(e.id));
-  }
-  if (ids.length < count) ctx.skip(`only ${ids.length} events exist to drive ${count} deliveries`);
+  const ids = await eventsAtHand(ctx, count);
   const chosen = ids.slice(-count);
   const replay = await ctx.api('POST', `/webhooks/${webhookId}/replay`, {
     auth: ctx.key,
@@ -109,10 +99,13 @@ export async function webhookParticipant(ctx: CheckContext): Promise<SweepPartic
   const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
   const useClock = ctx.target.capabilities.has('clock');
   // First answers a redirect (a failure too), then 500s.
+  // The events to replay exist before the failing endpoints do: a flow run while they are registered would send
+  // them deliveries of its own, which start schedules and stop endpoints the checks know nothing of.
+  await eventsAtHand(ctx, webhookEventsNeeded(ctx));
   const retries = await register(ctx, 'retries', ['*'], { statuses: [302, 500] }, false);
   const stopping = useClock ? await register(ctx, ctx.profile === 'A' ? 'pause' : 'disable', ['*'], { status: 500 }, false) : undefined;
   const [eventId] = await provokeEvents(ctx, retries.id, 1);
-  if (stopping) await provokeEvents(ctx, stopping.id, ctx.profile === 'A' ? 5 : 1);
+  if (stopping) await provokeEvents(ctx, stopping.id, webhookEventsNeeded(ctx));
   const result: FailingEndpoints = { retries: { endpoint: retries.endpoint, eventId: eventId!, useClock } };
   if (!useClock) {
     // Real time: the first two retries (35 s); the rest of the schedule takes a day.

@@ -1,5 +1,6 @@
 import type { CheckContext } from '../core/context.js';
 import { eventCapture } from '../flows/capture.js';
+import { eventsAtHand } from './events-at-hand.js';
 import { quoteRequestFor, usableCorridors } from '../flows/taker.js';
 import { isRefusal, type WsSession, type WsRefusal } from '../wire/ws.js';
 import { BOTH, check, ONLY_A, ONLY_B, PHASE } from './support/define.js';
@@ -260,8 +261,11 @@ export const wsChecks = [
       const capture = await eventCapture(ctx);
       // Only events of the types the spec names are owed a replay: an unknown type is the deployment's own, and
       // a copy of one id (best effort may repeat) counts once.
-      const events = dedupeById(capture.events()).unique.filter((e) => KNOWN_EVENT_TYPES[ctx.profile].includes(String(e.type)));
-      if (events.length < 2) ctx.skip(`the run captured ${events.length} event(s); a replay needs 2`);
+      const known = () => dedupeById(capture.events()).unique.filter((e) => KNOWN_EVENT_TYPES[ctx.profile].includes(String(e.type)));
+      // Selected without the flows (`--only`): the success flows run now for the events to replay.
+      if (known().length < 2) await eventsAtHand(ctx, 2);
+      const events = known();
+      if (events.length < 2) ctx.skip(`the run captured ${events.length} event(s) of the spec's types; a replay needs 2`);
       const cursor = String(events[0]!.id);
       const later = events.slice(1).map((e) => String(e.id));
       const session = await openAuthed(ctx, ctx.key, 'replay');
