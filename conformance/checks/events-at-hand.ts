@@ -1,12 +1,12 @@
 /**
- * Events for the checks that replay or redeliver what a run has seen (cursor replay, the webhook retry schedule).
- * In a whole run the flows have emitted plenty; a check selected on its own (`--only`) runs the flows it needs
- * itself, rather than skipping and leaving the deployment unexamined.
+ * What the checks that look back at a run need from it: its events (cursor replay, the webhook retry schedule,
+ * deliveries against the WebSocket) and its orders (page walks). In a whole run the flows have made plenty; a check
+ * selected on its own (`--only`) runs the flows itself, rather than skipping and leaving the deployment unexamined.
  */
 import type { CheckContext } from '../core/context.js';
 import { eventCapture, waitForEvents } from '../flows/capture.js';
 import { successFlow } from './orders.js';
-import { bFlow } from './reference-b.js';
+import { bFlow, bRefundFlow } from './reference-b.js';
 
 /** Events the failing webhook endpoints of the long sweep get replayed (A pauses an endpoint after 5 failures). */
 export function webhookEventsNeeded(ctx: CheckContext): number {
@@ -17,20 +17,33 @@ export function webhookEventsNeeded(ctx: CheckContext): number {
 const ARRIVAL_MS = 5_000;
 
 /**
+ * Runs the run's flows (each once per run: a flow that already ran is not run again), one after the other,
+ * until `enough(afterFlow)` holds; whether it holds in the end. Flows with an API key: what they make belongs to the
+ * key's workspace, the one the checks read.
+ */
+export async function flowsUntil(ctx: CheckContext, enough: (afterFlow: boolean) => Promise<boolean> | boolean): Promise<boolean> {
+  // B has one success flow; its refund flow (which advances the sandbox clock past the order's expiry) makes a second
+  // settlement when one is not enough.
+  const flows =
+    ctx.profile === 'A'
+      ? [() => successFlow(ctx, 'Permit2Escrow'), () => successFlow(ctx, 'ResourceLock')]
+      : [() => bFlow(ctx), () => bRefundFlow(ctx)];
+  if (await enough(false)) return true;
+  for (const flow of flows) {
+    await flow();
+    if (await enough(true)) return true;
+  }
+  return false;
+}
+
+/**
  * The ids of the events the run's capture holds (each once, in arrival order), at least `count` of them: the
- * success flows run now, one after the other, until there are enough. Skips the check when even those emit fewer.
+ * success flows run now until there are enough. Skips the check when even those emit fewer.
  */
 export async function eventsAtHand(ctx: CheckContext, count: number): Promise<string[]> {
   const capture = await eventCapture(ctx);
   const ids = () => [...new Set(capture.events().map((e) => String(e.id)))];
-  // Flows with an API key: their events belong to the key's workspace, the one the capture listens to.
-  const flows =
-    ctx.profile === 'A' ? [() => successFlow(ctx, 'Permit2Escrow'), () => successFlow(ctx, 'ResourceLock')] : [() => bFlow(ctx)];
-  for (const flow of flows) {
-    if (ids().length >= count) break;
-    await flow();
-    await waitForEvents(ctx, () => ids().length >= count, ARRIVAL_MS);
-  }
+  await flowsUntil(ctx, (afterFlow) => (afterFlow ? waitForEvents(ctx, () => ids().length >= count, ARRIVAL_MS) : ids().length >= count));
   const held = ids();
   if (held.length < count) ctx.skip(`only ${held.length} events exist after the success flows; ${count} are needed`);
   return held;

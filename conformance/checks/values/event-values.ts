@@ -4,6 +4,7 @@
  */
 import type { CheckContext } from '../../core/context.js';
 import { eventCapture, eventsOfOrder, parseDelivery, waitForEvents } from '../../flows/capture.js';
+import { eventsAtHand } from '../events-at-hand.js';
 import { successFlow } from '../orders.js';
 import { BOTH, check, ONLY_A, PHASE } from '../support/define.js';
 import { isObject, type Json } from '../support/shape.js';
@@ -91,6 +92,11 @@ export const eventValueChecks = [
       const capture = await eventCapture(ctx);
       if (!capture.webhook) ctx.fail(capture.webhookProblem ?? 'no webhook registered');
       if (!capture.ws) ctx.skip(capture.wsProblem ?? 'no WebSocket capture to compare with');
+      // Selected without the flows: they run now, and their deliveries are waited for.
+      if (capture.events().length === 0) {
+        await eventsAtHand(ctx, 1);
+        await waitForEvents(ctx, () => capture.deliveries().length > 0, 5_000);
+      }
       const onWs = new Map(capture.events().map((e) => [String(e.id), e as Json]));
       if (onWs.size === 0) ctx.skip('the run captured no events');
       await ctx.sleep(300);
