@@ -33,7 +33,8 @@ export async function failingWebhooks(ctx: CheckContext): Promise<FailingEndpoin
 export function longSweep(ctx: CheckContext): Promise<LongSweep> {
   return ctx.fixture('long-sweep', async () => {
     // The failing endpoints get replayed events the run captured. A selection that ran too few flows (`--only
-    // webhooks.*`) runs them now, while the capture still listens: it is one of the connections closed next.
+    // webhooks.*`) runs them now: while the capture still listens (it is one of the connections closed next), and
+    // before the endpoints are registered (a flow would send them deliveries of its own).
     const events = await eventsAtHand(ctx, webhookEventsNeeded(ctx)).then(
       () => undefined,
       (error: unknown) => error,

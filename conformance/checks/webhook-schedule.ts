@@ -99,9 +99,8 @@ export async function webhookParticipant(ctx: CheckContext): Promise<SweepPartic
   const schedule = ctx.profile === 'A' ? SCHEDULE_A : SCHEDULE_B;
   const useClock = ctx.target.capabilities.has('clock');
   // First answers a redirect (a failure too), then 500s.
-  // The events to replay exist before the failing endpoints do: a flow run while they are registered would send
-  // them deliveries of its own, which start schedules and stop endpoints the checks know nothing of.
-  await eventsAtHand(ctx, webhookEventsNeeded(ctx));
+  // The events to replay exist already (longSweep makes sure, before these endpoints exist: a flow run while they
+  // are registered would send them deliveries of its own, which start schedules the checks know nothing of).
   const retries = await register(ctx, 'retries', ['*'], { statuses: [302, 500] }, false);
   const stopping = useClock ? await register(ctx, ctx.profile === 'A' ? 'pause' : 'disable', ['*'], { status: 500 }, false) : undefined;
   const [eventId] = await provokeEvents(ctx, retries.id, 1);
