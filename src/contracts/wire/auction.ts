@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from './primitives.js';
+import { CALLBACK_URL_PATTERN } from './urls.js';
 import { LockType, Preference, QuoteStatus, SettlementPath, SwapType } from './vocabulary.js';
 
 /** Fields both request shapes share (extensions of the spec, all optional). */
@@ -207,10 +208,16 @@ export const RfqView = z
 
 export const SolverName = z.string().trim().min(1).max(100);
 
+/** Where a solver is called back: https, or http to a loopback host in the sandbox (urls.ts states the grammar). */
+export const CallbackUrl = z
+  .string()
+  .max(2048)
+  .regex(CALLBACK_URL_PATTERN, 'callbackUrl must be an https URL (http is accepted for loopback hosts in the sandbox).');
+
 export const SolverRegistrationRequest = z.strictObject({
   name: SolverName,
   corridors: z.array(z.string().min(1).max(200)).min(1).max(500),
-  callbackUrl: z.string().url().max(2048).optional().meta({
+  callbackUrl: CallbackUrl.optional().meta({
     description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
   }),
   address: Address.optional().meta({ description: 'EVM address the solver fills and claims with (informational).' }),

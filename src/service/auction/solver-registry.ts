@@ -11,6 +11,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import type { CorridorCatalogue } from '../corridors/catalogue.js';
 import { ApiError, InvalidRequestError, NotFoundError } from '../errors/api-errors.js';
 import { newId } from '../store/ids.js';
+import { LOOPBACK_HOSTS } from '../../contracts/wire/urls.js';
 import type { SolverRecord, SolverRepository } from './solver-repository.js';
 import type { SolverKeyResolver } from './types.js';
 
@@ -212,7 +213,8 @@ export class SolverRegistry {
     } catch {
       throw new InvalidRequestError({ code: 'parameter_invalid', param: 'callbackUrl', message: 'callbackUrl must be an absolute URL.' });
     }
-    const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    // The request schema states the same rule as a pattern; this is the check that knows the environment.
+    const loopback = LOOPBACK_HOSTS.includes(url.hostname);
     const allowed = url.protocol === 'https:' || (url.protocol === 'http:' && loopback && this.options.environment === 'sandbox');
     if (!allowed) {
       throw new InvalidRequestError({

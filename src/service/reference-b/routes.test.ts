@@ -78,6 +78,13 @@ describe('Format B errors', () => {
       400,
       'INVALID_REQUEST',
     );
+    // URLs outside the documented patterns: plain http to another host, and hosts WHATWG's parser refuses.
+    for (const extra of [
+      { callbackUrl: 'http://acme.example/hook' },
+      { callbackUrl: 'https://t.S7.y.Ltfz.0:56130/' },
+      { kyb: { legalName: 'X', jurisdiction: 'GB', website: 'https://acme.0/' } },
+    ])
+      expectFormatB(await t.request('POST', '/api/v1/solver/register', { body: registration(extra) }), 400, 'INVALID_REQUEST');
   });
 
   it('401 UNAUTHORIZED without a key where one is required, INVALID_KEY for a bad or wrong-environment key', async () => {

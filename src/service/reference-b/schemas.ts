@@ -7,6 +7,8 @@ import { Preference, Quote, SettlementPath, SwapType } from '../auction/schemas.
 import { LockType } from '../corridors/schemas.js';
 import { ORDER_STATUSES } from '../../contracts/wire/enums.js';
 import { Address, ChainId, IsoTimestamp, PositiveUintString, UintString } from '../api/wire.js';
+import { CallbackUrl } from '../../contracts/wire/auction.js';
+import { EMAIL_PATTERN, WEB_URL_PATTERN } from '../../contracts/wire/urls.js';
 
 const Hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be a 32-byte hex hash');
 const DecimalPrice = z.string().meta({ description: 'Output per input in whole tokens (decimal string).' });
@@ -200,8 +202,8 @@ export const SolverRegistrationRequestB = z
         jurisdiction: Jurisdiction,
         registrationNumber: z.string().trim().min(1).max(100).optional(),
         registeredAddress: z.string().trim().min(1).max(500).optional(),
-        contactEmail: z.email().max(254).optional(),
-        website: z.url().max(2048).optional(),
+        contactEmail: z.string().max(254).regex(EMAIL_PATTERN, 'must be an e-mail address').optional(),
+        website: z.string().max(2048).regex(WEB_URL_PATTERN, 'must be an absolute http(s) URL').optional(),
       })
       .meta({ description: 'The legal entity behind the solver (KYB).' }),
     pricing: z
@@ -218,7 +220,9 @@ export const SolverRegistrationRequestB = z
     address: Address.optional().meta({
       description: 'EVM address the solver fills and claims with; screened for sanctions (needed in production).',
     }),
-    callbackUrl: z.string().url().max(2048).optional(),
+    callbackUrl: CallbackUrl.optional().meta({
+      description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
+    }),
   })
   .meta({ description: 'Reference B solver registration.' });
 export type SolverRegistrationRequestB = z.output<typeof SolverRegistrationRequestB>;

@@ -3,6 +3,7 @@ import { isWellFormedPattern, matchesSomeKnownType } from '../events/event-patte
 import { knownEventTypes } from '../events/event-types.js';
 import { IsoTimestamp } from '../api/wire.js';
 import { DeliveryView } from '../../contracts/wire/webhooks.js';
+import { WEB_URL_PATTERN } from '../../contracts/wire/urls.js';
 
 /** Every event type, every `<prefix>.*` and `*`. */
 function documentedPatterns(): string[] {
@@ -32,25 +33,15 @@ const EventPattern = z
     enum: documentedPatterns(),
   });
 
-const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
-const LABEL = '[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
-const LAST_LABEL = '[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?';
-const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
-/** What a webhook URL must look like (the request schema, and so the OpenAPI document, state it). */
-export const WEBHOOK_URL_PATTERN = new RegExp(
-  `^https?://(\\[::1\\]|${IPV4_OCTET}(\\.${IPV4_OCTET}){3}|(${LABEL}\\.)*${LAST_LABEL})(:${PORT})?([/?][^\\s#]*)?$`,
-);
-
 export const CreateWebhookRequest = z
   .strictObject({
     url: z
       .string()
       .min(1)
       .max(2048)
-      // Absolute http(s) URL with a host name, a dotted-quad IPv4 address or [::1], a port up to 65535; no
-      // credentials, no fragment. A host name's last label starts with a letter: WHATWG's URL parser (Node's, and so
-      // the deliveries') reads a host ending in a number or 0x… as an IPv4 address and refuses `t.s7.0`.
-      .regex(WEBHOOK_URL_PATTERN, 'url must be an absolute URL.')
+      // Any absolute http(s) URL WHATWG's parser takes (urls.ts); which hosts may be called is the endpoint policy's
+      // question, answered with url_not_allowed.
+      .regex(WEB_URL_PATTERN, 'url must be an absolute URL.')
       .meta({ description: 'HTTPS URL (the sandbox also accepts http://localhost and http://127.0.0.1).' }),
     events: z.array(EventPattern).min(1).max(50),
     secret: z

@@ -268,6 +268,8 @@ describe('solver registration and directory', () => {
       [{ name: 'x', corridors: [] }, 400, 'parameter_invalid', 'corridors'],
       [{ name: '', corridors: [ALPHA_BETA_USDC] }, 400, 'parameter_invalid', 'name'],
       [{ name: 'x', corridors: [ALPHA_BETA_USDC], callbackUrl: 'http://acme.example/hook' }, 400, 'parameter_invalid', 'callbackUrl'],
+      // Valid by RFC 3986 but not by WHATWG's parser; the documented pattern excludes it too.
+      [{ name: 'x', corridors: [ALPHA_BETA_USDC], callbackUrl: 'https://t.S7.y.Ltfz.0:56130/' }, 400, 'parameter_invalid', 'callbackUrl'],
       [{ name: 'x', corridors: [ALPHA_BETA_USDC], pricing: {} }, 400, 'parameter_unknown', 'pricing'],
     ] as const) {
       const bad = await t.request('POST', '/api/v1/solvers/register', { body });
