@@ -62,7 +62,8 @@ export class TestSolver {
   constructor(private readonly options: TestSolverOptions) {
     this.autoFill = options.autoFill ?? true;
     this.autoClaim = options.autoClaim ?? true;
-    for (const chain of options.chains) this.senders.set(chain.chainId, new SerialSender(options.privateKey, chain.chainId, chain.rpcUrl));
+    for (const chain of options.chains)
+      this.senders.set(chain.chainId, new SerialSender(options.privateKey, chain.chainId, chain.rpcUrl, { ipcPath: chain.ipcPath }));
   }
 
   get address(): Address {
@@ -100,6 +101,7 @@ export class TestSolver {
 
   async stop(): Promise<void> {
     await this.stream?.close();
+    for (const sender of this.senders.values()) sender.close();
   }
 
   private async onRfq(broadcast: RfqBroadcast): Promise<void> {
