@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { BaseError } from '../../contracts/errors/base-error.js';
+import { LOOPBACK_HOSTS } from '../../contracts/wire/urls.js';
 
 /**
  * Which URLs may receive webhooks. Production: HTTPS only, and the host must not be (or resolve to) a private,
@@ -43,7 +44,8 @@ for (const [network, prefix] of [
   NON_PUBLIC.addSubnet(network, prefix, 'ipv6');
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+// The hosts the sandbox calls over plain http (wire/urls.ts), and IPv6's loopback without brackets as well.
+const LOOPBACK = new Set([...LOOPBACK_HOSTS, '::1']);
 
 /** IPv4 inside IPv6 (`::ffff:10.0.0.1`, NAT64 `64:ff9b::a00:1`) is judged by its IPv4 part. */
 function embeddedIpv4(address: string): string | undefined {
@@ -115,7 +117,7 @@ export class WebhookUrlPolicy {
       throw new UrlRefused('must not carry credentials; authenticate with the signature', 'malformed');
     if (url.hash !== '') throw new UrlRefused('must not have a #fragment', 'malformed');
     const hostname = url.hostname.toLowerCase();
-    const loopback = LOOPBACK_HOSTS.has(hostname);
+    const loopback = LOOPBACK.has(hostname);
     if (this.options.environment === 'sandbox' && loopback && (url.protocol === 'http:' || url.protocol === 'https:'))
       return url.toString();
     if (url.protocol !== 'https:') {
