@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Benchmark runner: `npm run bench [-- <row name filter>…] [-- --json] [-- --runs=N] [-- --readme]`.
-// Each module in scripts/bench/rows/ (run in file-name order) exports `name`, `description` and
+// Each module in scripts/bench/rows/ (run in file-name order, each in a process of its own: run-row.mjs) exports `name`, `description` and
 // `run({ runs })`, which returns one or more rows `{ benchmark, result, detail, values }`; a result names the floor
 // it is compared against. Add a row by adding a module. Results are printed as a table and written to
 // reports/bench.json; a filtered run replaces only its own modules' rows there, so the file always holds the latest
@@ -8,7 +8,9 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ROOT, requireBuilt } from './lib.mjs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { ROOT, requireBuilt, tempDir } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -23,6 +25,24 @@ const modules = readdirSync(rowsDir)
   .filter((f) => f.endsWith('.mjs'))
   .sort();
 
+/**
+ * Runs one row module in a process of its own (run-row.mjs), with this process's environment and node options:
+ * resolves with its rows, or throws with the reason it gave none.
+ */
+async function runInOwnProcess(file) {
+  const folder = tempDir('bench-row-');
+  const resultsPath = join(folder.dir, 'rows.json');
+  const child = spawn(process.execPath, [...process.execArgv, join(ROOT, 'scripts/bench/run-row.mjs'), file, String(runs), resultsPath], {
+    // The row's table goes to this process's stdout at the end; the row's own progress goes to stderr.
+    stdio: ['ignore', json ? 'ignore' : 'inherit', 'inherit'],
+  });
+  const [code, signal] = await once(child, 'exit');
+  const answer = existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : {};
+  folder.remove();
+  if (answer.rows !== undefined) return answer.rows;
+  throw new Error(answer.error ?? `the row's process ended with ${signal ?? `exit code ${code}`} and no figures`);
+}
+
 const results = [];
 const ran = new Set();
 for (const file of modules) {
@@ -31,8 +51,8 @@ for (const file of modules) {
   ran.add(row.name);
   if (!json) process.stderr.write(`› ${row.name}: ${row.description}\n`);
   try {
-    const produced = await row.run({ runs });
-    results.push(...(Array.isArray(produced) ? produced : [produced]).map((r) => ({ module: row.name, ...r })));
+    const produced = await runInOwnProcess(file);
+    results.push(...produced.map((r) => ({ module: row.name, ...r })));
   } catch (error) {
     process.exitCode = 1;
     results.push({ module: row.name, benchmark: row.name, result: 'failed', detail: error.message.split('\n')[0] });
