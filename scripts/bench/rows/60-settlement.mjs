@@ -121,6 +121,8 @@ export async function run() {
   // Nonces rise per user, so a taker has one order in flight at a time: one funded taker per in-flight slot. Each
   // service (store) gets takers of its own: a new store knows nothing of the Permit2 nonces an earlier one used.
   const minter = new SerialSender(manifest.accounts.deployer[0].privateKey, alpha.chainId, alpha.rpcUrl);
+  const betaMinter = new SerialSender(manifest.accounts.deployer[0].privateKey, beta.chainId, beta.rpcUrl);
+  const longLivedSenders = [minter, betaMinter];
   let takers = [];
   async function fundTakers() {
     const funded = [];
@@ -190,8 +192,26 @@ export async function run() {
   const revertChains = async (ids) =>
     (await Promise.all(sandbox.chains.map((chain, i) => chain.rpc.call('evm_revert', [ids[i]])))).every((done) => done === true);
 
+  /**
+   * Every row starts from the chains' state the first row started from. Each row grows the chains by about 900
+   * orders (its service's and its floor's warm-up and measurement); a later row on grown chains paid for them on both
+   * sides, which moved its ratio towards 1 (the minimal row read ×0.75 with chains costing 12.7 ms per order against
+   * the reference row's 7.7). Going back to a snapshot uses it up, so a new one is taken at once.
+   */
+  let rowStart = await snapshotChains();
+  /** How the next row's chains relate to the first row's: `first`, `same` (reverted) or `grown` (snapshot gone). */
+  let rowChains = 'first';
+  async function backToRowStart() {
+    const done = await revertChains(rowStart).catch(() => false);
+    rowStart = await snapshotChains();
+    rowChains = done ? 'same' : 'grown';
+    // The long-lived senders counted their nonces on the chains as they were.
+    for (const sender of longLivedSenders) sender.forgetNonce();
+  }
+
   /** ORDERS lifecycles through the service after a warm-up, driven from a worker thread; the winner of each. */
   async function throughService(solverKind) {
+    const startedOn = rowChains;
     const chainsAtStart = await snapshotChains();
     const since = await serviceNow();
     // The profile of an in-process service's thread starts before the warm-up, out of the measured CPU (see
@@ -240,6 +260,9 @@ export async function run() {
       if (result.error) throw new Error(result.error);
       return {
         chainsAtStart,
+        startedOn,
+        // The local Postgres server is a child process of this one: its CPU is counted with the chains'.
+        onPostgres: postgres !== undefined,
         cpu: cpu === undefined ? undefined : serviceCpu(cpu, clientsThread, components, cpuFrom.load),
         load: measuredFrom === undefined ? undefined : loadSince(measuredFrom),
         breakdown: breakdown(since),
@@ -366,7 +389,7 @@ export async function run() {
       },
     };
   }
-  const cpuText = (service, floorCpu) => {
+  const cpuText = (service, floorCpu, onPostgres) => {
     if (service === undefined) return '';
     const f = (v) => v.toFixed(1);
     const own =
@@ -375,7 +398,7 @@ export async function run() {
         : `service thread ${f(service.serviceMsPerOrder)} (${Object.entries(service.serviceComponentsMsPerOrder)
             .map(([name, ms]) => `${name} ${f(ms)}`)
             .join(', ')}), `;
-    return `; CPU-ms per settled order: ${own}clients ${f(service.clientsMsPerOrder)}, other threads ${f(service.otherThreadsMsPerOrder)}${service.profilerMsPerOrder > 0 ? ` (the profiler's own thread, ${f(service.profilerMsPerOrder)}, not counted)` : ''}, child processes (chains${service.serviceMsPerOrder === undefined ? ', instances, Postgres' : ''}) ${f(service.childProcessesMsPerOrder)}, total ${f(service.totalMsPerOrder)} against the floor's ${f(floorCpu.totalMsPerOrder)} (sender ${f(floorCpu.senderMsPerOrder)}, other threads ${f(floorCpu.otherThreadsMsPerOrder)}, chains ${f(floorCpu.childProcessesMsPerOrder)}), ×${(service.totalMsPerOrder / floorCpu.totalMsPerOrder).toFixed(2)}; load average ${service.loadAverage.toFixed(2)} on ${availableParallelism()} cores`;
+    return `; CPU-ms per settled order: ${own}clients ${f(service.clientsMsPerOrder)}, other threads ${f(service.otherThreadsMsPerOrder)}${service.profilerMsPerOrder > 0 ? ` (the profiler's own thread, ${f(service.profilerMsPerOrder)}, not counted)` : ''}, child processes (chains${service.serviceMsPerOrder === undefined ? ', instances, Postgres' : onPostgres ? ', Postgres' : ''}) ${f(service.childProcessesMsPerOrder)}, total ${f(service.totalMsPerOrder)} against the floor's ${f(floorCpu.totalMsPerOrder)} (sender ${f(floorCpu.senderMsPerOrder)}, other threads ${f(floorCpu.otherThreadsMsPerOrder)}, chains ${f(floorCpu.childProcessesMsPerOrder)}), ×${(service.totalMsPerOrder / floorCpu.totalMsPerOrder).toFixed(2)}; load average ${service.loadAverage.toFixed(2)} on ${availableParallelism()} cores`;
   };
 
   /** The same transactions from the same accounts, sent straight to the chains. */
@@ -492,6 +515,12 @@ export async function run() {
       .join(', ');
 
   const rows = [];
+  const rowChainsText = (startedOn) =>
+    startedOn === 'same'
+      ? '; the row started from the chains the first row started from'
+      : startedOn === 'grown'
+        ? '; the row ran on chains the rows before it had grown (their snapshot was gone)'
+        : '';
   const report = (benchmark, through, measured, solversUsed) => {
     const { floorMs, cpu: floorCpu, sameState } = measured;
     const serviceRate = (ORDERS * 1_000) / through.ms;
@@ -502,7 +531,7 @@ export async function run() {
     rows.push({
       benchmark,
       result: `${serviceRate.toFixed(1)}/s vs raw floor ${floorRate.toFixed(1)}/s (×${ratio.toFixed(2)})`,
-      detail: `${ORDERS} Permit2Escrow orders after ${WARM_UP} of warm-up (each side), ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu)}; the floor ran ${sameState ? "from the chains' state the service's run started from" : "after the service's run, on the chains it grew (their snapshot was gone)"}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
+      detail: `${ORDERS} Permit2Escrow orders after ${WARM_UP} of warm-up (each side), ${IN_FLIGHT} in flight, ${solversUsed}, ${accounts} winning account(s); goal ≥ ${GOAL_RATIO}× ${ratio >= GOAL_RATIO ? 'met' : 'MISSED'}; median ms per order: ${breakdownText(through.breakdown)}${through.storeTransactions === undefined ? '' : `; store transactions per settled order ${(through.storeTransactions.count / ORDERS).toFixed(1)}`}${loadText(through.load)}${cpuText(through.cpu, floorCpu, through.onPostgres)}; the floor ran ${sameState ? "from the chains' state the service's run started from" : "after the service's run, on the chains it grew (their snapshot was gone)"}${rowChainsText(through.startedOn)}${share === undefined ? '' : `; ${serialShareText(share, 'lifecycle')}`}`,
       values: {
         serviceRate,
         floorRate,
@@ -599,7 +628,10 @@ export async function run() {
       report('settled lifecycles/s, reference solvers (quote → claim)', reference, await measuredFloor(reference), '3 reference solvers');
     }
     if (ROWS.has('minimal')) {
-      if (ROWS.has('reference')) await startService(undefined, 'service-minimal.sqlite');
+      if (ROWS.has('reference')) {
+        await backToRowStart();
+        await startService(undefined, 'service-minimal.sqlite');
+      }
       const lean = await throughService('minimal');
       await service.stop();
       report('settled lifecycles/s, minimal solvers (service share)', lean, await measuredFloor(lean), '3 minimal solvers');
@@ -611,6 +643,7 @@ export async function run() {
     const { startScratchPostgres } = await load('src/service/store/postgres/local-server.js');
     postgres = await startScratchPostgres({ prefix: 'bench-settlement-pg-' });
     if (ROWS.has('postgres')) {
+      if (rows.length > 0) await backToRowStart();
       takers = await fundTakers();
       await startService(postgres.url);
       const onPostgres = await throughService('reference');
@@ -624,7 +657,6 @@ export async function run() {
     }
     if (!ROWS.has('cluster')) return rows;
     // The winning solvers have paid out about 1,000 fills by now: mint them more on the destination chain.
-    const betaMinter = new SerialSender(manifest.accounts.deployer[0].privateKey, beta.chainId, beta.rpcUrl);
     const fundSolvers = async () => {
       for (const solver of manifest.accounts.solvers) {
         const mint = encodeFunctionData({
@@ -636,6 +668,7 @@ export async function run() {
       }
     };
     for (const instances of [1, 2]) {
+      if (rows.length > 0) await backToRowStart();
       takers = await fundTakers();
       await fundSolvers();
       const cluster = await startCluster(instances, postgres);

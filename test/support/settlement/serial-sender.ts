@@ -81,6 +81,11 @@ export class SerialSender {
     return run;
   }
 
+  /** Reads the nonce from the chain again at the next send: the chain went back to a snapshot (`evm_revert`). */
+  forgetNonce(): void {
+    this.nonce = undefined;
+  }
+
   /** Closes the sockets the sends keep open. */
   close(): void {
     this.rpc.close();
