@@ -34,6 +34,9 @@ describe('URL patterns', () => {
     ['http://[::1]:80', true, true],
     ['http://acme.example/hook', true, false],
     ['http://localhost.acme.example/', true, false],
+    // Underscores: WHATWG's parser takes them, and compose files name services so.
+    ['https://my_solver:8443/cb', true, true],
+    ['http://hooks_1.internal/x', true, false],
     // Valid by RFC 3986 (format: uri) but refused by WHATWG's parser: a last label that is a number.
     ['https://t.S7.y.Ltfz.0:56130/', false, false],
     ['https://1.2.3.256/', false, false],
@@ -59,6 +62,7 @@ describe('URL patterns', () => {
     ['a@acme.e', false],
     ['a@acme.123', false],
     ['a@acme', false],
+    ['a@my_host.example', false],
   ])('e-mail %s: %s', (text, ok) => {
     expect(EMAIL_PATTERN.test(text)).toBe(ok);
   });

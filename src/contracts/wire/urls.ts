@@ -9,8 +9,12 @@
  */
 
 const IPV4_OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
-const LABEL = '[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
-const LAST_LABEL = '[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?';
+// Underscores too: not valid in a DNS host name, but WHATWG's parser takes them and container networks name services
+// that way (`https://my_solver:8443/cb` in a compose file).
+const LABEL = '[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?';
+const LAST_LABEL = '[A-Za-z]([A-Za-z0-9_-]*[A-Za-z0-9_])?';
+/** E-mail domains keep to DNS host names: letters, digits and inner hyphens. */
+const MAIL_LABEL = '[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?';
 const HOST = `(\\[::1\\]|${IPV4_OCTET}(\\.${IPV4_OCTET}){3}|(${LABEL}\\.)*${LAST_LABEL})`;
 const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
 const REST = `(:${PORT})?([/?][^\\s#]*)?`;
@@ -28,4 +32,4 @@ export const CALLBACK_URL_PATTERN = new RegExp(`^(https://${HOST}|http://(localh
  * labels do not start or end with a hyphen and whose last label is 2 or more letters. Stated as a pattern, not
  * `format: email`: validators of that format disagree at the edges (label lengths, trailing hyphens, quoted parts).
  */
-export const EMAIL_PATTERN = new RegExp(`^[A-Za-z0-9_'+-]+(\\.[A-Za-z0-9_'+-]+)*@(${LABEL}\\.)+[A-Za-z]{2,}$`);
+export const EMAIL_PATTERN = new RegExp(`^[A-Za-z0-9_'+-]+(\\.[A-Za-z0-9_'+-]+)*@(${MAIL_LABEL}\\.)+[A-Za-z]{2,}$`);
