@@ -212,14 +212,15 @@ export const SolverName = z.string().trim().min(1).max(100);
 export const CallbackUrl = z
   .string()
   .max(2048)
-  .regex(CALLBACK_URL_PATTERN, 'callbackUrl must be an https URL (http is accepted for loopback hosts in the sandbox).');
+  .regex(CALLBACK_URL_PATTERN, 'callbackUrl must be an https URL (http is accepted for loopback hosts in the sandbox).')
+  .meta({
+    description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
+  });
 
 export const SolverRegistrationRequest = z.strictObject({
   name: SolverName,
   corridors: z.array(z.string().min(1).max(200)).min(1).max(500),
-  callbackUrl: CallbackUrl.optional().meta({
-    description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
-  }),
+  callbackUrl: CallbackUrl.optional(),
   address: Address.optional().meta({ description: 'EVM address the solver fills and claims with (informational).' }),
 });
 

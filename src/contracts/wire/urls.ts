@@ -24,8 +24,9 @@ export const LOOPBACK_HOSTS: readonly string[] = ['localhost', '127.0.0.1', '[::
 /** An absolute http(s) URL: webhook endpoints (whose policy is checked afterwards, with its own error) and websites. */
 export const WEB_URL_PATTERN = new RegExp(`^https?://${HOST}${REST}$`);
 
+const LOOPBACK = LOOPBACK_HOSTS.map((host) => host.replace(/[.[\]]/g, '\\$&')).join('|');
 /** A solver callback: https to any host; http only to a loopback host (and only in the sandbox environment). */
-export const CALLBACK_URL_PATTERN = new RegExp(`^(https://${HOST}|http://(localhost|127\\.0\\.0\\.1|\\[::1\\]))${REST}$`);
+export const CALLBACK_URL_PATTERN = new RegExp(`^(https://${HOST}|http://(${LOOPBACK}))${REST}$`);
 
 /**
  * An e-mail address: dot-separated words of letters, digits and `_ ' + -` before the `@`, a host name after it whose

@@ -220,9 +220,7 @@ export const SolverRegistrationRequestB = z
     address: Address.optional().meta({
       description: 'EVM address the solver fills and claims with; screened for sanctions (needed in production).',
     }),
-    callbackUrl: CallbackUrl.optional().meta({
-      description: 'HTTPS URL (http://127.0.0.1 / localhost accepted in the sandbox). Optional: the solver stream carries everything.',
-    }),
+    callbackUrl: CallbackUrl.optional(),
   })
   .meta({ description: 'Reference B solver registration.' });
 export type SolverRegistrationRequestB = z.output<typeof SolverRegistrationRequestB>;
