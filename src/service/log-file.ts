@@ -32,6 +32,15 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
   const descriptor = (): number => (destination as unknown as { fd: number }).fd;
   let closed = false;
   let sinceCheck = 0;
+  // What the current file will hold once this process's writes are flushed: its size when this process began it,
+  // plus what was handed to it since. The asynchronous destination lags behind on a busy machine, so the size on
+  // disk alone let a file grow past its limit by what sat in the buffer at each look.
+  let sizeAtStart = sizeOf(path);
+  let handed = 0;
+  const startAgain = (size: number): void => {
+    sizeAtStart = size;
+    handed = 0;
+  };
 
   const check = (): void => {
     sinceCheck = 0;
@@ -48,11 +57,14 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       // Renamed or removed under us (another instance rotated it, or someone moved it): write to the path again.
       if (onDisk === undefined || onDisk.ino !== ours.ino || onDisk.dev !== ours.dev) {
         destination.reopen();
+        startAgain(onDisk?.size ?? 0);
         return;
       }
-      if (onDisk.size >= maxBytes) {
+      // Several instances may write the file: the size on disk counts theirs, the estimate ours not yet flushed.
+      if (Math.max(onDisk.size, sizeAtStart + handed) >= maxBytes) {
         renameSync(path, `${path}.1`);
         destination.reopen();
+        startAgain(0);
       }
     } catch {
       // A failed look is tried again at the next one; logging must never fail the service.
@@ -66,6 +78,7 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       if (closed) return;
       destination.write(line);
       sinceCheck += line.length;
+      handed += line.length;
       if (sinceCheck >= CHECK_EVERY_BYTES) check();
     },
     close(): void {
@@ -75,4 +88,12 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       destination.end();
     },
   };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
