@@ -37,15 +37,30 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
   // disk alone let a file grow past its limit by what sat in the buffer at each look.
   let sizeAtStart = sizeOf(path);
   let handed = 0;
-  const startAgain = (size: number): void => {
-    sizeAtStart = size;
-    handed = 0;
+  // Every byte handed over, and every byte the destination reports written: the difference is still in its buffer,
+  // and after a reopen that buffer goes to the new file, so a new file starts with it counted (a stalled disk had
+  // let a fresh file begin with tens of KB nobody counted).
+  let handedEver = 0;
+  let writtenEver = 0;
+  destination.on('write', (bytes: number) => {
+    writtenEver += bytes;
+  });
+  // From a reopen until the new file is open, the descriptor is still the old file's: no look compares anything then.
+  let reopening = false;
+  destination.on('ready', () => {
+    reopening = false;
+  });
+  const reopen = (sizeOfNewFile: number): void => {
+    reopening = true;
+    destination.reopen();
+    sizeAtStart = sizeOfNewFile;
+    handed = handedEver - writtenEver;
   };
 
   const check = (): void => {
     sinceCheck = 0;
     // The file is opened asynchronously: nothing to compare before it is.
-    if (closed || descriptor() < 0) return;
+    if (closed || reopening || descriptor() < 0) return;
     let onDisk: ReturnType<typeof statSync> | undefined;
     try {
       onDisk = statSync(path);
@@ -56,15 +71,13 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       const ours = fstatSync(descriptor());
       // Renamed or removed under us (another instance rotated it, or someone moved it): write to the path again.
       if (onDisk === undefined || onDisk.ino !== ours.ino || onDisk.dev !== ours.dev) {
-        destination.reopen();
-        startAgain(onDisk?.size ?? 0);
+        reopen(onDisk?.size ?? 0);
         return;
       }
       // Several instances may write the file: the size on disk counts theirs, the estimate ours not yet flushed.
       if (Math.max(onDisk.size, sizeAtStart + handed) >= maxBytes) {
         renameSync(path, `${path}.1`);
-        destination.reopen();
-        startAgain(0);
+        reopen(0);
       }
     } catch {
       // A failed look is tried again at the next one; logging must never fail the service.
@@ -77,9 +90,12 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
     write(line: string): void {
       if (closed) return;
       destination.write(line);
-      sinceCheck += line.length;
-      handed += line.length;
-      if (sinceCheck >= CHECK_EVERY_BYTES) check();
+      const bytes = Buffer.byteLength(line);
+      sinceCheck += bytes;
+      handed += bytes;
+      handedEver += bytes;
+      // A look every 64 KB for other instances' writes, and at once when this process's own bring the file to its limit.
+      if (sinceCheck >= CHECK_EVERY_BYTES || (!reopening && sizeAtStart + handed >= maxBytes)) check();
     },
     close(): void {
       if (closed) return;
