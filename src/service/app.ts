@@ -132,7 +132,7 @@ export interface Service {
 }
 
 /** The service's logger, and how to release the log file it opened (a logger passed in is not ours to close). */
-function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(): void } {
+function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(): Promise<void> | undefined } {
   if (option !== undefined && 'child' in option && typeof option.child === 'function') {
     return { logger: option as Logger, close: () => undefined };
   }
@@ -231,7 +231,8 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     await instance.close();
     await rateLimits.close();
     store.close();
-    closeLog();
+    // The lines logged until now are in the file when stop resolves.
+    await closeLog();
   };
   stopService = stop;
   try {

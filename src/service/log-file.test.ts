@@ -39,8 +39,7 @@ async function settled(path: string): Promise<void> {
 }
 
 async function closed(file: LogFile): Promise<void> {
-  file.close();
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  await file.close();
 }
 
 describe('the service log file, rotated by size', () => {
@@ -84,6 +83,19 @@ describe('the service log file, rotated by size', () => {
     // Rotated when this process's lines reached the limit, those still buffered counted: at most one line over it.
     // (Counting only what reached the disk, a new file began with the buffered lines unseen and grew to 123 KB.)
     expect(largest).toBeLessThanOrEqual(100 * 1024 + line('a', 0).length);
+  });
+
+  it('closed while a rotation waits for a stalled write: every line reaches one of the two files, and close resolves', async () => {
+    const path = join(folder, 'closed-mid-rotation', 'service.log');
+    const file = openLogFile(path, { maxBytes: 100 * 1024 });
+    await settled(path);
+    const threads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+    const busy = Array.from({ length: threads }, () => new Promise((resolve) => pbkdf2('p', 's', 20_000, 32, 'sha256', resolve)));
+    // About 115 KB with the pool busy: the rotation at 100 KB renames the file and waits for the write in flight.
+    await writeLines(file, 'a', 0, 500, { pause: false });
+    await file.close();
+    await Promise.all(busy);
+    expect([...numbers(`${path}.1`, 'a'), ...numbers(path, 'a')]).toEqual(Array.from({ length: 500 }, (_, i) => i));
   });
 
   it('a small file is never rotated', async () => {

@@ -10,8 +10,11 @@ import pino from 'pino';
  */
 export interface LogFile {
   write(line: string): void;
-  /** Stops writing: a line logged after this is dropped (work of a stopped service can still log). */
-  close(): void;
+  /**
+   * Stops writing: a line logged after this is dropped (work of a stopped service can still log). Resolves once the
+   * lines handed before are in the file and it is closed.
+   */
+  close(): Promise<void>;
 }
 
 /** 64 MiB unless `SANDBOX_LOG_MAX_MB` says otherwise. */
@@ -83,6 +86,15 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       // A failed look is tried again at the next one; logging must never fail the service.
     }
   };
+  // SonicBoom says 'close' once its buffer is written and the file closed. A failure to open or write the file goes
+  // to stderr: logging must never fail the service (unheard, SonicBoom's 'error' would throw).
+  const finished = new Promise<void>((resolve) => {
+    destination.once('close', () => resolve());
+    destination.on('error', (error: Error) => {
+      process.stderr.write(`service log ${path}: ${error.message}\n`);
+      resolve();
+    });
+  });
   const timer = setInterval(check, CHECK_EVERY_MS);
   timer.unref();
 
@@ -97,11 +109,15 @@ export function openLogFile(path: string, options: { maxBytes?: number } = {}): 
       // A look every 64 KB for other instances' writes, and at once when this process's own bring the file to its limit.
       if (sinceCheck >= CHECK_EVERY_BYTES || (!reopening && sizeAtStart + handed >= maxBytes)) check();
     },
-    close(): void {
-      if (closed) return;
+    close(): Promise<void> {
+      if (closed) return finished;
       closed = true;
       clearInterval(timer);
-      destination.end();
+      // SonicBoom drops a reopen still waiting for a write when it is ended meanwhile, and with it the lines buffered
+      // for the new file (and it never says 'close'): end it once the new file is open.
+      if (reopening) destination.once('ready', () => destination.end());
+      else destination.end();
+      return finished;
     },
   };
 }
