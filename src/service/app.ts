@@ -131,6 +131,16 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** How long a stopping service waits for its log file to take the lines still buffered for it. */
+const LOG_CLOSE_WAIT_MS = 5_000;
+
+async function untilOrAfter(work: Promise<void> | undefined, ms: number): Promise<void> {
+  if (work === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 /** The service's logger, and how to release the log file it opened (a logger passed in is not ours to close). */
 function createLogger(option: ServiceConfig['logger']): { logger: Logger; close(): Promise<void> | undefined } {
   if (option !== undefined && 'child' in option && typeof option.child === 'function') {
@@ -231,8 +241,9 @@ export async function createService(input: ServiceConfig): Promise<Service> {
     await instance.close();
     await rateLimits.close();
     store.close();
-    // The lines logged until now are in the file when stop resolves.
-    await closeLog();
+    // The lines logged until now are in the file when stop resolves, unless the disk keeps them more than a few
+    // seconds: a stop must not hang on its log.
+    await untilOrAfter(closeLog(), LOG_CLOSE_WAIT_MS);
   };
   stopService = stop;
   try {
