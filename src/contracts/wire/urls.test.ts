@@ -45,6 +45,13 @@ describe('URL patterns', () => {
     ['https://a.example/#frag', false, false],
     ['ftp://a.example/', false, false],
     ['HTTPS://a.example/', false, false],
+    // Path and query: what the parser percent-encodes is admitted, ASCII controls and spaces are not.
+    ['https://223.250.236.123?\u00f7T/\u0092*\u00e6\u00a0\u00d9_\u00ea', true, true],
+    ['https://a.example/x\u00a0y', true, true],
+    ['https://a.example/x y', false, false],
+    ['https://a.example/x\ty', false, false],
+    ['https://a.example/?q=\u0000', false, false],
+    ['https://a.example/\u007f', false, false],
   ])('%s: web %s, callback %s', (text, web, callback) => {
     expect(WEB_URL_PATTERN.test(text)).toBe(web);
     expect(CALLBACK_URL_PATTERN.test(text)).toBe(callback);
