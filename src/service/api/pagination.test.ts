@@ -87,6 +87,18 @@ describe('cursor pagination over HTTP', () => {
     expect(formatAError(both)).toMatchObject({ type: 'invalid_request', code: 'parameter_invalid', param: 'before' });
   });
 
+  it('a query parameter the list does not name is refused, naming it: a misspelt limit is not ignored', async () => {
+    const misspelt = await list('?limt=2');
+    expect(misspelt.status).toBe(400);
+    expect(formatAError(misspelt)).toMatchObject({ type: 'invalid_request', code: 'parameter_unknown', param: 'limt' });
+    // Schemathesis sent names like these (and `=x`, a parameter without a name): a 200 had ignored them.
+    const odd = await list('?limit=2&G%F2%98%95%9D=D');
+    expect(formatAError(odd)).toMatchObject({ code: 'parameter_unknown', param: 'G\u{9855d}' });
+    const nameless = await list('?limit=2&=x');
+    expect(formatAError(nameless)).toMatchObject({ code: 'parameter_unknown', param: 'query' });
+    expect((await list('?limit=2')).status).toBe(200);
+  });
+
   it('a cursor is a position: side, sort key and row id; whatever matches the pattern is one', () => {
     const gap = { position: { key: 5, id: 'wdg_x' }, side: 'after' as const };
     const text = encodeCursor(gap);

@@ -25,7 +25,12 @@ export function issueToError(error: z.ZodError, data: unknown, location: InputLo
     return new InvalidRequestError({ code: 'parameter_invalid', param: location, message: 'The request is invalid.' });
   }
   if (issue.code === 'unrecognized_keys') {
-    const param = paramName([...issue.path, issue.keys[0] ?? ''], location);
+    const key = issue.keys[0] ?? '';
+    // `?=x` names no parameter: the query string itself is the offender.
+    if (key === '' && issue.path.length === 0) {
+      return new InvalidRequestError({ code: 'parameter_unknown', param: location, message: `A ${location} parameter without a name.` });
+    }
+    const param = paramName([...issue.path, key], location);
     return new InvalidRequestError({
       code: 'parameter_unknown',
       param,

@@ -91,10 +91,13 @@ export class ApiRouter implements RouteTable {
       next();
     };
 
+    // A query parameter the route does not name is refused (400 parameter_unknown naming it), as a body field is:
+    // the document lists a route's parameters, and a misspelt filter silently ignored would answer the wrong page.
+    const query = definition.query?.strict();
     const parse: RequestHandler = (req, res, next) => {
       res.locals.input = {
         body: definition.body === undefined ? undefined : parseInput(definition.body, jsonBody(req), 'body'),
-        query: definition.query === undefined ? undefined : parseInput(definition.query, req.query, 'query'),
+        query: query === undefined ? undefined : parseInput(query, req.query, 'query'),
         params: definition.params === undefined ? undefined : parseInput(definition.params, req.params, 'params'),
       };
       next();
