@@ -48,3 +48,23 @@ export const IsoTimestamp = z.iso.datetime({ offset: false }).meta({ description
 export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
+
+/**
+ * A character JavaScript's `trim` keeps (not whitespace), spelled out: `\S` means different characters to different
+ * regex engines (U+FEFF is whitespace to JavaScript, not to Python), and a generator that follows the document must
+ * not be refused.
+ */
+const NOT_WHITESPACE = /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/**
+ * A name or label that must not be blank: at most `max` characters as sent, one of them not whitespace, stored
+ * trimmed. The checks apply to the text as sent, so the document's `maxLength` and `pattern` are exactly what is
+ * accepted (trimming first had let `" "` pass `minLength: 1` in the document and fail in the service).
+ */
+export function nonBlankText(max: number) {
+  return z
+    .string()
+    .max(max)
+    .regex(NOT_WHITESPACE, 'must not be blank')
+    .transform((text) => text.trim());
+}

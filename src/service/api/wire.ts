@@ -8,4 +8,5 @@ export {
   UintString,
   checksummed,
   isoTime,
+  nonBlankText,
 } from '../../contracts/wire/primitives.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OpenApiRegistry } from '../api/openapi.js';
 import { pageEnvelope, PageQuery, pageSchema, toPageRequest } from '../api/pagination.js';
 import type { RouteTable } from '../api/route.js';
-import { IsoTimestamp } from '../api/wire.js';
+import { IsoTimestamp, nonBlankText } from '../api/wire.js';
 import { AuthenticationError } from '../errors/api-errors.js';
 import type { PlatformRepositories } from '../store/repositories.js';
 import type { User } from '../store/users.js';
@@ -40,7 +40,7 @@ const CredentialResponse = z.looseObject({
 
 const RegisterRequest = z.strictObject({
   response: CredentialResponse.meta({ description: 'The result of navigator.credentials.create() in JSON form.' }),
-  name: z.string().trim().min(1).max(100).optional().meta({ description: 'A label for the key; default "Security key N".' }),
+  name: nonBlankText(100).optional().meta({ description: 'A label for the key (stored trimmed); default "Security key N".' }),
 });
 const AuthenticateRequest = z.strictObject({
   response: CredentialResponse.meta({ description: 'The result of navigator.credentials.get() in JSON form.' }),

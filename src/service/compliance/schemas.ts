@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Address, IsoTimestamp } from '../api/wire.js';
+import { Address, IsoTimestamp, nonBlankText } from '../api/wire.js';
 
 export const ComplianceStatusQuery = z.object({ address: Address.meta({ description: 'The participant to screen.' }) });
 
@@ -25,7 +25,7 @@ export const ComplianceStatus = z.object({
 export type ComplianceStatus = z.infer<typeof ComplianceStatus>;
 
 export const CounterpartyCreateRequest = z.strictObject({
-  name: z.string().trim().min(1).max(200).meta({ description: 'Legal name.' }),
+  name: nonBlankText(200).meta({ description: 'Legal name (stored trimmed).' }),
   jurisdiction: z
     .string()
     .regex(/^[A-Za-z]{2}$/)
