@@ -4,16 +4,13 @@
  */
 import { z } from 'zod';
 import { Address, ChainId, HexBytes, IsoTimestamp, PositiveUintString, UintString } from './primitives.js';
-import { LOCK_TYPES } from './enums.js';
 import { CALLBACK_URL_PATTERN } from './urls.js';
 import { LockType, Preference, QuoteStatus, SettlementPath, SwapType } from './vocabulary.js';
 
 /** Fields both request shapes share (extensions of the spec, all optional). */
 const commonRequestFields = {
   preference: Preference.optional(),
-  // The enum spelled here, not the `LockType` component: a `$ref` shared by both request shapes is what Schemathesis
-  // could not complement when it makes invalid bodies (see the swapType rule below).
-  lockType: z.enum(LOCK_TYPES).optional().meta({
+  lockType: LockType.optional().meta({
     description: 'Lock mechanism the quotes are for (default Permit2Escrow); must be one the input token supports.',
   }),
   settlementPath: SettlementPath.optional().meta({
@@ -39,17 +36,11 @@ export const QuoteRequestFields = z
   .meta({
     description: 'Reference A quote request.',
     // The swapType rule in the document itself: exactInput (the default) takes inputAmount and no outputAmount;
-    // exactOutput takes outputAmount (and inputAmount not at all). Stated as two branches with forbidden fields as
-    // properties whose schema is `false`, not as if/then/else or `not`: Schemathesis turns if/then/else into a `not`
-    // of the `if`, and cannot complement a `not` when it makes invalid bodies ("a `not` reaching back into its own
-    // complement"), so fuzz runs with some seeds stopped on this operation with a schema error.
-    anyOf: [
-      {
-        required: ['swapType', 'outputAmount'],
-        properties: { swapType: { const: 'exactOutput' }, inputAmount: false },
-      },
-      { required: ['inputAmount'], properties: { swapType: { const: 'exactInput' }, outputAmount: false } },
-    ],
+    // exactOutput takes outputAmount (and inputAmount not at all).
+    if: { properties: { swapType: { const: 'exactOutput' } }, required: ['swapType'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then/else keyword, not a thenable.
+    then: { required: ['outputAmount'], not: { required: ['inputAmount'] } },
+    else: { required: ['inputAmount'], not: { required: ['outputAmount'] } },
   });
 
 const DecimalAmount = z

@@ -80,16 +80,6 @@ function clean(schema: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * A request schema spelled out whole, with no `$ref` into the components: for a request body whose shapes a fuzzer
- * must negate. Schemathesis cannot complement a body that points into components it also has to complement ("a
- * `not` reaching back into its own complement"), so runs with some seeds stopped on such an operation with a
- * schema error (POST /quotes, whose body is one of two named shapes).
- */
-export function spelledOut(schema: z.ZodType): Record<string, unknown> {
-  return clean(z.toJSONSchema(schema, { ...JSON_SCHEMA_OPTIONS, io: 'input' }) as Record<string, unknown>);
-}
-
-/**
  * Collects operations as routes are declared and builds the OpenAPI 3.1 document from the same zod
  * schemas that validate requests and responses. Shared shapes become `components.schemas` entries.
  */

@@ -5,7 +5,6 @@
 import { z } from 'zod';
 import { Address } from '../../contracts/wire/primitives.js';
 import { PairQuoteRequestFields, QuoteRequestFields } from '../../contracts/wire/auction.js';
-import { spelledOut } from '../api/openapi.js';
 
 export * from '../../contracts/wire/auction.js';
 export { LockType, Preference, QuoteStatus, SettlementPath, SwapType } from '../../contracts/wire/vocabulary.js';
@@ -46,8 +45,10 @@ export const QuoteRequest = z
     }
     return { shape: 'tokens', ...fields };
   })
-  // The two shapes spelled out, not as `$ref`s to their components (which the document still names): see spelledOut.
-  .meta({ anyOf: [spelledOut(QuoteRequestFields), spelledOut(PairQuoteRequestFields)] } as Record<string, unknown>);
+  .meta({ anyOf: [{ $ref: '#/components/schemas/QuoteRequestFields' }, { $ref: '#/components/schemas/PairQuoteRequestFields' }] } as Record<
+    string,
+    unknown
+  >);
 
 export const QuoteDetailQuery = z.strictObject({ user: Address.optional() });
 export const QuoteIdParams = z.object({

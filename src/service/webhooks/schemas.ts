@@ -88,12 +88,8 @@ export const ReplayRequest = z
   .meta({
     description: 'Either a window (`since`, optional `until`) or `eventIds`.',
     // The rule the handler applies, stated in the document: since or eventIds, and eventIds never with a window.
-    // Forbidden fields are properties whose schema is `false`, not a `not`: Schemathesis cannot build the complement
-    // of a `not` when it makes invalid bodies (see QuoteRequestFields).
-    anyOf: [
-      { required: ['since'], properties: { eventIds: false } },
-      { required: ['eventIds'], properties: { since: false, until: false } },
-    ],
+    anyOf: [{ required: ['since'] }, { required: ['eventIds'] }],
+    not: { anyOf: [{ required: ['eventIds', 'since'] }, { required: ['eventIds', 'until'] }] },
   });
 
 export const ReplayResponse = z.object({
